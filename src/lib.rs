@@ -1,0 +1,2 @@
+//! onnx-idx-check library.
+pub mod pb;
