@@ -13,9 +13,26 @@ pub fn project_root() -> PathBuf {
 
 /// Writes `contents` to `path` unless it already holds them. In check mode nothing is written and
 /// a difference is an error naming the command that regenerates the file.
-pub fn ensure_file_contents(path: &Path, contents: &[u8], check: bool, command: &str) -> Result<()> {
+pub fn ensure_file_contents(
+    path: &Path,
+    contents: &[u8],
+    check: bool,
+    command: &str,
+) -> Result<()> {
     let current = std::fs::read(path).ok();
-    if current.as_deref().map(normalize_newlines) == Some(normalize_newlines(contents)) {
+    // Text may come back from a checkout with CRLF line ends; binary test files (kept out of
+    // newline conversion by testdata/.gitattributes) must match byte for byte, since a 0x0D byte
+    // in them is data.
+    let binary = matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("pb" | "onnx")
+    );
+    let fresh = match current.as_deref() {
+        Some(current) if binary => current == contents,
+        Some(current) => normalize_newlines(current) == normalize_newlines(contents),
+        None => false,
+    };
+    if fresh {
         return Ok(());
     }
     if check {

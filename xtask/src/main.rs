@@ -8,6 +8,16 @@
 
 mod codegen;
 mod fsutil;
+// The library's generated prost types, compiled into xtask directly rather than through a
+// dependency on the root crate: xtask must build while the library does not (codegen is what
+// repairs this file). The file is prettyplease's output, not rustfmt's, so formatting it from
+// here would make `cargo xtask codegen --check` fail.
+#[allow(clippy::all, dead_code)]
+#[rustfmt::skip]
+#[path = "../../src/pb/onnx.rs"]
+mod pb;
+mod spec_examples;
+mod testdata;
 
 use anyhow::{bail, Result};
 
@@ -16,6 +26,7 @@ fn main() -> Result<()> {
     let check = args.iter().any(|a| a == "--check");
     match args.first().map(String::as_str) {
         Some("codegen") => codegen::generate(check),
-        _ => bail!("usage: cargo xtask codegen [--check]"),
+        Some("testdata") => testdata::generate(check),
+        _ => bail!("usage: cargo xtask <codegen|testdata> [--check]"),
     }
 }

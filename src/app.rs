@@ -1,0 +1,219 @@
+//! One function per subcommand: assembles discover -> runner -> reporters and returns the exit
+//! status.
+
+use crate::cli::{
+    BenchArgs, Cli, Command, Format, ListArgs, ListFormat, OpsArgs, RunArgs, Selection,
+};
+use crate::config::{self, CaseFilter, UsageError};
+use crate::discover::{self, Case};
+use crate::exit;
+use crate::report::{human, json, junit, TOOL};
+use crate::runner::{self, RunOptions};
+use crate::verdict::Summary;
+use anyhow::{Context, Result};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Runs the command line; usage problems come back as [`UsageError`] in the chain.
+pub fn run(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Command::Run(args) => run_cases(args),
+        Command::List(args) => list(args),
+        Command::Ops(args) => ops(args),
+        Command::Bench(args) => bench(args),
+    }
+}
+
+/// Discovers the selected cases; no case at all is a usage error.
+fn select(sel: &Selection) -> Result<Vec<Case>> {
+    let filter = CaseFilter::new(sel)?;
+    let found = discover::discover(&sel.paths).map_err(|e| UsageError(e.to_string()))?;
+    for w in &found.warnings {
+        eprintln!("warning: {w}");
+    }
+    let total = found.cases.len();
+    let cases: Vec<Case> = found
+        .cases
+        .into_iter()
+        .filter(|c| filter.matches(c))
+        .collect();
+    if cases.is_empty() {
+        let paths: Vec<String> = sel.paths.iter().map(|p| p.display().to_string()).collect();
+        let why = if total == 0 {
+            "no directory with a model.onnx".to_string()
+        } else {
+            format!("{total} cases found, none selected by --filter/--exclude")
+        };
+        return Err(UsageError(format!("no case found under {}: {why}", paths.join(", "))).into());
+    }
+    Ok(cases)
+}
+
+fn run_cases(args: RunArgs) -> Result<u8> {
+    let opts = RunOptions {
+        tolerance: config::tolerance(&args)?,
+        max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
+    };
+    let jobs = config::jobs(args.jobs)?;
+    let cases = select(&args.selection)?;
+    // The human report goes to stdout unless a machine format takes stdout.
+    let machine_to_stdout = args.format != Format::Human && args.output.is_none();
+    let human_to_file = args.format == Format::Human && args.output.is_some();
+    let color = !human_to_file && !machine_to_stdout && config::use_color(args.color);
+    let style = human::Style { color };
+    let mut human_out: Box<dyn Write> = if machine_to_stdout || human_to_file {
+        Box::new(std::io::sink())
+    } else {
+        Box::new(std::io::stdout().lock())
+    };
+    let progress = progress_bar(cases.len(), !machine_to_stdout && !human_to_file);
+    let start = Instant::now();
+    let mut write_error: Option<std::io::Error> = None;
+    let (results, not_run) = runner::run_all(&cases, &opts, jobs, args.fail_fast, |r| {
+        let line = human::case_line(r, style);
+        progress.suspend(|| {
+            if let Err(e) = human_out.write_all(line.as_bytes()) {
+                write_error.get_or_insert(e);
+            }
+        });
+        progress.inc(1);
+    });
+    progress.finish_and_clear();
+    let duration = start.elapsed();
+    let summary = Summary::of(&results, not_run);
+    let tail = format!(
+        "{}{}",
+        human::failure_details(&results, style),
+        human::summary(&summary, duration, style)
+    );
+    human_out.write_all(tail.as_bytes()).ok();
+    human_out.flush().ok();
+    drop(human_out);
+    if let Some(e) = write_error {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(e).context("writing the report");
+        }
+    }
+    let document = match args.format {
+        Format::Human if human_to_file => {
+            let mut s = String::new();
+            for r in &results {
+                s.push_str(&human::case_line(r, style));
+            }
+            s.push_str(&tail);
+            Some(s)
+        }
+        Format::Human => None,
+        Format::Json => Some(json::render(&TOOL, &results, &summary, duration)),
+        Format::Junit => Some(junit::render(&TOOL, &results, &summary, duration)),
+    };
+    if let Some(doc) = document {
+        match &args.output {
+            Some(path) => write_file(path, &doc)?,
+            None => {
+                write_stdout(&doc)?;
+                eprint!(
+                    "{}",
+                    human::summary(&summary, duration, human::Style { color: false })
+                );
+            }
+        }
+    }
+    let bad = summary.failed + summary.errored + if args.deny_skip { summary.skipped } else { 0 };
+    Ok(if bad > 0 {
+        exit::CASES_FAILED
+    } else {
+        exit::OK
+    })
+}
+
+fn progress_bar(len: usize, wanted: bool) -> indicatif::ProgressBar {
+    // Only on a terminal, and only for runs long enough to need one.
+    if !wanted || !std::io::stderr().is_terminal() || len < 50 {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases [{elapsed}]")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn write_file(path: &PathBuf, contents: &str) -> Result<()> {
+    std::fs::write(path, contents)
+        .with_context(|| format!("writing the report to {}", path.display()))
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+fn write_stdout(s: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("writing to stdout"),
+        _ => Ok(()),
+    }
+}
+
+fn list(args: ListArgs) -> Result<u8> {
+    let cases = select(&args.selection)?;
+    let listed: Vec<_> = cases
+        .iter()
+        .map(|c| crate::catalog::list_case(c, runner::DEFAULT_MAX_TENSOR_BYTES))
+        .collect();
+    let doc = match args.format {
+        ListFormat::Human => crate::catalog::render_list(&listed),
+        ListFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&listed).context("serialising the list")?;
+            s.push('\n');
+            s
+        }
+    };
+    write_stdout(&doc)?;
+    Ok(exit::OK)
+}
+
+fn ops(args: OpsArgs) -> Result<u8> {
+    let doc = match args.format {
+        ListFormat::Human => crate::catalog::render_matrix(),
+        ListFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&crate::catalog::matrix())
+                .context("serialising the matrix")?;
+            s.push('\n');
+            s
+        }
+    };
+    write_stdout(&doc)?;
+    Ok(exit::OK)
+}
+
+fn bench(args: BenchArgs) -> Result<u8> {
+    let opts = RunOptions {
+        max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
+        ..RunOptions::default()
+    };
+    let found = discover::discover(std::slice::from_ref(&args.case))
+        .map_err(|e| UsageError(e.to_string()))?;
+    let case = found
+        .cases
+        .into_iter()
+        .find(|c| c.dir == args.case)
+        .ok_or_else(|| {
+            UsageError(format!(
+                "{} is not a case directory (no model.onnx)",
+                args.case.display()
+            ))
+        })?;
+    let r = crate::bench::bench(&case, &opts, args.warmup, args.iters).map_err(UsageError)?;
+    let doc = match args.format {
+        ListFormat::Human => crate::bench::render(&r),
+        ListFormat::Json => {
+            let mut s = serde_json::to_string(&r).context("serialising the result")?;
+            s.push('\n');
+            s
+        }
+    };
+    write_stdout(&doc)?;
+    Ok(exit::OK)
+}

@@ -1,0 +1,173 @@
+//! Command-line arguments as parsed by clap, before validation (see [`crate::config`]).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Conformance checker for ONNX's indexing operators.
+///
+/// Reads ONNX node-test directories (model.onnx plus test_data_set_N/input_K.pb and output_K.pb),
+/// evaluates each model with onnx-idx-check's own reference kernels for Gather, GatherElements,
+/// ScatterElements and Scatter at every opset version, compares with the expected outputs and
+/// reports passed / failed / errored / skipped for each case.
+#[derive(Debug, Parser)]
+#[command(
+    name = "onnx-idx-check",
+    version,
+    about,
+    long_about,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Evaluate every case under PATH... and compare with the expected outputs.
+    ///
+    /// Exit status: 0 when no case failed or errored (skips allowed unless --deny-skip),
+    /// 1 when any case failed or errored, 2 for a usage error, an unreadable path or no case found.
+    Run(RunArgs),
+    /// List the cases under PATH... with their operators, opsets and whether they are supported.
+    List(ListArgs),
+    /// Print the support matrix: every operator, domain, version, data type and reduction.
+    Ops(OpsArgs),
+    /// Time the evaluation of one case's first data set (test_data_set_0).
+    ///
+    /// Loading is excluded from the timing; allocating the outputs is included, since every
+    /// kernel creates its output. Prints min / median / max over --iters runs after --warmup runs,
+    /// and the bytes a kernel must move (data or updates read, indices read, output written).
+    Bench(BenchArgs),
+}
+
+/// Where cases are found and which of them are selected.
+#[derive(Debug, Args)]
+pub struct Selection {
+    /// Case directories (containing model.onnx) or any directory above them.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Only cases whose name matches this regular expression (repeatable: any may match).
+    #[arg(long, value_name = "RE")]
+    pub filter: Vec<String>,
+    /// Leave out cases whose name matches this regular expression (repeatable).
+    #[arg(long, value_name = "RE")]
+    pub exclude: Vec<String>,
+}
+
+/// Arguments of `run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub selection: Selection,
+    /// Report format. json and junit go to --output, or to stdout (the human summary then goes
+    /// to stderr).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the report to FILE instead of stdout (the human progress still goes to stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Relative tolerance for float outputs of arithmetic reductions: |actual - expected| <=
+    /// atol + rtol * |expected|.
+    #[arg(long, value_name = "F", default_value_t = 1e-3)]
+    pub rtol: f64,
+    /// Absolute tolerance for float outputs of arithmetic reductions.
+    #[arg(long, value_name = "F", default_value_t = 1e-7)]
+    pub atol: f64,
+    /// Compare every float output bit for bit, reductions included (NaN still equals NaN).
+    #[arg(long, conflicts_with = "tolerant")]
+    pub exact: bool,
+    /// Apply the tolerance to every float output, data movement included (the behaviour of
+    /// ONNX's backend test runner).
+    #[arg(long)]
+    pub tolerant: bool,
+    /// Cases evaluated in parallel [default: the number of cores].
+    #[arg(long, short, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Stop starting new cases after the first failed or errored one.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Treat skipped cases as a failure of the run (exit status 1).
+    #[arg(long)]
+    pub deny_skip: bool,
+    /// Largest tensor that may be loaded or created, in bytes (suffixes K, M, G, KiB, MiB, GiB).
+    /// Larger declared tensors and outputs make the case errored before anything is allocated.
+    #[arg(long, value_name = "N", default_value = "4GiB")]
+    pub max_tensor_bytes: String,
+    /// When to colour the human output (NO_COLOR is honoured by auto).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// Arguments of `list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub selection: Selection,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
+}
+
+/// Arguments of `ops`.
+#[derive(Debug, Args)]
+pub struct OpsArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
+}
+
+/// Arguments of `bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The case directory (containing model.onnx and test_data_set_0/).
+    #[arg(value_name = "CASE_DIR")]
+    pub case: PathBuf,
+    /// Timed evaluations.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+    /// Untimed evaluations first.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: u32,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
+    /// Largest tensor that may be loaded or created, in bytes (suffixes as for `run`).
+    #[arg(long, value_name = "N", default_value = "4GiB")]
+    pub max_tensor_bytes: String,
+}
+
+/// Report formats of `run`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One line per case, failure details and a summary.
+    Human,
+    /// One JSON document (schema_version 1, documented in the README).
+    Json,
+    /// JUnit XML, one test case per case.
+    Junit,
+}
+
+/// Formats of `list`, `ops` and `bench`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// A table for people.
+    Human,
+    /// JSON.
+    Json,
+}
+
+/// Colour choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}

@@ -1,0 +1,367 @@
+//! Comparison of a computed output with the expected one (decision D9).
+//!
+//! dtype and shape must match exactly. Integers, bools and strings compare exactly. Floats from
+//! pure data movement compare bit for bit (any NaN equals any NaN, `-0.0 != +0.0`); floats from
+//! arithmetic reductions compare with `|actual - expected| <= atol + rtol * |expected|`.
+
+use crate::tensor::value::{display, scalar, Scalar};
+use crate::tensor::{unravel, DType, Tensor};
+use serde::Serialize;
+
+/// Which comparison applies to float outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Exact for data movement, tolerant for arithmetic (D9).
+    #[default]
+    Default,
+    /// Exact everywhere (`--exact`).
+    Exact,
+    /// Tolerant everywhere (`--tolerant`, ONNX backend runner behaviour).
+    Tolerant,
+}
+
+/// Comparison settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
+    /// Which outputs the tolerance applies to.
+    pub mode: Mode,
+}
+
+impl Default for Tolerance {
+    fn default() -> Self {
+        Tolerance {
+            rtol: 1e-3,
+            atol: 1e-7,
+            mode: Mode::Default,
+        }
+    }
+}
+
+/// How many mismatches are listed individually.
+pub const LISTED_MISMATCHES: usize = 10;
+
+/// One differing element.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Mismatch {
+    /// Its n-d coordinates.
+    pub index: Vec<usize>,
+    /// The expected value, rendered.
+    pub expected: String,
+    /// Our value, rendered.
+    pub actual: String,
+}
+
+/// The result of comparing one output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diff {
+    /// Whether the output matches.
+    pub passed: bool,
+    /// Why not, in one line; `None` when it matches.
+    pub reason: Option<String>,
+    /// Differing elements (0 when dtype or shape differ).
+    pub mismatches: usize,
+    /// Largest absolute difference over comparable numeric elements.
+    pub max_abs_diff: Option<f64>,
+    /// Largest relative difference over comparable numeric elements.
+    pub max_rel_diff: Option<f64>,
+    /// The first [`LISTED_MISMATCHES`] differing elements.
+    pub first_mismatches: Vec<Mismatch>,
+    /// Whether the tolerance was applied.
+    pub tolerant: bool,
+}
+
+/// Compares `actual` with `expected`; `arithmetic` says whether `actual` came from a reduction.
+pub fn compare(expected: &Tensor, actual: &Tensor, arithmetic: bool, tol: &Tolerance) -> Diff {
+    let tolerant = match tol.mode {
+        Mode::Exact => false,
+        Mode::Tolerant => true,
+        Mode::Default => arithmetic,
+    };
+    let fail = |reason: String| Diff {
+        passed: false,
+        reason: Some(reason),
+        mismatches: 0,
+        max_abs_diff: None,
+        max_rel_diff: None,
+        first_mismatches: Vec::new(),
+        tolerant,
+    };
+    if expected.dtype() != actual.dtype() {
+        return fail(format!(
+            "dtype differs: expected {}, got {}",
+            expected.dtype(),
+            actual.dtype()
+        ));
+    }
+    if expected.shape() != actual.shape() {
+        return fail(format!(
+            "shape differs: expected {:?}, got {:?}",
+            expected.shape(),
+            actual.shape()
+        ));
+    }
+    let numeric = !matches!(expected.dtype(), DType::Bool | DType::String);
+    let zero = if numeric { Some(0.0) } else { None };
+    // Identical storage matches under every rule.
+    if expected.storage() == actual.storage() {
+        return Diff {
+            passed: true,
+            reason: None,
+            mismatches: 0,
+            max_abs_diff: zero,
+            max_rel_diff: zero,
+            first_mismatches: Vec::new(),
+            tolerant,
+        };
+    }
+    let mut mismatches = 0usize;
+    let mut first = Vec::new();
+    let mut max_abs: Option<f64> = zero;
+    let mut max_rel: Option<f64> = zero;
+    for i in 0..expected.numel() {
+        let (Some(e), Some(a)) = (scalar(expected, i), scalar(actual, i)) else {
+            continue;
+        };
+        let (equal, abs, rel) = element(&e, &a, tolerant, tol);
+        if let Some(abs) = abs {
+            max_abs = Some(max_abs.map_or(abs, |m| m.max(abs)));
+        }
+        if let Some(rel) = rel {
+            max_rel = Some(max_rel.map_or(rel, |m| m.max(rel)));
+        }
+        if !equal {
+            mismatches += 1;
+            if first.len() < LISTED_MISMATCHES {
+                first.push(Mismatch {
+                    index: unravel(i, expected.shape()),
+                    expected: display(expected, i),
+                    actual: display(actual, i),
+                });
+            }
+        }
+    }
+    let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
+    let reason =
+        (mismatches > 0).then(|| {
+            let total = expected.numel();
+            let rule = if tolerant {
+                format!(" (tolerance rtol {} atol {})", tol.rtol, tol.atol)
+            } else {
+                String::new()
+            };
+            match first.first() {
+                Some(m) => format!(
+                "{mismatches} of {total} elements differ{rule}; first at [{}]: expected {}, got {}",
+                m.index.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","),
+                m.expected,
+                m.actual
+            ),
+                None => format!("{mismatches} of {total} elements differ{rule}"),
+            }
+        });
+    Diff {
+        passed: mismatches == 0,
+        reason,
+        mismatches,
+        max_abs_diff: finite(max_abs),
+        max_rel_diff: finite(max_rel),
+        first_mismatches: first,
+        tolerant,
+    }
+}
+
+/// Compares two elements: (equal, absolute difference, relative difference).
+fn element(
+    e: &Scalar<'_>,
+    a: &Scalar<'_>,
+    tolerant: bool,
+    tol: &Tolerance,
+) -> (bool, Option<f64>, Option<f64>) {
+    match (e, a) {
+        (
+            Scalar::Real {
+                value: ev,
+                bits: eb,
+            },
+            Scalar::Real {
+                value: av,
+                bits: ab,
+            },
+        ) => {
+            let equal = if tolerant {
+                close(*ev, *av, tol)
+            } else {
+                eb == ab || (ev.is_nan() && av.is_nan())
+            };
+            let (abs, rel) = diffs(*ev, *av);
+            (equal, abs, rel)
+        }
+        (
+            Scalar::Complex {
+                re: er,
+                im: ei,
+                bits: eb,
+            },
+            Scalar::Complex {
+                re: ar,
+                im: ai,
+                bits: ab,
+            },
+        ) => {
+            let equal = if tolerant {
+                close(*er, *ar, tol) && close(*ei, *ai, tol)
+            } else {
+                let part = |e: f64, a: f64, shift: u32, width: u32| {
+                    let mask = if width == 64 {
+                        u128::from(u64::MAX)
+                    } else {
+                        u128::from(u32::MAX)
+                    };
+                    ((eb >> shift) & mask) == ((ab >> shift) & mask) || (e.is_nan() && a.is_nan())
+                };
+                // complex64 keeps 32-bit halves, complex128 64-bit halves.
+                let w = if eb >> 64 == 0
+                    && ab >> 64 == 0
+                    && (er.to_bits() >> 32 != 0 || ar.to_bits() >> 32 != 0)
+                {
+                    32
+                } else {
+                    64
+                };
+                part(*er, *ar, 0, w) && part(*ei, *ai, w, w)
+            };
+            let abs = ((er - ar).powi(2) + (ei - ai).powi(2)).sqrt();
+            let norm = (er.powi(2) + ei.powi(2)).sqrt();
+            let abs = (!abs.is_nan()).then_some(abs);
+            let rel = abs.map(|d| {
+                if norm > 0.0 {
+                    d / norm
+                } else if d == 0.0 {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
+            });
+            (equal, abs, rel)
+        }
+        (Scalar::Int(x), Scalar::Int(y)) => {
+            let d = (*x - *y).unsigned_abs() as f64;
+            let rel = if *x != 0 {
+                d / (*x as f64).abs()
+            } else if d == 0.0 {
+                0.0
+            } else {
+                f64::INFINITY
+            };
+            (x == y, Some(d), Some(rel))
+        }
+        (x, y) => (x == y, None, None),
+    }
+}
+
+/// `|a - e| <= atol + rtol * |e|`, NaN equal to NaN, infinities equal only to themselves.
+fn close(e: f64, a: f64, tol: &Tolerance) -> bool {
+    if e.is_nan() || a.is_nan() {
+        return e.is_nan() && a.is_nan();
+    }
+    if e.is_infinite() || a.is_infinite() {
+        return e == a;
+    }
+    (a - e).abs() <= tol.atol + tol.rtol * e.abs()
+}
+
+fn diffs(e: f64, a: f64) -> (Option<f64>, Option<f64>) {
+    if e.is_nan() || a.is_nan() {
+        return (None, None);
+    }
+    if e == a {
+        return (Some(0.0), Some(0.0));
+    }
+    let abs = (a - e).abs();
+    let rel = if e != 0.0 {
+        abs / e.abs()
+    } else {
+        f64::INFINITY
+    };
+    (Some(abs), Some(rel))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(shape: Vec<usize>, v: &[f32]) -> Tensor {
+        Tensor::from_elems(DType::Float, shape, v.iter().map(|x| x.to_bits()).collect()).unwrap()
+    }
+
+    #[test]
+    fn data_movement_is_bit_exact_but_nan_equals_nan() {
+        let tol = Tolerance::default();
+        let e = f32s(vec![3], &[1.0, f32::NAN, 0.0]);
+        assert!(compare(&e, &f32s(vec![3], &[1.0, -f32::NAN, 0.0]), false, &tol).passed);
+        let d = compare(&e, &f32s(vec![3], &[1.0, f32::NAN, -0.0]), false, &tol);
+        assert!(!d.passed);
+        assert_eq!(d.mismatches, 1);
+        assert_eq!(d.first_mismatches[0].index, vec![2]);
+        assert!(!compare(&e, &f32s(vec![3], &[1.0000001, f32::NAN, 0.0]), false, &tol).passed);
+    }
+
+    #[test]
+    fn reductions_use_rtol_and_atol() {
+        let tol = Tolerance::default();
+        let e = f32s(vec![2], &[1000.0, f32::INFINITY]);
+        assert!(compare(&e, &f32s(vec![2], &[1000.9, f32::INFINITY]), true, &tol).passed);
+        assert!(!compare(&e, &f32s(vec![2], &[1001.2, f32::INFINITY]), true, &tol).passed);
+        assert!(!compare(&e, &f32s(vec![2], &[1000.0, f32::NEG_INFINITY]), true, &tol).passed);
+        let exact = Tolerance {
+            mode: Mode::Exact,
+            ..tol
+        };
+        assert!(!compare(&e, &f32s(vec![2], &[1000.9, f32::INFINITY]), true, &exact).passed);
+    }
+
+    #[test]
+    fn dtype_and_shape_must_match_exactly() {
+        let tol = Tolerance::default();
+        let scalar = f32s(vec![], &[1.0]);
+        let one = f32s(vec![1], &[1.0]);
+        let d = compare(&scalar, &one, false, &tol);
+        assert!(!d.passed);
+        assert!(d.reason.unwrap().contains("shape differs"));
+        let dbl = Tensor::from_elems(DType::Double, vec![1], vec![1.0f64.to_bits()]).unwrap();
+        assert!(compare(&dbl, &one, false, &tol)
+            .reason
+            .unwrap()
+            .contains("dtype differs"));
+    }
+
+    #[test]
+    fn reports_max_differences() {
+        let tol = Tolerance::default();
+        let d = compare(
+            &f32s(vec![2], &[1.0, 4.0]),
+            &f32s(vec![2], &[1.5, 4.0]),
+            false,
+            &tol,
+        );
+        assert_eq!(d.max_abs_diff, Some(0.5));
+        assert_eq!(d.max_rel_diff, Some(0.5));
+        assert_eq!(d.first_mismatches[0].expected, "1.0");
+        assert_eq!(d.first_mismatches[0].actual, "1.5");
+    }
+
+    #[test]
+    fn complex64_exact_comparison_uses_each_half() {
+        let w = |re: f32, im: f32| u64::from(re.to_bits()) | (u64::from(im.to_bits()) << 32);
+        let t = |v: u64| Tensor::from_elems(DType::Complex64, vec![1], vec![v]).unwrap();
+        let tol = Tolerance::default();
+        assert!(compare(&t(w(1.0, 2.0)), &t(w(1.0, 2.0)), false, &tol).passed);
+        assert!(!compare(&t(w(1.0, 2.0)), &t(w(1.0, 3.0)), false, &tol).passed);
+        assert!(compare(&t(w(f32::NAN, 2.0)), &t(w(f32::NAN, 2.0)), false, &tol).passed);
+    }
+}

@@ -1,0 +1,210 @@
+//! Discovery: finds case directories (those holding `model.onnx`) under the given paths, and each
+//! case's `test_data_set_N` folders in numeric order.
+//!
+//! The walk never follows symbolic links, so it cannot leave the given trees or loop.
+
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+use walkdir::WalkDir;
+
+/// One test case: a directory with `model.onnx`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    /// The case's name: its path relative to the argument it was found under (the directory's own
+    /// name when the argument is the case itself), with `/` separators.
+    pub name: String,
+    /// The case directory.
+    pub dir: PathBuf,
+    /// Its data sets, in numeric order.
+    pub data_sets: Vec<DataSet>,
+}
+
+/// One `test_data_set_N` folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataSet {
+    /// `test_data_set_N`.
+    pub name: String,
+    /// Its directory.
+    pub dir: PathBuf,
+}
+
+/// A path given on the command line could not be used.
+#[derive(Debug, Error)]
+pub enum DiscoverError {
+    /// The path does not exist or cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Unreadable {
+        /// The path.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The path is not a directory.
+    #[error("{0} is not a directory")]
+    NotADirectory(String),
+}
+
+/// What discovery found, and what it had to pass over.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    /// The cases, sorted by path.
+    pub cases: Vec<Case>,
+    /// Directories or entries that could not be read (the walk went on without them).
+    pub warnings: Vec<String>,
+}
+
+/// Walks `roots` and returns every case below them, sorted by directory path.
+pub fn discover(roots: &[PathBuf]) -> Result<Discovery, DiscoverError> {
+    let mut found = Discovery::default();
+    for root in roots {
+        let meta = std::fs::metadata(root).map_err(|source| DiscoverError::Unreadable {
+            path: root.display().to_string(),
+            source,
+        })?;
+        if !meta.is_dir() {
+            return Err(DiscoverError::NotADirectory(root.display().to_string()));
+        }
+        for entry in WalkDir::new(root).follow_links(false).sort_by_file_name() {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    found
+                        .warnings
+                        .push(format!("skipped unreadable entry: {e}"));
+                    continue;
+                }
+            };
+            if entry.file_name() != "model.onnx" || entry.file_type().is_dir() {
+                continue;
+            }
+            let Some(dir) = entry.path().parent() else {
+                continue;
+            };
+            let name = case_name(root, dir);
+            let data_sets = data_sets(dir, &mut found.warnings);
+            found.cases.push(Case {
+                name,
+                dir: dir.to_path_buf(),
+                data_sets,
+            });
+        }
+    }
+    found.cases.sort_by(|a, b| a.dir.cmp(&b.dir));
+    found.cases.dedup_by(|a, b| a.dir == b.dir);
+    Ok(found)
+}
+
+fn case_name(root: &Path, dir: &Path) -> String {
+    let rel = dir.strip_prefix(root).unwrap_or(dir);
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.is_empty() {
+        // The root is the case itself: name it by its own directory name.
+        let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        canonical.file_name().map_or_else(
+            || dir.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    } else {
+        parts.join("/")
+    }
+}
+
+/// `test_data_set_N` directories (not symlinks) of a case, ordered by N.
+fn data_sets(dir: &Path, warnings: &mut Vec<String>) -> Vec<DataSet> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            warnings.push(format!("cannot list {}: {e}", dir.display()));
+            return Vec::new();
+        }
+    };
+    let mut sets: Vec<(u64, DataSet)> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            let n = data_set_number(&name)?;
+            Some((
+                n,
+                DataSet {
+                    name,
+                    dir: e.path(),
+                },
+            ))
+        })
+        .collect();
+    sets.sort_by_key(|(n, _)| *n);
+    sets.into_iter().map(|(_, d)| d).collect()
+}
+
+/// N of `test_data_set_N`.
+fn data_set_number(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix("test_data_set_")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_cases_sorted_with_data_sets_in_numeric_order() {
+        let root = tempfile::tempdir().unwrap();
+        for case in ["b", "a/x"] {
+            let dir = root.path().join(case);
+            for ds in [
+                "test_data_set_10",
+                "test_data_set_2",
+                "test_data_set_x",
+                "other",
+            ] {
+                std::fs::create_dir_all(dir.join(ds)).unwrap();
+            }
+            std::fs::write(dir.join("model.onnx"), b"").unwrap();
+        }
+        let found = discover(&[root.path().to_path_buf()]).unwrap();
+        let names: Vec<&str> = found.cases.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, vec!["a/x", "b"]);
+        let sets: Vec<&str> = found.cases[0]
+            .data_sets
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect();
+        assert_eq!(sets, vec!["test_data_set_2", "test_data_set_10"]);
+    }
+
+    #[test]
+    fn a_case_given_directly_is_named_after_its_directory() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("test_gather_0");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("model.onnx"), b"").unwrap();
+        let found = discover(&[dir]).unwrap();
+        assert_eq!(found.cases[0].name, "test_gather_0");
+    }
+
+    #[test]
+    fn missing_paths_are_errors() {
+        assert!(discover(&[PathBuf::from("/nonexistent/onnx-idx-check")]).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_directories_are_not_followed() {
+        let root = tempfile::tempdir().unwrap();
+        let real = root.path().join("real");
+        std::fs::create_dir_all(&real).unwrap();
+        std::fs::write(real.join("model.onnx"), b"").unwrap();
+        std::os::unix::fs::symlink(&real, root.path().join("link")).unwrap();
+        std::os::unix::fs::symlink(root.path(), real.join("loop")).unwrap();
+        let found = discover(&[root.path().to_path_buf()]).unwrap();
+        assert_eq!(found.cases.len(), 1);
+        assert_eq!(found.cases[0].name, "real");
+    }
+}

@@ -1,0 +1,320 @@
+//! Evaluation: resolve every node of a model against the registry, then run the graph in order
+//! (decision D15: initializers and Constant feed inputs, Identity passes through).
+
+use crate::ops::{self, Evaluated, Invocation, KernelError, OpDef, OpVersion, Resolution};
+use crate::pb::{type_proto, GraphProto, ModelProto, NodeProto, ValueInfoProto};
+use crate::tensor::Tensor;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use thiserror::Error;
+
+/// Why a model cannot be evaluated at all.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum PlanError {
+    /// The model is invalid (errored).
+    #[error("{0}")]
+    Invalid(String),
+    /// The model uses something the tool does not implement (skipped).
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// Why evaluating a data set failed.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum EvalError {
+    /// A kernel refused or failed.
+    #[error("node {node}: {error}")]
+    Kernel {
+        /// `'name' (Op-since)`.
+        node: String,
+        /// The kernel's error.
+        error: KernelError,
+    },
+    /// The graph's wiring is broken.
+    #[error("{0}")]
+    Graph(String),
+}
+
+/// One resolved node.
+#[derive(Debug)]
+struct Step {
+    node: usize,
+    def: &'static OpDef,
+    version: &'static OpVersion,
+}
+
+/// A model whose nodes all resolved to implemented kernels.
+#[derive(Debug)]
+pub struct Plan<'m> {
+    graph: &'m GraphProto,
+    steps: Vec<Step>,
+    /// The graph inputs that data sets must provide (those that are not initializers), in order.
+    pub inputs: Vec<&'m ValueInfoProto>,
+    /// The graph outputs, in order.
+    pub outputs: Vec<&'m ValueInfoProto>,
+}
+
+/// A computed value and whether it came from float arithmetic (tolerant comparison, D9).
+#[derive(Debug, Clone)]
+pub struct Value {
+    /// The tensor.
+    pub tensor: Tensor,
+    /// Produced by an arithmetic reduction.
+    pub arithmetic: bool,
+}
+
+/// The model's opset imports, with `ai.onnx` folded into `""`.
+pub fn opsets(model: &ModelProto) -> Result<BTreeMap<String, i64>, PlanError> {
+    let mut map = BTreeMap::new();
+    for o in &model.opset_import {
+        let domain = ops::canonical_domain(&o.domain).to_string();
+        if let Some(prev) = map.insert(domain.clone(), o.version) {
+            if prev != o.version {
+                return Err(PlanError::Invalid(format!(
+                    "opset_import lists domain '{}' twice (versions {prev} and {})",
+                    display_domain(&domain),
+                    o.version
+                )));
+            }
+        }
+    }
+    Ok(map)
+}
+
+/// `ai.onnx` for the default domain, else the domain itself.
+pub fn display_domain(domain: &str) -> &str {
+    if domain.is_empty() {
+        "ai.onnx"
+    } else {
+        domain
+    }
+}
+
+/// The distinct operators of a model in graph order, domain-qualified outside the default domain.
+pub fn op_names(model: &ModelProto) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for n in model.graph.iter().flat_map(|g| &g.node) {
+        let d = ops::canonical_domain(&n.domain);
+        let name = if d.is_empty() {
+            n.op_type.clone()
+        } else {
+            format!("{d}.{}", n.op_type)
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// `'name' (Gather-13)` or `#3 (Gather-13)` for an unnamed node.
+fn node_label(node: &NodeProto, index: usize, op: &str) -> String {
+    if node.name.is_empty() {
+        format!("#{index} ({op})")
+    } else {
+        format!("'{}' ({op})", node.name)
+    }
+}
+
+/// Resolves every node (D1) and checks that the graph's inputs and outputs are tensors.
+pub fn plan(model: &ModelProto) -> Result<Plan<'_>, PlanError> {
+    let graph = model
+        .graph
+        .as_ref()
+        .ok_or_else(|| PlanError::Invalid("model.onnx has no graph".into()))?;
+    let opsets = opsets(model)?;
+    let mut steps = Vec::with_capacity(graph.node.len());
+    for (i, node) in graph.node.iter().enumerate() {
+        let domain = ops::canonical_domain(&node.domain);
+        let Some(&opset) = opsets.get(domain) else {
+            return Err(PlanError::Invalid(format!(
+                "node {} is in domain '{}', which the model does not import (opset_import)",
+                node_label(node, i, &node.op_type),
+                display_domain(domain)
+            )));
+        };
+        match ops::resolve(domain, &node.op_type, opset) {
+            Resolution::Found(def, version) => steps.push(Step {
+                node: i,
+                def,
+                version,
+            }),
+            Resolution::TooOld(def) => {
+                return Err(PlanError::Invalid(format!(
+                    "node {}: {} does not exist at {} opset {opset} (its first version is {})",
+                    node_label(node, i, &node.op_type),
+                    node.op_type,
+                    display_domain(domain),
+                    def.versions.first().map_or(0, |v| v.since)
+                )))
+            }
+            Resolution::Unknown => {
+                let what = if ops::knows_domain(domain) {
+                    "is not supported"
+                } else {
+                    "is not supported (unknown domain)"
+                };
+                return Err(PlanError::Unsupported(format!(
+                    "op {} ({}, opset {opset}) {what}",
+                    node.op_type,
+                    display_domain(domain)
+                )));
+            }
+        }
+    }
+    let init: std::collections::HashSet<&str> =
+        graph.initializer.iter().map(|t| t.name.as_str()).collect();
+    let inputs: Vec<&ValueInfoProto> = graph
+        .input
+        .iter()
+        .filter(|v| !init.contains(v.name.as_str()))
+        .collect();
+    let outputs: Vec<&ValueInfoProto> = graph.output.iter().collect();
+    for (role, list) in [("input", &inputs), ("output", &outputs)] {
+        for v in list.iter() {
+            if let Some(kind) = non_tensor_kind(v) {
+                return Err(PlanError::Unsupported(format!(
+                    "graph {role} '{}' is {kind}; only tensors are supported",
+                    v.name
+                )));
+            }
+        }
+    }
+    if !graph.sparse_initializer.is_empty() {
+        return Err(PlanError::Unsupported(
+            "sparse initializers are not supported".into(),
+        ));
+    }
+    Ok(Plan {
+        graph,
+        steps,
+        inputs,
+        outputs,
+    })
+}
+
+/// `Some("a sequence")` etc. when a value is declared with a non-tensor type.
+fn non_tensor_kind(v: &ValueInfoProto) -> Option<&'static str> {
+    use type_proto::Value;
+    match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+        None | Some(Value::TensorType(_)) => None,
+        Some(Value::SequenceType(_)) => Some("a sequence"),
+        Some(Value::MapType(_)) => Some("a map"),
+        Some(Value::OptionalType(_)) => Some("an optional"),
+        Some(Value::SparseTensorType(_)) => Some("a sparse tensor"),
+        Some(Value::OpaqueType(_)) => Some("an opaque value"),
+    }
+}
+
+impl Plan<'_> {
+    /// `Op-since` of every node, in graph order, without duplicates.
+    pub fn resolved_ops(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in &self.steps {
+            let d = s.def.domain;
+            let name = if d.is_empty() {
+                format!("{}-{}", s.def.op_type, s.version.since)
+            } else {
+                format!("{d}.{}-{}", s.def.op_type, s.version.since)
+            };
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
+    }
+
+    /// The initializer protos, for the caller to load once per case.
+    pub fn initializers(&self) -> &[crate::pb::TensorProto] {
+        &self.graph.initializer
+    }
+
+    /// Runs the graph on `inputs` (matched by position to [`Plan::inputs`]) and returns the graph
+    /// outputs in order.
+    pub fn evaluate(
+        &self,
+        initializers: &[(String, Tensor)],
+        inputs: &[Tensor],
+        model_dir: &Path,
+        max_bytes: usize,
+    ) -> Result<Vec<Value>, EvalError> {
+        let mut store: HashMap<&str, (Cow<'_, Tensor>, bool)> = HashMap::new();
+        for (name, t) in initializers {
+            store.insert(name.as_str(), (Cow::Borrowed(t), false));
+        }
+        for (info, t) in self.inputs.iter().zip(inputs) {
+            store.insert(info.name.as_str(), (Cow::Borrowed(t), false));
+        }
+        for step in &self.steps {
+            let node = &self.graph.node[step.node];
+            let label = || {
+                node_label(
+                    node,
+                    step.node,
+                    &format!("{}-{}", step.def.op_type, step.version.since),
+                )
+            };
+            let mut args = Vec::with_capacity(node.input.len());
+            for name in &node.input {
+                if name.is_empty() {
+                    args.push(None);
+                    continue;
+                }
+                match store.get(name.as_str()) {
+                    Some((t, _)) => args.push(Some(t.as_ref())),
+                    None => {
+                        return Err(EvalError::Graph(format!(
+                            "node {} reads '{name}', which no graph input, initializer or earlier node produces",
+                            label()
+                        )))
+                    }
+                }
+            }
+            let inv = Invocation {
+                node,
+                def: step.def,
+                version: step.version,
+                inputs: args,
+                max_bytes,
+                model_dir,
+            };
+            let Evaluated {
+                outputs,
+                arithmetic,
+            } = ops::invoke(&inv).map_err(|error| EvalError::Kernel {
+                node: label(),
+                error,
+            })?;
+            // Values passed through Identity keep the arithmetic flag of their source.
+            let arithmetic = arithmetic
+                || node
+                    .input
+                    .iter()
+                    .filter_map(|n| store.get(n.as_str()))
+                    .any(|(_, a)| *a && step.def.plumbing);
+            for (name, t) in node.output.iter().zip(outputs) {
+                if !name.is_empty() {
+                    store.insert(name.as_str(), (Cow::Owned(t), arithmetic));
+                }
+            }
+        }
+        self.outputs
+            .iter()
+            .map(|o| {
+                store
+                    .get(o.name.as_str())
+                    .map(|(t, a)| Value {
+                        tensor: t.as_ref().clone(),
+                        arithmetic: *a,
+                    })
+                    .ok_or_else(|| {
+                        EvalError::Graph(format!(
+                            "graph output '{}' is produced by no node, input or initializer",
+                            o.name
+                        ))
+                    })
+            })
+            .collect()
+    }
+}

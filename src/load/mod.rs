@@ -1,0 +1,171 @@
+//! Loading: `model.onnx` and the `input_K.pb` / `output_K.pb` tensor files of a case.
+//!
+//! Files are opened without following symbolic links and must be regular files; decoding errors
+//! name the file (relative to the case directory) and the tensor.
+
+pub mod external;
+pub mod tensor;
+
+use crate::pb::{ModelProto, TensorProto};
+use crate::tensor::Tensor;
+use prost::Message;
+use std::io::Read;
+use std::path::Path;
+use tensor::{tensor_from_proto, TensorContext, TensorError};
+use thiserror::Error;
+
+/// Why a file of a case could not be loaded. `file` is the path shown to people (relative to the
+/// case directory).
+#[derive(Debug, Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("{file}: {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is a symlink, FIFO, device or directory.
+    #[error("{file}: not a regular file (symbolic links, FIFOs and devices are refused)")]
+    NotRegular {
+        /// The file.
+        file: String,
+    },
+    /// The file is not a valid protobuf message of the expected kind.
+    #[error("{file}: not a valid ONNX {what}: {source}")]
+    Decode {
+        /// The file.
+        file: String,
+        /// "ModelProto" or "TensorProto".
+        what: &'static str,
+        /// The decoder's error.
+        source: prost::DecodeError,
+    },
+    /// The file is larger than any tensor it could hold under the limit.
+    #[error("{file}: {size} bytes is larger than the {limit}-byte limit for a file (--max-tensor-bytes)")]
+    TooBig {
+        /// The file.
+        file: String,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The tensor in the file is malformed (or unsupported).
+    #[error("{file}: tensor '{name}': {source}")]
+    Tensor {
+        /// The file.
+        file: String,
+        /// The tensor's name (may be empty).
+        name: String,
+        /// What is wrong.
+        source: Box<TensorError>,
+    },
+}
+
+impl LoadError {
+    /// Whether the file is valid but uses something the tool does not implement.
+    pub fn is_unsupported(&self) -> bool {
+        matches!(self, LoadError::Tensor { source, .. } if source.is_unsupported())
+    }
+}
+
+/// The largest file read for a limit of `max_tensor_bytes`: generous enough for typed fields
+/// (varints take up to 10 bytes per element) on top of the tensor's bytes.
+pub fn file_limit(max_tensor_bytes: usize) -> u64 {
+    (max_tensor_bytes as u64)
+        .saturating_mul(10)
+        .saturating_add(1 << 20)
+}
+
+/// Reads a regular file (never through a symbolic link) of at most `limit` bytes.
+pub fn read_file(path: &Path, file: &str, limit: u64) -> Result<Vec<u8>, LoadError> {
+    let io = |source| LoadError::Io {
+        file: file.to_string(),
+        source,
+    };
+    let meta = std::fs::symlink_metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(LoadError::NotRegular {
+            file: file.to_string(),
+        });
+    }
+    let f = open_no_follow(path).map_err(io)?;
+    let meta = f.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(LoadError::NotRegular {
+            file: file.to_string(),
+        });
+    }
+    if meta.len() > limit {
+        return Err(LoadError::TooBig {
+            file: file.to_string(),
+            size: meta.len(),
+            limit,
+        });
+    }
+    let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    // `take` bounds the read even if the file grows after the size check.
+    f.take(limit).read_to_end(&mut buf).map_err(io)?;
+    Ok(buf)
+}
+
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+/// Reads and decodes `model.onnx`.
+pub fn load_model(path: &Path, file: &str, limit: u64) -> Result<ModelProto, LoadError> {
+    let bytes = read_file(path, file, limit)?;
+    ModelProto::decode(bytes.as_slice()).map_err(|source| LoadError::Decode {
+        file: file.to_string(),
+        what: "ModelProto",
+        source,
+    })
+}
+
+/// Converts a tensor found in `file` (a model initializer, say), naming both on error.
+pub fn convert_tensor(
+    proto: &TensorProto,
+    file: &str,
+    ctx: &TensorContext<'_>,
+) -> Result<Tensor, LoadError> {
+    tensor_from_proto(proto, ctx).map_err(|source| LoadError::Tensor {
+        file: file.to_string(),
+        name: proto.name.clone(),
+        source: Box::new(source),
+    })
+}
+
+/// Reads a `.pb` tensor file; returns the tensor's stored name and the tensor. External data is
+/// resolved against the file's own directory.
+pub fn load_tensor_file(
+    path: &Path,
+    file: &str,
+    max_bytes: usize,
+) -> Result<(String, Tensor), LoadError> {
+    let bytes = read_file(path, file, file_limit(max_bytes))?;
+    let proto = TensorProto::decode(bytes.as_slice()).map_err(|source| LoadError::Decode {
+        file: file.to_string(),
+        what: "TensorProto",
+        source,
+    })?;
+    let base_dir = path.parent().unwrap_or(Path::new("."));
+    let ctx = TensorContext {
+        base_dir,
+        max_bytes,
+    };
+    let t = convert_tensor(&proto, file, &ctx)?;
+    Ok((proto.name, t))
+}

@@ -1,0 +1,162 @@
+//! Axis and index normalisation shared by the kernels: checked arithmetic, messages that name the
+//! position, the value and the valid range (decision D3).
+
+use super::KernelError;
+use crate::spec_err;
+use crate::tensor::{unravel, Tensor};
+
+/// Normalises `axis` against `rank` (negative counts from the back).
+pub fn normalize_axis(axis: i64, rank: usize, what: &str) -> Result<usize, KernelError> {
+    let r = i64::try_from(rank).unwrap_or(i64::MAX);
+    let a = if axis < 0 {
+        axis.checked_add(r)
+    } else {
+        Some(axis)
+    };
+    match a {
+        Some(a) if (0..r).contains(&a) => Ok(a as usize),
+        _ => Err(spec_err!(
+            "{what} {axis} is out of range [{}, {}] for rank {rank}",
+            -r,
+            r - 1
+        )),
+    }
+}
+
+/// Whether negative indices count from the back (opset 11 on) or are out of range (Gather-1,
+/// Scatter-9; decision D2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Negatives {
+    /// `-1` is the last element.
+    FromBack,
+    /// Negative values are out of range; the string names the op version, for the message.
+    Forbidden(&'static str),
+}
+
+/// `indices[1,0]` (or `indices` for a scalar), for messages.
+pub fn position(name: &str, flat: usize, shape: &[usize]) -> String {
+    if shape.is_empty() {
+        return format!("{name} (a scalar)");
+    }
+    let coords: Vec<String> = unravel(flat, shape).iter().map(|c| c.to_string()).collect();
+    format!("{name}[{}]", coords.join(","))
+}
+
+/// Reads an integer index tensor and normalises every value against `dim` (the size of `axis`),
+/// failing on the first value out of range, before any output is written.
+pub fn normalize_indices(
+    indices: &Tensor,
+    name: &str,
+    dim: usize,
+    axis: usize,
+    negatives: Negatives,
+) -> Result<Vec<usize>, KernelError> {
+    let values = indices.to_i64_vec().ok_or_else(|| {
+        spec_err!(
+            "{name} must be an integer tensor, found {}",
+            indices.dtype()
+        )
+    })?;
+    let s = i64::try_from(dim).unwrap_or(i64::MAX);
+    let mut out = Vec::with_capacity(values.len());
+    for (i, &k) in values.iter().enumerate() {
+        let norm = if k < 0 {
+            match negatives {
+                Negatives::FromBack => k.checked_add(s),
+                Negatives::Forbidden(op) => {
+                    return Err(spec_err!(
+                        "{} = {k} is negative, which {op} does not allow (negative indices arrive with opset 11); valid range [0, {}] for axis {axis} (size {dim})",
+                        position(name, i, indices.shape()),
+                        s - 1
+                    ))
+                }
+            }
+        } else {
+            Some(k)
+        };
+        match norm {
+            Some(v) if v >= 0 && v < s => out.push(v as usize),
+            _ => {
+                let lo = match negatives {
+                    Negatives::FromBack => -s,
+                    Negatives::Forbidden(_) => 0,
+                };
+                return Err(if dim == 0 {
+                    spec_err!(
+                        "{} = {k} is out of range: axis {axis} has size 0",
+                        position(name, i, indices.shape())
+                    )
+                } else {
+                    spec_err!(
+                        "{} = {k} is out of range [{lo}, {}] for axis {axis} (size {dim})",
+                        position(name, i, indices.shape()),
+                        s - 1
+                    )
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::DType;
+
+    fn idx(shape: Vec<usize>, v: Vec<i64>) -> Tensor {
+        Tensor::from_elems(
+            DType::Int64,
+            shape,
+            v.into_iter().map(|x| x as u64).collect(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn message_names_position_value_and_range() {
+        let t = idx(vec![2, 2], vec![0, 1, 4, 2]);
+        let e = normalize_indices(&t, "indices", 4, 1, Negatives::FromBack).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "indices[1,0] = 4 is out of range [-4, 3] for axis 1 (size 4)"
+        );
+    }
+
+    #[test]
+    fn extreme_values_do_not_overflow() {
+        let t = idx(vec![2], vec![i64::MIN, i64::MAX]);
+        assert!(normalize_indices(&t, "indices", 3, 0, Negatives::FromBack).is_err());
+        let t = idx(vec![1], vec![i64::MAX]);
+        assert!(normalize_indices(&t, "indices", 3, 0, Negatives::FromBack).is_err());
+    }
+
+    #[test]
+    fn negatives_count_from_the_back_or_are_refused() {
+        let t = idx(vec![3], vec![-1, -3, 0]);
+        assert_eq!(
+            normalize_indices(&t, "indices", 3, 0, Negatives::FromBack).unwrap(),
+            vec![2, 0, 0]
+        );
+        let e =
+            normalize_indices(&t, "indices", 3, 0, Negatives::Forbidden("Gather-1")).unwrap_err();
+        assert!(e.to_string().contains("opset 11"), "{e}");
+        let t = idx(vec![1], vec![-4]);
+        assert!(normalize_indices(&t, "indices", 3, 0, Negatives::FromBack).is_err());
+    }
+
+    #[test]
+    fn an_empty_axis_admits_no_index() {
+        let t = idx(vec![1], vec![0]);
+        let e = normalize_indices(&t, "indices", 0, 0, Negatives::FromBack).unwrap_err();
+        assert!(e.to_string().contains("size 0"), "{e}");
+    }
+
+    #[test]
+    fn axes_normalise_like_indices() {
+        assert_eq!(normalize_axis(-1, 3, "axis"), Ok(2));
+        assert!(normalize_axis(3, 3, "axis").is_err());
+        assert!(normalize_axis(-4, 3, "axis").is_err());
+        assert!(normalize_axis(i64::MIN, 3, "axis").is_err());
+    }
+}

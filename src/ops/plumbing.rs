@@ -1,0 +1,156 @@
+//! Graph plumbing that official test models use around the operators under test (D15):
+//! Constant (<https://onnx.ai/onnx/operators/onnx__Constant.html>) and Identity
+//! (<https://onnx.ai/onnx/operators/onnx__Identity.html>).
+//!
+//! Their versions only widen types or add value attributes, so one kernel serves all of them.
+
+use super::{Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
+use crate::load::tensor::{tensor_from_proto, TensorContext};
+use crate::pb::attribute_proto::AttributeType;
+use crate::spec_err;
+use crate::tensor::{DType, DTypeSet, Tensor};
+
+const ANY: DTypeSet = DTypeSet::of(&DType::ALL);
+
+const CONSTANT_ATTRS: &[&str] = &[
+    "value",
+    "sparse_value",
+    "value_float",
+    "value_floats",
+    "value_int",
+    "value_ints",
+    "value_string",
+    "value_strings",
+];
+
+macro_rules! versions {
+    ($attrs:expr, $inputs:expr, $eval:expr; $($since:literal),*) => {
+        &[$(OpVersion {
+            since: $since,
+            deprecated: false,
+            attrs: $attrs,
+            inputs: $inputs,
+            outputs: 1,
+            constraints: &[Constraint { name: "T", dtypes: ANY }, Constraint { name: "V", dtypes: ANY }],
+            modes: &[],
+            eval: $eval,
+        }),*]
+    };
+}
+
+/// Constant: every version since 1 (value attributes added at 11 and 12 are accepted at all).
+pub static CONSTANT: OpDef = OpDef {
+    domain: "",
+    op_type: "Constant",
+    spec: "https://onnx.ai/onnx/operators/onnx__Constant.html",
+    plumbing: true,
+    versions: versions!(CONSTANT_ATTRS, &[], constant; 1, 9, 11, 12, 13, 19, 21, 23, 24, 25),
+};
+
+/// Identity: every version since 1.
+pub static IDENTITY: OpDef = OpDef {
+    domain: "",
+    op_type: "Identity",
+    spec: "https://onnx.ai/onnx/operators/onnx__Identity.html",
+    plumbing: true,
+    versions: versions!(&[], &[InputSpec { name: "input", constraint: "V", optional: false }], identity; 1, 13, 14, 16, 19, 21, 23, 24, 25),
+};
+
+fn identity(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    Ok(Evaluated {
+        outputs: vec![inv.input(0)?.clone()],
+        arithmetic: false,
+    })
+}
+
+fn constant(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    let node = inv.node;
+    if node.attribute.len() != 1 {
+        return Err(spec_err!(
+            "Constant needs exactly one value attribute, the node has {}",
+            node.attribute.len()
+        ));
+    }
+    let a = &node.attribute[0];
+    let want = match a.name.as_str() {
+        "value" => AttributeType::Tensor,
+        "sparse_value" => AttributeType::SparseTensor,
+        "value_float" => AttributeType::Float,
+        "value_floats" => AttributeType::Floats,
+        "value_int" => AttributeType::Int,
+        "value_ints" => AttributeType::Ints,
+        "value_string" => AttributeType::String,
+        _ => AttributeType::Strings,
+    };
+    if a.r#type != want as i32 {
+        return Err(spec_err!(
+            "attribute '{}' must be {}",
+            a.name,
+            want.as_str_name()
+        ));
+    }
+    let scalar = |dtype, words| Tensor::new(dtype, vec![], words);
+    let list = |dtype, n: usize, words| Tensor::new(dtype, vec![n], words);
+    let t = match a.name.as_str() {
+        "value" => {
+            let proto =
+                a.t.as_ref()
+                    .ok_or_else(|| spec_err!("attribute 'value' holds no tensor"))?;
+            let ctx = TensorContext {
+                base_dir: inv.model_dir,
+                max_bytes: inv.max_bytes,
+            };
+            return tensor_from_proto(proto, &ctx)
+                .map(|t| Evaluated {
+                    outputs: vec![t],
+                    arithmetic: false,
+                })
+                .map_err(|e| {
+                    if e.is_unsupported() {
+                        KernelError::Unsupported(format!("Constant value: {e}"))
+                    } else {
+                        spec_err!("Constant value: {e}")
+                    }
+                });
+        }
+        "sparse_value" => {
+            return Err(KernelError::Unsupported(
+                "Constant with a sparse_value is not supported".into(),
+            ))
+        }
+        "value_float" => scalar(
+            DType::Float,
+            crate::tensor::Storage::W32(vec![a.f.to_bits()]),
+        ),
+        "value_floats" => list(
+            DType::Float,
+            a.floats.len(),
+            crate::tensor::Storage::W32(a.floats.iter().map(|f| f.to_bits()).collect()),
+        ),
+        "value_int" => scalar(DType::Int64, crate::tensor::Storage::W64(vec![a.i as u64])),
+        "value_ints" => list(
+            DType::Int64,
+            a.ints.len(),
+            crate::tensor::Storage::W64(a.ints.iter().map(|&i| i as u64).collect()),
+        ),
+        "value_string" => scalar(
+            DType::String,
+            crate::tensor::Storage::Str(vec![a.s.clone()]),
+        ),
+        "value_strings" => list(
+            DType::String,
+            a.strings.len(),
+            crate::tensor::Storage::Str(a.strings.clone()),
+        ),
+        other => {
+            return Err(spec_err!(
+                "attribute '{other}' is not a Constant value attribute"
+            ))
+        }
+    }
+    .map_err(|e| spec_err!("Constant: {e}"))?;
+    Ok(Evaluated {
+        outputs: vec![t],
+        arithmetic: false,
+    })
+}

@@ -1,0 +1,148 @@
+//! The human report: one status line per case as it finishes, then the details of every failure
+//! (the mismatch table) and a closing summary line, in the manner of cargo-nextest.
+
+use crate::verdict::{CaseResult, Status, Summary};
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// ANSI styling, on or off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Style {
+    /// Whether to emit colour escapes.
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn status(self, s: Status) -> String {
+        let (code, label) = match s {
+            Status::Passed => ("1;32", "PASS"),
+            Status::Failed => ("1;31", "FAIL"),
+            Status::Errored => ("1;35", "ERROR"),
+            Status::Skipped => ("1;33", "SKIP"),
+        };
+        self.paint(code, &format!("{label:>7}"))
+    }
+}
+
+/// `[   0.012s]`.
+fn seconds(d: Duration) -> String {
+    format!("[{:>8.3}s]", d.as_secs_f64())
+}
+
+/// The line printed when a case finishes, plus its reason on a second line when it did not pass.
+pub fn case_line(c: &CaseResult, style: Style) -> String {
+    let mut s = format!(
+        "{} {} {}\n",
+        style.status(c.status),
+        seconds(c.duration),
+        c.name
+    );
+    if let Some(reason) = &c.reason {
+        let _ = writeln!(s, "{:>17} {reason}", "");
+    }
+    s
+}
+
+/// The mismatch tables of every failed case (empty when nothing failed).
+pub fn failure_details(cases: &[CaseResult], style: Style) -> String {
+    let mut s = String::new();
+    for c in cases.iter().filter(|c| c.status == Status::Failed) {
+        for ds in &c.data_sets {
+            for o in ds.outputs.iter().filter(|o| o.status == Status::Failed) {
+                let _ = writeln!(
+                    s,
+                    "\n{} {} {} output '{}'",
+                    style.paint("1;31", "---"),
+                    style.paint("1", &c.name),
+                    ds.name,
+                    o.name
+                );
+                if let Some(r) = &o.reason {
+                    let _ = writeln!(s, "    {r}");
+                }
+                let _ = writeln!(
+                    s,
+                    "    expected {} {:?}, got {} {:?}; {} comparison",
+                    o.dtype,
+                    o.expected_shape,
+                    o.actual_dtype,
+                    o.actual_shape,
+                    if o.tolerant { "tolerant" } else { "exact" }
+                );
+                if o.mismatches > 0 {
+                    let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.6e}"));
+                    let _ = writeln!(
+                        s,
+                        "    mismatches: {}, max abs diff {}, max rel diff {}",
+                        o.mismatches,
+                        fmt(o.max_abs_diff),
+                        fmt(o.max_rel_diff)
+                    );
+                }
+                if !o.first_mismatches.is_empty() {
+                    let rows: Vec<(String, &str, &str)> = o
+                        .first_mismatches
+                        .iter()
+                        .map(|m| {
+                            let idx: Vec<String> = m.index.iter().map(|i| i.to_string()).collect();
+                            (
+                                format!("[{}]", idx.join(",")),
+                                m.expected.as_str(),
+                                m.actual.as_str(),
+                            )
+                        })
+                        .collect();
+                    let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(5);
+                    let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max(8);
+                    let _ = writeln!(s, "    {:<w0$}  {:<w1$}  actual", "index", "expected");
+                    for (i, e, a) in rows {
+                        let _ = writeln!(s, "    {i:<w0$}  {e:<w1$}  {a}");
+                    }
+                    if o.mismatches > o.first_mismatches.len() {
+                        let _ = writeln!(
+                            s,
+                            "    ... and {} more",
+                            o.mismatches - o.first_mismatches.len()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+/// `Summary [   0.420s] 37 cases: 35 passed, 1 failed, 1 skipped`, between rules; categories
+/// other than passed appear only when non-zero.
+pub fn summary(summary: &Summary, duration: Duration, style: Style) -> String {
+    let mut parts = vec![style.paint("32", &format!("{} passed", summary.passed))];
+    if summary.failed > 0 {
+        parts.push(style.paint("31", &format!("{} failed", summary.failed)));
+    }
+    if summary.errored > 0 {
+        parts.push(style.paint("35", &format!("{} errored", summary.errored)));
+    }
+    if summary.skipped > 0 {
+        parts.push(style.paint("33", &format!("{} skipped", summary.skipped)));
+    }
+    if summary.not_run > 0 {
+        parts.push(format!("{} not run (--fail-fast)", summary.not_run));
+    }
+    let rule = "─".repeat(12);
+    let noun = if summary.total == 1 { "case" } else { "cases" };
+    format!(
+        "{rule}\n{} {} {} {noun}: {}\n",
+        style.paint("1", "Summary"),
+        seconds(duration),
+        summary.total,
+        parts.join(", ")
+    )
+}

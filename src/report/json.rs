@@ -1,0 +1,190 @@
+//! The JSON report (`--format json`). This file is the only definition of its shape; bump
+//! [`SCHEMA_VERSION`] on any incompatible change.
+
+use super::{millis, ToolInfo};
+use crate::verdict::{CaseResult, DataSetResult, OutputResult, Summary};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// The schema version written as `schema_version`.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The whole document.
+#[derive(Debug, Serialize)]
+pub struct Report<'a> {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The tool.
+    pub tool: Tool<'a>,
+    /// Counts.
+    pub summary: JsonSummary,
+    /// Every case, in path order.
+    pub cases: Vec<JsonCase<'a>>,
+}
+
+/// `tool`.
+#[derive(Debug, Serialize)]
+pub struct Tool<'a> {
+    /// Name.
+    pub name: &'a str,
+    /// Version.
+    pub version: &'a str,
+}
+
+/// `summary`.
+#[derive(Debug, Serialize)]
+pub struct JsonSummary {
+    /// Cases run.
+    pub total: usize,
+    /// Passed.
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Errored.
+    pub errored: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// Not run because of `--fail-fast`.
+    pub not_run: usize,
+    /// Wall time of the run.
+    pub duration_ms: u64,
+}
+
+/// One entry of `cases`.
+#[derive(Debug, Serialize)]
+pub struct JsonCase<'a> {
+    /// Name (path relative to the argument it was found under).
+    pub name: &'a str,
+    /// Directory.
+    pub path: String,
+    /// Operators of the graph.
+    pub ops: &'a [String],
+    /// Opset imports, domain -> version.
+    pub opset: &'a BTreeMap<String, i64>,
+    /// passed / failed / errored / skipped.
+    pub status: &'static str,
+    /// Why it did not pass.
+    pub reason: Option<&'a str>,
+    /// Wall time.
+    pub duration_ms: u64,
+    /// Data sets.
+    pub data_sets: Vec<JsonDataSet<'a>>,
+}
+
+/// One entry of `data_sets`.
+#[derive(Debug, Serialize)]
+pub struct JsonDataSet<'a> {
+    /// `test_data_set_N`.
+    pub name: &'a str,
+    /// Verdict.
+    pub status: &'static str,
+    /// Why it did not pass.
+    pub reason: Option<&'a str>,
+    /// Output comparisons.
+    pub outputs: Vec<JsonOutput<'a>>,
+}
+
+/// One entry of `outputs`.
+#[derive(Debug, Serialize)]
+pub struct JsonOutput<'a> {
+    /// Graph output name.
+    pub name: &'a str,
+    /// passed / failed.
+    pub status: &'static str,
+    /// Expected dtype.
+    pub dtype: &'static str,
+    /// Our dtype.
+    pub actual_dtype: &'static str,
+    /// Expected shape.
+    pub expected_shape: &'a [usize],
+    /// Our shape.
+    pub actual_shape: &'a [usize],
+    /// "exact" or "tolerant".
+    pub comparison: &'static str,
+    /// Differing elements.
+    pub mismatches: usize,
+    /// Largest absolute difference (null for non-numeric types or when not finite).
+    pub max_abs_diff: Option<f64>,
+    /// Largest relative difference.
+    pub max_rel_diff: Option<f64>,
+    /// The first differing elements.
+    pub first_mismatches: &'a [crate::compare::Mismatch],
+}
+
+/// Builds the document.
+pub fn build<'a>(
+    tool: &'a ToolInfo,
+    cases: &'a [CaseResult],
+    summary: &Summary,
+    duration: Duration,
+) -> Report<'a> {
+    Report {
+        schema_version: SCHEMA_VERSION,
+        tool: Tool {
+            name: tool.name,
+            version: tool.version,
+        },
+        summary: JsonSummary {
+            total: summary.total,
+            passed: summary.passed,
+            failed: summary.failed,
+            errored: summary.errored,
+            skipped: summary.skipped,
+            not_run: summary.not_run,
+            duration_ms: millis(duration),
+        },
+        cases: cases.iter().map(case).collect(),
+    }
+}
+
+fn case(c: &CaseResult) -> JsonCase<'_> {
+    JsonCase {
+        name: &c.name,
+        path: c.path.display().to_string(),
+        ops: &c.ops,
+        opset: &c.opset,
+        status: c.status.as_str(),
+        reason: c.reason.as_deref(),
+        duration_ms: millis(c.duration),
+        data_sets: c.data_sets.iter().map(data_set).collect(),
+    }
+}
+
+fn data_set(d: &DataSetResult) -> JsonDataSet<'_> {
+    JsonDataSet {
+        name: &d.name,
+        status: d.status.as_str(),
+        reason: d.reason.as_deref(),
+        outputs: d.outputs.iter().map(output).collect(),
+    }
+}
+
+fn output(o: &OutputResult) -> JsonOutput<'_> {
+    JsonOutput {
+        name: &o.name,
+        status: o.status.as_str(),
+        dtype: o.dtype.name(),
+        actual_dtype: o.actual_dtype.name(),
+        expected_shape: &o.expected_shape,
+        actual_shape: &o.actual_shape,
+        comparison: if o.tolerant { "tolerant" } else { "exact" },
+        mismatches: o.mismatches,
+        max_abs_diff: o.max_abs_diff,
+        max_rel_diff: o.max_rel_diff,
+        first_mismatches: &o.first_mismatches,
+    }
+}
+
+/// The document as pretty-printed JSON with a trailing newline.
+pub fn render(
+    tool: &ToolInfo,
+    cases: &[CaseResult],
+    summary: &Summary,
+    duration: Duration,
+) -> String {
+    let mut s = serde_json::to_string_pretty(&build(tool, cases, summary, duration))
+        .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialise the report: {e}\"}}"));
+    s.push('\n');
+    s
+}

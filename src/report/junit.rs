@@ -1,0 +1,77 @@
+//! The JUnit XML report (`--format junit`): one test suite, one test case per ONNX case;
+//! failed cases are `<failure>`, errored ones `<error>`, skipped ones `<skipped>`, each with its
+//! reason as the message.
+
+use super::ToolInfo;
+use crate::verdict::{CaseResult, Status, Summary};
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use std::time::Duration;
+
+/// Renders the report as XML.
+pub fn render(
+    tool: &ToolInfo,
+    cases: &[CaseResult],
+    _summary: &Summary,
+    duration: Duration,
+) -> String {
+    let mut report = Report::new(tool.name);
+    report.set_time(duration);
+    let mut suite = TestSuite::new(tool.name);
+    suite.set_time(duration);
+    suite.add_property(Property::new("tool.version", tool.version));
+    for c in cases {
+        let mut status = match c.status {
+            Status::Passed => TestCaseStatus::success(),
+            Status::Failed => TestCaseStatus::non_success(NonSuccessKind::Failure),
+            Status::Errored => TestCaseStatus::non_success(NonSuccessKind::Error),
+            Status::Skipped => TestCaseStatus::skipped(),
+        };
+        if let Some(reason) = &c.reason {
+            status.set_message(reason.as_str());
+            status.set_type(c.status.as_str());
+            let details = details(c);
+            if !details.is_empty() {
+                status.set_description(details);
+            }
+        }
+        let mut tc = TestCase::new(c.name.as_str(), status);
+        tc.set_classname(classname(&c.name));
+        tc.set_time(c.duration);
+        suite.add_test_case(tc);
+    }
+    report.add_test_suite(suite);
+    report
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- cannot serialise the JUnit report: {e} -->\n"))
+}
+
+/// The case's parent path, so CI tools group cases by directory.
+fn classname(name: &str) -> String {
+    match name.rsplit_once('/') {
+        Some((parent, _)) => parent.replace('/', "."),
+        None => "onnx-idx-check".to_string(),
+    }
+}
+
+/// Every non-passing data set and output, one per line.
+fn details(c: &CaseResult) -> String {
+    let mut lines = Vec::new();
+    for ds in &c.data_sets {
+        if let Some(r) = &ds.reason {
+            lines.push(format!("{}: {r}", ds.name));
+        }
+        for o in ds.outputs.iter().filter(|o| o.status != Status::Passed) {
+            for m in &o.first_mismatches {
+                let idx: Vec<String> = m.index.iter().map(|i| i.to_string()).collect();
+                lines.push(format!(
+                    "  {}[{}]: expected {}, got {}",
+                    o.name,
+                    idx.join(","),
+                    m.expected,
+                    m.actual
+                ));
+            }
+        }
+    }
+    lines.join("\n")
+}

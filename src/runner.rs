@@ -1,0 +1,493 @@
+//! The runner: for each case, load -> evaluate -> compare, producing a [`CaseResult`]. Cases run
+//! in parallel; results are delivered in case order.
+
+use crate::compare::{compare, Tolerance};
+use crate::discover::{Case, DataSet};
+use crate::eval::{self, EvalError, Plan, PlanError};
+use crate::load::{self, tensor::TensorContext, LoadError};
+use crate::ops::KernelError;
+use crate::pb::{tensor_shape_proto::dimension::Value as Dim, type_proto, ValueInfoProto};
+use crate::tensor::{DType, Tensor};
+use crate::verdict::{CaseResult, DataSetResult, OutputResult, Status};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Settings that shape every case's verdict.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    /// Comparison rules.
+    pub tolerance: Tolerance,
+    /// The largest tensor, in bytes, that may be loaded or created.
+    pub max_tensor_bytes: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            tolerance: Tolerance::default(),
+            max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES,
+        }
+    }
+}
+
+/// 4 GiB (decision D12).
+pub const DEFAULT_MAX_TENSOR_BYTES: usize = 4 << 30;
+
+/// A non-pass verdict with its reason.
+struct Verdict(Status, String);
+
+impl From<LoadError> for Verdict {
+    fn from(e: LoadError) -> Self {
+        let status = if e.is_unsupported() {
+            Status::Skipped
+        } else {
+            Status::Errored
+        };
+        Verdict(status, e.to_string())
+    }
+}
+
+impl From<PlanError> for Verdict {
+    fn from(e: PlanError) -> Self {
+        match e {
+            PlanError::Invalid(m) => Verdict(Status::Errored, m),
+            PlanError::Unsupported(m) => Verdict(Status::Skipped, m),
+        }
+    }
+}
+
+impl From<EvalError> for Verdict {
+    fn from(e: EvalError) -> Self {
+        let status = match &e {
+            EvalError::Kernel {
+                error: KernelError::Unsupported(_),
+                ..
+            } => Status::Skipped,
+            _ => Status::Errored,
+        };
+        Verdict(status, e.to_string())
+    }
+}
+
+/// Runs `cases` on `jobs` threads, calling `on_result` with each result in case order. With
+/// `fail_fast`, no case starts after one has failed or errored; returns the results and the
+/// number of cases not run.
+pub fn run_all(
+    cases: &[Case],
+    opts: &RunOptions,
+    jobs: usize,
+    fail_fast: bool,
+    mut on_result: impl FnMut(&CaseResult),
+) -> (Vec<CaseResult>, usize) {
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<CaseResult>)>();
+    let mut results: Vec<Option<CaseResult>> = vec![None; cases.len()];
+    let mut not_run = 0;
+    std::thread::scope(|scope| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.max(1))
+            .build();
+        let stop = &stop;
+        let work = move |(i, case): (usize, &Case), tx: &std::sync::mpsc::Sender<_>| {
+            if stop.load(Ordering::Relaxed) {
+                let _ = tx.send((i, None));
+                return;
+            }
+            let r = run_case(case, opts);
+            if fail_fast && matches!(r.status, Status::Failed | Status::Errored) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            let _ = tx.send((i, Some(r)));
+        };
+        scope.spawn(move || match pool {
+            Ok(pool) => pool.install(|| {
+                use rayon::prelude::*;
+                cases
+                    .par_iter()
+                    .enumerate()
+                    .with_max_len(1)
+                    .for_each_with(tx, |tx, item| work(item, tx));
+            }),
+            // No thread pool (resource exhaustion): run sequentially.
+            Err(_) => cases.iter().enumerate().for_each(|item| work(item, &tx)),
+        });
+        // Deliver in order: hold results until every earlier case has arrived.
+        let mut next = 0;
+        let mut arrived: Vec<Option<Option<CaseResult>>> = vec![None; cases.len()];
+        for (i, r) in rx.iter() {
+            arrived[i] = Some(r);
+            while next < cases.len() {
+                let Some(slot) = arrived[next].take() else {
+                    break;
+                };
+                match slot {
+                    Some(r) => {
+                        on_result(&r);
+                        results[next] = Some(r);
+                    }
+                    None => not_run += 1,
+                }
+                next += 1;
+            }
+        }
+    });
+    (results.into_iter().flatten().collect(), not_run)
+}
+
+/// Runs one case.
+pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
+    let start = Instant::now();
+    let mut result = CaseResult {
+        name: case.name.clone(),
+        path: case.dir.clone(),
+        ops: Vec::new(),
+        opset: BTreeMap::new(),
+        status: Status::Passed,
+        reason: None,
+        data_sets: Vec::new(),
+        duration: Default::default(),
+    };
+    if let Err(Verdict(status, reason)) = run_case_inner(case, opts, &mut result) {
+        result.status = status;
+        result.reason = Some(reason);
+    } else if let Some(ds) = result.data_sets.iter().max_by_key(|d| severity(d.status)) {
+        if ds.status != Status::Passed {
+            result.status = ds.status;
+            result.reason = ds.reason.as_ref().map(|r| format!("{}: {r}", ds.name));
+        }
+    }
+    result.duration = start.elapsed();
+    result
+}
+
+/// Which data-set verdict decides the case's: errored over skipped over failed.
+fn severity(s: Status) -> u8 {
+    match s {
+        Status::Passed => 0,
+        Status::Failed => 1,
+        Status::Skipped => 2,
+        Status::Errored => 3,
+    }
+}
+
+fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Result<(), Verdict> {
+    let limit = load::file_limit(opts.max_tensor_bytes);
+    let model = load::load_model(&case.dir.join("model.onnx"), "model.onnx", limit)?;
+    result.ops = eval::op_names(&model);
+    let opsets = eval::opsets(&model)?;
+    result.opset = opsets
+        .iter()
+        .map(|(d, v)| (eval::display_domain(d).to_string(), *v))
+        .collect();
+    let plan = eval::plan(&model)?;
+    let ctx = TensorContext {
+        base_dir: &case.dir,
+        max_bytes: opts.max_tensor_bytes,
+    };
+    let initializers = plan
+        .initializers()
+        .iter()
+        .map(|p| load::convert_tensor(p, "model.onnx", &ctx).map(|t| (p.name.clone(), t)))
+        .collect::<Result<Vec<_>, _>>()?;
+    if case.data_sets.is_empty() {
+        return Err(Verdict(
+            Status::Errored,
+            "no test_data_set_N directory: nothing to check".into(),
+        ));
+    }
+    for ds in &case.data_sets {
+        result
+            .data_sets
+            .push(run_data_set(&plan, &initializers, case, ds, opts));
+    }
+    Ok(())
+}
+
+fn run_data_set(
+    plan: &Plan<'_>,
+    initializers: &[(String, Tensor)],
+    case: &Case,
+    ds: &DataSet,
+    opts: &RunOptions,
+) -> DataSetResult {
+    let mut r = DataSetResult {
+        name: ds.name.clone(),
+        status: Status::Passed,
+        reason: None,
+        outputs: Vec::new(),
+    };
+    match load_and_evaluate(plan, initializers, case, ds, opts) {
+        Ok(outputs) => {
+            r.outputs = outputs;
+            if let Some(o) = r.outputs.iter().find(|o| o.status != Status::Passed) {
+                r.status = Status::Failed;
+                r.reason = Some(format!(
+                    "output '{}': {}",
+                    o.name,
+                    o.reason.as_deref().unwrap_or("differs")
+                ));
+            }
+        }
+        Err(Verdict(status, reason)) => {
+            r.status = status;
+            r.reason = Some(reason);
+        }
+    }
+    r
+}
+
+/// Loads a data set's files, evaluates the graph and compares every output.
+fn load_and_evaluate(
+    plan: &Plan<'_>,
+    initializers: &[(String, Tensor)],
+    case: &Case,
+    ds: &DataSet,
+    opts: &RunOptions,
+) -> Result<Vec<OutputResult>, Verdict> {
+    let files = DataSetFiles::scan(ds)?;
+    files.check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name)?;
+    let mut inputs = Vec::with_capacity(plan.inputs.len());
+    for (k, info) in plan.inputs.iter().enumerate() {
+        let file = format!("{}/input_{k}.pb", ds.name);
+        let (_, t) = load::load_tensor_file(
+            &ds.dir.join(format!("input_{k}.pb")),
+            &file,
+            opts.max_tensor_bytes,
+        )?;
+        check_declared(info, &t, &file, "input")?;
+        inputs.push(t);
+    }
+    let mut expected = Vec::with_capacity(plan.outputs.len());
+    for k in 0..plan.outputs.len() {
+        let file = format!("{}/output_{k}.pb", ds.name);
+        let (_, t) = load::load_tensor_file(
+            &ds.dir.join(format!("output_{k}.pb")),
+            &file,
+            opts.max_tensor_bytes,
+        )?;
+        expected.push(t);
+    }
+    let actual = plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes)?;
+    Ok(plan
+        .outputs
+        .iter()
+        .zip(expected.iter().zip(&actual))
+        .map(|(info, (e, a))| {
+            let d = compare(e, &a.tensor, a.arithmetic, &opts.tolerance);
+            OutputResult {
+                name: info.name.clone(),
+                status: if d.passed {
+                    Status::Passed
+                } else {
+                    Status::Failed
+                },
+                reason: d.reason,
+                dtype: e.dtype(),
+                actual_dtype: a.tensor.dtype(),
+                expected_shape: e.shape().to_vec(),
+                actual_shape: a.tensor.shape().to_vec(),
+                mismatches: d.mismatches,
+                max_abs_diff: d.max_abs_diff,
+                max_rel_diff: d.max_rel_diff,
+                first_mismatches: d.first_mismatches,
+                tolerant: d.tolerant,
+            }
+        })
+        .collect())
+}
+
+/// The `input_K.pb` / `output_K.pb` numbers present in a data set directory.
+struct DataSetFiles {
+    inputs: Vec<u64>,
+    outputs: Vec<u64>,
+}
+
+impl DataSetFiles {
+    fn scan(ds: &DataSet) -> Result<DataSetFiles, Verdict> {
+        let entries = std::fs::read_dir(&ds.dir)
+            .map_err(|e| Verdict(Status::Errored, format!("{}: {e}", ds.name)))?;
+        let mut files = DataSetFiles {
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+        };
+        for e in entries.filter_map(Result::ok) {
+            let Some(name) = e.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let number = |prefix: &str| {
+                let digits = name.strip_prefix(prefix)?.strip_suffix(".pb")?;
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                digits.parse::<u64>().ok()
+            };
+            if let Some(k) = number("input_") {
+                files.inputs.push(k);
+            } else if let Some(k) = number("output_") {
+                files.outputs.push(k);
+            }
+        }
+        files.inputs.sort_unstable();
+        files.outputs.sort_unstable();
+        Ok(files)
+    }
+
+    /// Exactly `input_0..n` and `output_0..m`, matched by K to the graph's inputs and outputs.
+    fn check_counts(&self, n_inputs: usize, n_outputs: usize, ds: &str) -> Result<(), Verdict> {
+        for (kind, have, want) in [
+            ("input", &self.inputs, n_inputs),
+            ("output", &self.outputs, n_outputs),
+        ] {
+            if let Some(missing) = (0..want as u64).find(|k| !have.contains(k)) {
+                return Err(Verdict(
+                    Status::Errored,
+                    format!(
+                        "{ds}/{kind}_{missing}.pb is missing: the graph has {want} {kind}(s) to match by position"
+                    ),
+                ));
+            }
+            if let Some(extra) = have.iter().find(|&&k| k >= want as u64) {
+                return Err(Verdict(
+                    Status::Errored,
+                    format!(
+                        "{ds}/{kind}_{extra}.pb has no graph {kind} to match: the graph has {want} {kind}(s) (initializers excluded)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks a loaded input against the graph's declaration (dtype, rank and fixed dims).
+fn check_declared(
+    info: &ValueInfoProto,
+    t: &Tensor,
+    file: &str,
+    role: &str,
+) -> Result<(), Verdict> {
+    let Some(type_proto::Value::TensorType(tt)) =
+        info.r#type.as_ref().and_then(|t| t.value.as_ref())
+    else {
+        return Ok(());
+    };
+    let bad = |what: String| Err(Verdict(Status::Errored, format!("{file}: {what}")));
+    if tt.elem_type != 0 && DType::from_onnx(tt.elem_type) != Some(t.dtype()) {
+        let declared = DType::from_onnx(tt.elem_type)
+            .map_or(format!("type {}", tt.elem_type), |d| d.to_string());
+        return bad(format!(
+            "holds {} but graph {role} '{}' is declared {declared}",
+            t.dtype(),
+            info.name
+        ));
+    }
+    if let Some(shape) = &tt.shape {
+        if shape.dim.len() != t.rank() {
+            return bad(format!(
+                "has shape {:?} (rank {}) but graph {role} '{}' is declared with rank {}",
+                t.shape(),
+                t.rank(),
+                info.name,
+                shape.dim.len()
+            ));
+        }
+        for (i, (d, &actual)) in shape.dim.iter().zip(t.shape()).enumerate() {
+            if let Some(Dim::DimValue(v)) = d.value {
+                if u64::try_from(v).ok() != u64::try_from(actual).ok() {
+                    return bad(format!(
+                        "has shape {:?} but graph {role} '{}' declares dimension {i} as {v}",
+                        t.shape(),
+                        info.name
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A case prepared for repeated evaluation of its first data set (the `bench` subcommand).
+pub struct Prepared {
+    model: crate::pb::ModelProto,
+    initializers: Vec<(String, Tensor)>,
+    inputs: Vec<Tensor>,
+    /// The data set's expected outputs.
+    pub expected: Vec<Tensor>,
+    dir: std::path::PathBuf,
+    max_bytes: usize,
+}
+
+impl Prepared {
+    /// Loads the model and data set `ds` of `case`.
+    pub fn load(case: &Case, ds: &DataSet, opts: &RunOptions) -> Result<Prepared, String> {
+        let limit = load::file_limit(opts.max_tensor_bytes);
+        let model = load::load_model(&case.dir.join("model.onnx"), "model.onnx", limit)
+            .map_err(|e| e.to_string())?;
+        let (initializers, inputs, expected) = {
+            let plan = eval::plan(&model).map_err(|e| e.to_string())?;
+            let ctx = TensorContext {
+                base_dir: &case.dir,
+                max_bytes: opts.max_tensor_bytes,
+            };
+            let initializers = plan
+                .initializers()
+                .iter()
+                .map(|p| load::convert_tensor(p, "model.onnx", &ctx).map(|t| (p.name.clone(), t)))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())?;
+            let files = DataSetFiles::scan(ds).map_err(|Verdict(_, m)| m)?;
+            files
+                .check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name)
+                .map_err(|Verdict(_, m)| m)?;
+            let load = |kind: &str, k: usize| {
+                let file = format!("{}/{kind}_{k}.pb", ds.name);
+                load::load_tensor_file(
+                    &ds.dir.join(format!("{kind}_{k}.pb")),
+                    &file,
+                    opts.max_tensor_bytes,
+                )
+                .map(|(_, t)| t)
+                .map_err(|e| e.to_string())
+            };
+            let inputs = (0..plan.inputs.len())
+                .map(|k| load("input", k))
+                .collect::<Result<Vec<_>, _>>()?;
+            let expected = (0..plan.outputs.len())
+                .map(|k| load("output", k))
+                .collect::<Result<Vec<_>, _>>()?;
+            (initializers, inputs, expected)
+        };
+        Ok(Prepared {
+            model,
+            initializers,
+            inputs,
+            expected,
+            dir: case.dir.clone(),
+            max_bytes: opts.max_tensor_bytes,
+        })
+    }
+
+    /// Every graph input, data-set inputs first, then initializers.
+    pub fn input_tensors(&self) -> Vec<&Tensor> {
+        self.inputs
+            .iter()
+            .chain(self.initializers.iter().map(|(_, t)| t))
+            .collect()
+    }
+
+    /// Whether the graph's operator reads its data only where it gathers (a gather), rather than
+    /// copying it whole (a scatter).
+    pub fn is_gather(&self) -> bool {
+        eval::op_names(&self.model)
+            .iter()
+            .any(|op| op.contains("Gather"))
+    }
+
+    /// Evaluates the graph once.
+    pub fn evaluate(&self) -> Result<Vec<eval::Value>, String> {
+        let plan = eval::plan(&self.model).map_err(|e| e.to_string())?;
+        plan.evaluate(&self.initializers, &self.inputs, &self.dir, self.max_bytes)
+            .map_err(|e| e.to_string())
+    }
+}

@@ -1,0 +1,134 @@
+//! What a run found: the verdict of every case, data set and output. Produced by the runner,
+//! consumed by the reporters.
+
+use crate::compare::Mismatch;
+use crate::tensor::DType;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Status {
+    /// Our result equals the expected output.
+    Passed,
+    /// Our result differs from the expected output.
+    Failed,
+    /// The case could not be evaluated: a malformed file, an invalid model, or inputs the spec
+    /// forbids (an out-of-range index, say).
+    Errored,
+    /// The case uses something the tool does not implement.
+    Skipped,
+}
+
+impl Status {
+    /// Lower-case name, as in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Errored => "errored",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+/// The comparison of one graph output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputResult {
+    /// The graph output's name.
+    pub name: String,
+    /// Passed or failed.
+    pub status: Status,
+    /// Why it failed.
+    pub reason: Option<String>,
+    /// The expected dtype.
+    pub dtype: DType,
+    /// Our dtype.
+    pub actual_dtype: DType,
+    /// The expected shape.
+    pub expected_shape: Vec<usize>,
+    /// Our shape.
+    pub actual_shape: Vec<usize>,
+    /// Differing elements.
+    pub mismatches: usize,
+    /// Largest absolute difference.
+    pub max_abs_diff: Option<f64>,
+    /// Largest relative difference.
+    pub max_rel_diff: Option<f64>,
+    /// The first differing elements.
+    pub first_mismatches: Vec<Mismatch>,
+    /// Whether the comparison used a tolerance.
+    pub tolerant: bool,
+}
+
+/// The verdict of one data set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataSetResult {
+    /// `test_data_set_N`.
+    pub name: String,
+    /// The verdict.
+    pub status: Status,
+    /// Why it did not pass.
+    pub reason: Option<String>,
+    /// Per-output comparisons (empty when the data set could not be evaluated).
+    pub outputs: Vec<OutputResult>,
+}
+
+/// The verdict of one case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseResult {
+    /// The case's name (its path relative to the argument it was found under).
+    pub name: String,
+    /// The case directory.
+    pub path: PathBuf,
+    /// The operators of the graph, in order (domain-qualified outside the default domain).
+    pub ops: Vec<String>,
+    /// The opset imports (domain, `ai.onnx` for the default one, -> version).
+    pub opset: BTreeMap<String, i64>,
+    /// The verdict.
+    pub status: Status,
+    /// Why it did not pass: the first non-passing data set's reason, or the case-level one.
+    pub reason: Option<String>,
+    /// The data sets.
+    pub data_sets: Vec<DataSetResult>,
+    /// Wall time spent on the case.
+    pub duration: Duration,
+}
+
+/// Counts over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Cases run.
+    pub total: usize,
+    /// Passed.
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Errored.
+    pub errored: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// Cases not run because `--fail-fast` stopped the run.
+    pub not_run: usize,
+}
+
+impl Summary {
+    /// Counts the verdicts of `cases`; `not_run` cases were never started.
+    pub fn of(cases: &[CaseResult], not_run: usize) -> Summary {
+        let mut s = Summary {
+            total: cases.len(),
+            not_run,
+            ..Summary::default()
+        };
+        for c in cases {
+            match c.status {
+                Status::Passed => s.passed += 1,
+                Status::Failed => s.failed += 1,
+                Status::Errored => s.errored += 1,
+                Status::Skipped => s.skipped += 1,
+            }
+        }
+        s
+    }
+}

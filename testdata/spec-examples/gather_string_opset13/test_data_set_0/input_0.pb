@@ -1,0 +1,2 @@
+
+2alpha2βeta2gammaBdata

@@ -1,0 +1,2 @@
+
+2gamma2alpha2βeta2βetaBoutput
