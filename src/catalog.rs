@@ -3,8 +3,9 @@
 
 use crate::discover::Case;
 use crate::eval::{self, PlanError};
-use crate::ops::{OpDef, REGISTRY};
-use crate::tensor::DType;
+use crate::ops::REGISTRY;
+use crate::tensor::dtype::CLASSIC15;
+use crate::tensor::{DType, DTypeSet};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -62,57 +63,109 @@ pub fn matrix() -> Vec<OpRow> {
     rows
 }
 
+/// `classic15`, `classic15 + bfloat16`, `all types` or the plain list, for the table.
+fn summarize(set: DTypeSet) -> String {
+    if set == DTypeSet::of(&DType::ALL) {
+        return "all types".to_string();
+    }
+    if CLASSIC15.iter().all(|d| set.contains(d)) {
+        let extra: Vec<&str> = set
+            .iter()
+            .filter(|d| !CLASSIC15.contains(*d))
+            .map(DType::name)
+            .collect();
+        return if extra.is_empty() {
+            "classic15".to_string()
+        } else {
+            format!("classic15 + {}", extra.join(" "))
+        };
+    }
+    set.iter().map(DType::name).collect::<Vec<_>>().join(" ")
+}
+
 /// The support matrix as a table for people.
 pub fn render_matrix() -> String {
-    let mut s = String::new();
-    let mut current: Option<&OpDef> = None;
+    let classic: Vec<&str> = CLASSIC15.iter().map(DType::name).collect();
+    let mut rows: Vec<[String; 7]> = vec![[
+        "OP".into(),
+        "DOMAIN".into(),
+        "VERSION".into(),
+        "OPSETS".into(),
+        "T".into(),
+        "Tind".into(),
+        "REDUCTION".into(),
+    ]];
     for def in REGISTRY {
+        let domain = eval::display_domain(def.domain).to_string();
+        if def.plumbing {
+            rows.push([
+                def.op_type.into(),
+                domain,
+                "all".into(),
+                format!("{}+", def.versions.first().map_or(1, |v| v.since)),
+                "all types".into(),
+                "-".into(),
+                "(graph plumbing)".into(),
+            ]);
+            continue;
+        }
         for (i, v) in def.versions.iter().enumerate() {
-            if current.is_none_or(|c| !std::ptr::eq(c, *def)) {
-                current = Some(def);
-                let kind = if def.plumbing {
-                    " (graph plumbing)"
-                } else {
-                    ""
-                };
-                let _ = writeln!(
-                    s,
-                    "{} [{}]{kind}  {}",
-                    def.op_type,
-                    eval::display_domain(def.domain),
-                    def.spec
-                );
-            }
             let opsets = match def.versions.get(i + 1) {
-                Some(n) if n.since - 1 > v.since => format!("opset {}-{}", v.since, n.since - 1),
-                Some(_) => format!("opset {}", v.since),
-                None => format!("opset {}+", v.since),
+                Some(n) if n.since - 1 > v.since => format!("{}-{}", v.since, n.since - 1),
+                Some(_) => v.since.to_string(),
+                None => format!("{}+", v.since),
             };
-            let head = format!("  v{:<3} {:<12}", v.since, opsets);
-            if v.deprecated {
-                let _ = writeln!(s, "{head} deprecated: nodes resolving here are errored");
-                continue;
-            }
-            let mut parts = Vec::new();
-            for c in v.constraints {
-                if def.plumbing && c.name == "V" {
-                    continue;
-                }
-                let names: Vec<&str> = c.dtypes.iter().map(DType::name).collect();
-                let list = if names.len() == DType::ALL.len() {
-                    "all types".to_string()
+            let constraint = |name: &str| {
+                v.constraints
+                    .iter()
+                    .find(|c| c.name == name)
+                    .map_or("-".to_string(), |c| summarize(c.dtypes))
+            };
+            let (t, tind, modes) = if v.deprecated {
+                (
+                    "deprecated: errored".to_string(),
+                    "-".to_string(),
+                    "-".to_string(),
+                )
+            } else {
+                let modes = if v.modes.is_empty() {
+                    "-".to_string()
                 } else {
-                    names.join(" ")
+                    v.modes.join(" ")
                 };
-                parts.push(format!("{}: {list}", c.name));
-            }
-            if !v.modes.is_empty() {
-                parts.push(format!("reduction: {}", v.modes.join(" ")));
-            }
-            let _ = writeln!(s, "{head} {}", parts.join("; "));
+                (constraint("T"), constraint("Tind"), modes)
+            };
+            rows.push([
+                def.op_type.into(),
+                domain.clone(),
+                v.since.to_string(),
+                opsets,
+                t,
+                tind,
+                modes,
+            ]);
         }
     }
-    s.push_str("\nReductions on bool: add (OR), mul (AND); on string: add (concatenation); on complex: add, mul;\nother combinations are skipped (SEMANTICS D8).\n");
+    let mut widths = [0usize; 7];
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let mut s = String::new();
+    for r in &rows {
+        let line: Vec<String> = r
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        let _ = writeln!(s, "{}", line.join("  ").trim_end());
+    }
+    let _ = writeln!(s, "\nclassic15 = {}", classic.join(" "));
+    s.push_str(
+        "Reductions apply to integer and float types; bool: add (OR), mul (AND); string: add\n\
+         (concatenation); complex: add, mul. Other combinations are skipped (SEMANTICS D8).\n",
+    );
     s
 }
 

@@ -161,3 +161,156 @@ fn gather_t<T: Elem>(
     }
     Tensor::from_elems(data.dtype(), oshape, out).map_err(|e| spec_err!("{e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+    use crate::tensor::DType;
+
+    #[test]
+    fn spec_example_axis0_with_2d_indices() {
+        // onnx__Gather.html, example 1.
+        let data = f32s(&[3, 2], &[1.0, 1.2, 2.3, 3.4, 4.5, 5.7]);
+        let idx = i64s(&[2, 2], &[0, 1, 1, 2]);
+        let out = run("Gather", 13, vec![], &[&data, &idx]).unwrap();
+        assert_eq!(
+            out,
+            f32s(&[2, 2, 2], &[1.0, 1.2, 2.3, 3.4, 2.3, 3.4, 4.5, 5.7])
+        );
+    }
+
+    #[test]
+    fn spec_example_axis1() {
+        // onnx__Gather.html, example 2.
+        let data = f32s(&[3, 3], &[1.0, 1.2, 1.9, 2.3, 3.4, 3.9, 4.5, 5.7, 5.9]);
+        let idx = i32s(&[1, 2], &[0, 2]);
+        let out = run("Gather", 11, vec![int_attr("axis", 1)], &[&data, &idx]).unwrap();
+        assert_eq!(out, f32s(&[3, 1, 2], &[1.0, 1.9, 2.3, 3.9, 4.5, 5.9]));
+    }
+
+    #[test]
+    fn scalar_index_drops_the_axis_and_1d_data_gives_a_scalar() {
+        let data = f32s(&[3], &[1.0, 2.0, 3.0]);
+        let out = run("Gather", 13, vec![], &[&data, &i64s(&[], &[-1])]).unwrap();
+        assert_eq!(out, f32s(&[], &[3.0]));
+    }
+
+    #[test]
+    fn empty_indices_check_nothing_and_give_an_empty_output() {
+        let data = f32s(&[3, 4], &[0.0; 12]);
+        let out = run("Gather", 13, vec![], &[&data, &i64s(&[2, 0], &[])]).unwrap();
+        assert_eq!(out.shape(), &[2, 0, 4]);
+        let out = run(
+            "Gather",
+            13,
+            vec![int_attr("axis", 1)],
+            &[&data, &i64s(&[0], &[])],
+        )
+        .unwrap();
+        assert_eq!(out.shape(), &[3, 0]);
+    }
+
+    #[test]
+    fn index_equal_to_the_axis_size_is_out_of_range() {
+        let data = f32s(&[3], &[1.0, 2.0, 3.0]);
+        let e = err(run("Gather", 13, vec![], &[&data, &i64s(&[2], &[0, 3])]));
+        assert_eq!(
+            e,
+            "indices[1] = 3 is out of range [-3, 2] for axis 0 (size 3)"
+        );
+        assert!(
+            err(run("Gather", 13, vec![], &[&data, &i64s(&[1], &[-4])])).contains("out of range")
+        );
+        assert!(err(run(
+            "Gather",
+            13,
+            vec![],
+            &[&data, &i64s(&[1], &[i64::MIN])]
+        ))
+        .contains("out of range"));
+        assert!(err(run(
+            "Gather",
+            13,
+            vec![],
+            &[&data, &i32s(&[1], &[i32::MAX])]
+        ))
+        .contains("out of range"));
+    }
+
+    #[test]
+    fn negative_indices_are_errors_at_opset_1_and_count_from_the_back_at_11() {
+        let data = f32s(&[3], &[1.0, 2.0, 3.0]);
+        let idx = i64s(&[1], &[-1]);
+        let e = err(run("Gather", 10, vec![], &[&data, &idx]));
+        assert!(e.contains("Gather-1") && e.contains("opset 11"), "{e}");
+        assert_eq!(
+            run("Gather", 11, vec![], &[&data, &idx]).unwrap(),
+            f32s(&[1], &[3.0])
+        );
+    }
+
+    #[test]
+    fn rank0_data_and_bad_axes_are_errors() {
+        let scalar = f32s(&[], &[5.0]);
+        assert!(err(run("Gather", 13, vec![], &[&scalar, &i64s(&[], &[0])])).contains("rank >= 1"));
+        let data = f32s(&[2, 2], &[0.0; 4]);
+        let e = err(run(
+            "Gather",
+            13,
+            vec![int_attr("axis", 2)],
+            &[&data, &i64s(&[1], &[0])],
+        ));
+        assert_eq!(e, "axis 2 is out of range [-2, 1] for rank 2");
+    }
+
+    #[test]
+    fn an_empty_axis_admits_no_index() {
+        let data = f32s(&[0, 4], &[]);
+        assert!(err(run("Gather", 13, vec![], &[&data, &i64s(&[1], &[0])])).contains("size 0"));
+    }
+
+    #[test]
+    fn type_constraints_follow_the_version() {
+        let bf16 = Tensor::from_elems(DType::Bfloat16, vec![2], vec![0x3F80u16, 0x4000]).unwrap();
+        let idx = i64s(&[1], &[1]);
+        let e = err(run("Gather", 11, vec![], &[&bf16, &idx]));
+        assert!(
+            e.contains("bfloat16") && e.contains("allowed from version 13"),
+            "{e}"
+        );
+        let out = run("Gather", 13, vec![], &[&bf16, &idx]).unwrap();
+        assert_eq!(out.elems::<u16>().unwrap(), &[0x4000]);
+        let f8 = Tensor::from_elems(DType::Float8E4M3Fn, vec![1], vec![0x38u8]).unwrap();
+        assert!(err(run("Gather", 13, vec![], &[&f8, &i64s(&[1], &[0])])).contains("float8e4m3fn"));
+        let i16idx = Tensor::from_elems(DType::Int16, vec![1], vec![0u16]).unwrap();
+        assert!(err(run("Gather", 13, vec![], &[&f32s(&[1], &[1.0]), &i16idx])).contains("Tind"));
+    }
+
+    #[test]
+    fn strings_and_complex_move_like_any_element() {
+        let s = Tensor::from_elems(
+            DType::String,
+            vec![3],
+            vec![b"a".to_vec(), b"bc".to_vec(), vec![]],
+        )
+        .unwrap();
+        let out = run("Gather", 13, vec![], &[&s, &i64s(&[2], &[2, 1])]).unwrap();
+        assert_eq!(out.elems::<Vec<u8>>().unwrap(), &[vec![], b"bc".to_vec()]);
+        let c = Tensor::from_elems(DType::Complex128, vec![2], vec![1u128, 2]).unwrap();
+        let out = run("Gather", 13, vec![], &[&c, &i64s(&[1], &[-1])]).unwrap();
+        assert_eq!(out.elems::<u128>().unwrap(), &[2]);
+    }
+
+    #[test]
+    fn unknown_attributes_are_errors() {
+        let data = f32s(&[2], &[1.0, 2.0]);
+        let e = err(run(
+            "Gather",
+            13,
+            vec![int_attr("batch_dims", 0)],
+            &[&data, &i64s(&[1], &[0])],
+        ));
+        assert_eq!(e, "attribute 'batch_dims' is not defined by Gather-13");
+    }
+}

@@ -180,3 +180,143 @@ fn gather_elements_t<T: Elem>(
     });
     Tensor::from_elems(data.dtype(), ishape.to_vec(), out).map_err(|e| spec_err!("{e}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+
+    #[test]
+    fn spec_example_1_axis1() {
+        let data = f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+        let idx = i64s(&[2, 2], &[0, 0, 1, 0]);
+        let out = run(
+            "GatherElements",
+            11,
+            vec![int_attr("axis", 1)],
+            &[&data, &idx],
+        )
+        .unwrap();
+        assert_eq!(out, f32s(&[2, 2], &[1.0, 1.0, 4.0, 3.0]));
+    }
+
+    #[test]
+    fn spec_example_2_axis0_with_fewer_rows() {
+        let data = f32s(&[3, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+        let idx = i32s(&[2, 3], &[1, 2, 0, 2, 0, 0]);
+        let out = run("GatherElements", 13, vec![], &[&data, &idx]).unwrap();
+        assert_eq!(out, f32s(&[2, 3], &[4.0, 8.0, 3.0, 7.0, 2.0, 3.0]));
+    }
+
+    #[test]
+    fn negative_indices_count_from_the_back() {
+        let data = f32s(&[3, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+        let idx = i64s(&[2, 3], &[-1, -2, 0, -2, 0, 0]);
+        let out = run("GatherElements", 13, vec![], &[&data, &idx]).unwrap();
+        assert_eq!(out, f32s(&[2, 3], &[7.0, 5.0, 3.0, 4.0, 2.0, 3.0]));
+    }
+
+    #[test]
+    fn indices_smaller_than_data_off_the_axis_and_longer_on_it() {
+        // data 3x4, indices 2x2 on axis 1: out[i][j] = data[i][idx[i][j]].
+        let data = f32s(&[3, 4], &(0..12).map(|v| v as f32).collect::<Vec<_>>());
+        let idx = i64s(&[2, 2], &[3, 0, 1, -1]);
+        let out = run(
+            "GatherElements",
+            13,
+            vec![int_attr("axis", -1)],
+            &[&data, &idx],
+        )
+        .unwrap();
+        assert_eq!(out, f32s(&[2, 2], &[3.0, 0.0, 5.0, 7.0]));
+        // Along the axis, indices may be longer than data: 3x6 from 3x4.
+        let idx = i64s(&[1, 6], &[0, 1, 2, 3, 3, 3]);
+        let out = run(
+            "GatherElements",
+            13,
+            vec![int_attr("axis", 1)],
+            &[&data, &idx],
+        )
+        .unwrap();
+        assert_eq!(out, f32s(&[1, 6], &[0.0, 1.0, 2.0, 3.0, 3.0, 3.0]));
+    }
+
+    #[test]
+    fn out_of_range_is_an_error_not_a_wrap() {
+        let data = f32s(&[2, 4], &[0.0; 8]);
+        let e = err(run(
+            "GatherElements",
+            13,
+            vec![int_attr("axis", 1)],
+            &[&data, &i64s(&[1, 1], &[4])],
+        ));
+        assert_eq!(
+            e,
+            "indices[0,0] = 4 is out of range [-4, 3] for axis 1 (size 4)"
+        );
+        assert!(err(run(
+            "GatherElements",
+            13,
+            vec![int_attr("axis", 1)],
+            &[&data, &i64s(&[1, 1], &[-5])]
+        ))
+        .contains("out of range"));
+    }
+
+    #[test]
+    fn shape_rules_are_enforced() {
+        let data = f32s(&[2, 4], &[0.0; 8]);
+        let e = err(run(
+            "GatherElements",
+            13,
+            vec![],
+            &[&data, &i64s(&[2], &[0, 0])],
+        ));
+        assert!(e.contains("rank 1") && e.contains("rank 2"), "{e}");
+        let e = err(run(
+            "GatherElements",
+            13,
+            vec![int_attr("axis", 1)],
+            &[&data, &i64s(&[3, 1], &[0, 0, 0])],
+        ));
+        assert!(e.contains("dimension 0"), "{e}");
+        let e = err(run(
+            "GatherElements",
+            13,
+            vec![int_attr("axis", 2)],
+            &[&data, &i64s(&[1, 1], &[0])],
+        ));
+        assert!(e.contains("axis 2 is out of range"), "{e}");
+    }
+
+    #[test]
+    fn rank3_matches_a_naive_loop() {
+        // Naive reference: out[i][j][k] = data[i][j][idx[i][j][k]] for axis 2, data[a][b][c] = 100a+10b+c.
+        let (a, b, c) = (2usize, 3usize, 4usize);
+        let data = f32s(
+            &[a, b, c],
+            &(0..a * b * c)
+                .map(|f| (100 * (f / 12) + 10 * (f / 4 % 3) + f % 4) as f32)
+                .collect::<Vec<_>>(),
+        );
+        let idx_vals: Vec<i64> = (0..a * 2 * 3).map(|f| (f as i64 * 7) % 4 - 2).collect();
+        let idx = i64s(&[a, 2, 3], &idx_vals);
+        let out = run(
+            "GatherElements",
+            13,
+            vec![int_attr("axis", 2)],
+            &[&data, &idx],
+        )
+        .unwrap();
+        let mut want = Vec::new();
+        for i in 0..a {
+            for j in 0..2 {
+                for k in 0..3 {
+                    let v = idx_vals[i * 6 + j * 3 + k];
+                    let v = if v < 0 { v + 4 } else { v } as usize;
+                    want.push((100 * i + 10 * j + v) as f32);
+                }
+            }
+        }
+        assert_eq!(out, f32s(&[a, 2, 3], &want));
+    }
+}

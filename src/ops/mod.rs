@@ -13,6 +13,8 @@ pub mod index;
 pub mod plumbing;
 pub mod reduction;
 pub mod scatter_elements;
+#[cfg(test)]
+pub(crate) mod testutil;
 
 use crate::pb::NodeProto;
 use crate::tensor::{DType, DTypeSet, Tensor};

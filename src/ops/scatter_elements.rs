@@ -232,3 +232,201 @@ fn scatter(
         arithmetic: reduction != Reduction::None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use crate::tensor::{DType, Tensor};
+
+    fn example1() -> (Tensor, Tensor, Tensor) {
+        (
+            f32s(&[3, 3], &[0.0; 9]),
+            i64s(&[2, 3], &[1, 0, 2, 0, 2, 1]),
+            f32s(&[2, 3], &[1.0, 1.1, 1.2, 2.0, 2.1, 2.2]),
+        )
+    }
+
+    #[test]
+    fn spec_example_1_at_every_version() {
+        let (d, i, u) = example1();
+        let want = f32s(&[3, 3], &[2.0, 1.1, 0.0, 1.0, 0.0, 2.2, 0.0, 2.1, 1.2]);
+        for opset in [11, 13, 16, 18] {
+            assert_eq!(
+                run("ScatterElements", opset, vec![], &[&d, &i, &u]).unwrap(),
+                want,
+                "opset {opset}"
+            );
+        }
+        assert_eq!(run("Scatter", 10, vec![], &[&d, &i, &u]).unwrap(), want);
+    }
+
+    #[test]
+    fn spec_example_2_axis1() {
+        let d = f32s(&[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]);
+        let i = i64s(&[1, 2], &[1, 3]);
+        let u = f32s(&[1, 2], &[1.1, 2.1]);
+        let out = run(
+            "ScatterElements",
+            18,
+            vec![int_attr("axis", 1)],
+            &[&d, &i, &u],
+        )
+        .unwrap();
+        assert_eq!(out, f32s(&[1, 5], &[1.0, 1.1, 3.0, 2.1, 5.0]));
+    }
+
+    #[test]
+    fn duplicates_let_the_last_write_win_and_reductions_accumulate_in_order() {
+        let d = f32s(&[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]);
+        let i = i64s(&[1, 2], &[1, 1]);
+        let u = f32s(&[1, 2], &[1.1, 2.1]);
+        let axis = || int_attr("axis", 1);
+        let r = |red: &str, opset| {
+            run(
+                "ScatterElements",
+                opset,
+                vec![axis(), str_attr("reduction", red)],
+                &[&d, &i, &u],
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            run("ScatterElements", 13, vec![axis()], &[&d, &i, &u]).unwrap(),
+            f32s(&[1, 5], &[1.0, 2.1, 3.0, 4.0, 5.0])
+        );
+        assert_eq!(
+            r("add", 16),
+            f32s(&[1, 5], &[1.0, 2.0 + 1.1 + 2.1, 3.0, 4.0, 5.0])
+        );
+        assert_eq!(
+            r("mul", 16),
+            f32s(&[1, 5], &[1.0, 2.0 * 1.1 * 2.1, 3.0, 4.0, 5.0])
+        );
+        assert_eq!(r("max", 18), f32s(&[1, 5], &[1.0, 2.1, 3.0, 4.0, 5.0]));
+        assert_eq!(r("min", 18), f32s(&[1, 5], &[1.0, 1.1, 3.0, 4.0, 5.0]));
+    }
+
+    #[test]
+    fn reductions_are_checked_against_the_version() {
+        let (d, i, u) = example1();
+        let e = err(run(
+            "ScatterElements",
+            13,
+            vec![str_attr("reduction", "add")],
+            &[&d, &i, &u],
+        ));
+        assert!(
+            e.contains("'reduction' is not defined by ScatterElements-13")
+                && e.contains("version 16"),
+            "{e}"
+        );
+        let e = err(run(
+            "ScatterElements",
+            16,
+            vec![str_attr("reduction", "max")],
+            &[&d, &i, &u],
+        ));
+        assert!(e.contains("not allowed by ScatterElements-16"), "{e}");
+        let e = err(run(
+            "ScatterElements",
+            18,
+            vec![str_attr("reduction", "sub")],
+            &[&d, &i, &u],
+        ));
+        assert!(e.contains("not a known reduction"), "{e}");
+    }
+
+    #[test]
+    fn scatter_is_deprecated_at_11_and_forbids_negative_indices_at_9() {
+        let (d, _, u) = example1();
+        let i = i64s(&[2, 3], &[1, 0, 2, 0, 2, -1]);
+        let e = err(run("Scatter", 11, vec![], &[&d, &i, &u]));
+        assert!(e.contains("deprecated"), "{e}");
+        let e = err(run("Scatter", 9, vec![], &[&d, &i, &u]));
+        assert!(e.contains("Scatter-9") && e.contains("negative"), "{e}");
+        assert!(run("ScatterElements", 11, vec![], &[&d, &i, &u]).is_ok());
+    }
+
+    #[test]
+    fn shapes_and_indices_are_validated_before_writing() {
+        let (d, i, _) = example1();
+        let e = err(run(
+            "ScatterElements",
+            18,
+            vec![],
+            &[&d, &i, &f32s(&[3, 2], &[0.0; 6])],
+        ));
+        assert!(e.contains("updates has shape [3, 2]"), "{e}");
+        let bad = i64s(&[2, 3], &[1, 0, 2, 0, 2, 3]);
+        let e = err(run(
+            "ScatterElements",
+            18,
+            vec![],
+            &[&d, &bad, &f32s(&[2, 3], &[0.0; 6])],
+        ));
+        assert_eq!(
+            e,
+            "indices[1,2] = 3 is out of range [-3, 2] for axis 0 (size 3)"
+        );
+        let e = err(run(
+            "ScatterElements",
+            18,
+            vec![],
+            &[&d, &i64s(&[2], &[0, 1]), &f32s(&[2], &[0.0; 2])],
+        ));
+        assert!(e.contains("rank"), "{e}");
+        let ints = i64s(&[2, 3], &[0; 6]);
+        let e = err(run("ScatterElements", 18, vec![], &[&d, &i, &ints]));
+        assert!(e.contains("int64") && e.contains("float"), "{e}");
+    }
+
+    #[test]
+    fn empty_indices_leave_data_unchanged() {
+        let d = f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+        let out = run(
+            "ScatterElements",
+            18,
+            vec![],
+            &[&d, &i64s(&[0, 2], &[]), &f32s(&[0, 2], &[])],
+        )
+        .unwrap();
+        assert_eq!(out, d);
+    }
+
+    #[test]
+    fn bool_and_string_reductions() {
+        let b = |v: &[u8]| Tensor::from_elems(DType::Bool, vec![v.len()], v.to_vec()).unwrap();
+        let i = i64s(&[2], &[0, 0]);
+        let out = run(
+            "ScatterElements",
+            18,
+            vec![str_attr("reduction", "add")],
+            &[&b(&[0, 0]), &i, &b(&[0, 1])],
+        )
+        .unwrap();
+        assert_eq!(out, b(&[1, 0]));
+        let s = |v: &[&str]| {
+            Tensor::from_elems(
+                DType::String,
+                vec![v.len()],
+                v.iter().map(|x| x.as_bytes().to_vec()).collect(),
+            )
+            .unwrap()
+        };
+        let out = run(
+            "ScatterElements",
+            18,
+            vec![str_attr("reduction", "add")],
+            &[&s(&["a", "b"]), &i, &s(&["x", "y"])],
+        )
+        .unwrap();
+        assert_eq!(out, s(&["axy", "b"]));
+        let e = run(
+            "ScatterElements",
+            18,
+            vec![str_attr("reduction", "mul")],
+            &[&s(&["a", "b"]), &i, &s(&["x", "y"])],
+        );
+        assert!(matches!(e, Err(crate::ops::KernelError::Unsupported(_))));
+    }
+}
