@@ -9,7 +9,10 @@
 //! A pure copy of contiguous blocks of `prod(data.shape[axis+1..])` elements.
 
 use super::index::{normalize_axis, normalize_indices, Negatives};
-use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
+use super::{
+    attr, check_heap_bytes, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef,
+    OpVersion,
+};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{numel, Elem, Tensor};
@@ -126,7 +129,7 @@ fn eval(inv: &Invocation<'_>, negatives: Negatives) -> Result<Evaluated, KernelE
             "Gather on {} is not implemented",
             data.dtype()
         ))),
-        gather_t(data, &idx, geometry, oshape)
+        gather_t(data, &idx, geometry, oshape, inv.max_bytes)
     )?;
     Ok(Evaluated {
         outputs: vec![out],
@@ -147,10 +150,18 @@ fn gather_t<T: Elem>(
     idx: &[usize],
     g: Geometry,
     oshape: Vec<usize>,
+    max_bytes: usize,
 ) -> Result<Tensor, KernelError> {
     let src = data
         .elems::<T>()
         .ok_or_else(|| spec_err!("data storage does not match its dtype"))?;
+    let picks = (0..g.outer).flat_map(|o| {
+        idx.iter().flat_map(move |&k| {
+            let start = (o * g.axis_len + k) * g.inner;
+            start..start + g.inner
+        })
+    });
+    check_heap_bytes(src, picks, max_bytes)?;
     let mut out: Vec<T> = Vec::with_capacity(g.outer * idx.len() * g.inner);
     for o in 0..g.outer {
         let base = o * g.axis_len;
@@ -300,6 +311,18 @@ mod tests {
         let c = Tensor::from_elems(DType::Complex128, vec![2], vec![1u128, 2]).unwrap();
         let out = run("Gather", 13, vec![], &[&c, &i64s(&[1], &[-1])]).unwrap();
         assert_eq!(out.elems::<u128>().unwrap(), &[2]);
+    }
+
+    #[test]
+    fn outputs_over_the_limit_are_refused_before_allocation() {
+        let data = f32s(&[4], &[0.0; 4]);
+        let idx = i64s(&[1000], &[0; 1000]);
+        let e = run_limited("Gather", 13, vec![], &[&data, &idx], 1000);
+        assert!(matches!(e, Err(KernelError::TooLarge(_))), "{e:?}");
+        // One long string repeated: the element count alone would not catch it.
+        let s = Tensor::from_elems(DType::String, vec![1], vec![vec![b'x'; 1000]]).unwrap();
+        let e = run_limited("Gather", 13, vec![], &[&s, &idx], 100_000);
+        assert!(matches!(e, Err(KernelError::TooLarge(_))), "{e:?}");
     }
 
     #[test]

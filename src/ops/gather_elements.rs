@@ -8,7 +8,10 @@
 //! Shape rule (D6): equal ranks, `indices.shape[d] <= data.shape[d]` off the axis, the axis free.
 
 use super::index::{normalize_axis, normalize_indices, Negatives};
-use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
+use super::{
+    attr, check_heap_bytes, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef,
+    OpVersion,
+};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{strides, Elem, Tensor};
@@ -121,7 +124,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
             "GatherElements on {} is not implemented",
             data.dtype()
         ))),
-        gather_elements_t(data, indices.shape(), &idx, axis)
+        gather_elements_t(data, indices.shape(), &idx, axis, inv.max_bytes)
     )?;
     Ok(Evaluated {
         outputs: vec![out],
@@ -169,11 +172,19 @@ fn gather_elements_t<T: Elem>(
     ishape: &[usize],
     idx: &[usize],
     axis: usize,
+    max_bytes: usize,
 ) -> Result<Tensor, KernelError> {
     let src = data
         .elems::<T>()
         .ok_or_else(|| spec_err!("data storage does not match its dtype"))?;
     let axis_stride = strides(data.shape())[axis];
+    if T::OWNS_HEAP {
+        let mut picks = Vec::with_capacity(idx.len());
+        for_each_element(ishape, data.shape(), axis, |pos, base| {
+            picks.push(base + idx[pos] * axis_stride)
+        });
+        check_heap_bytes(src, picks.into_iter(), max_bytes)?;
+    }
     let mut out: Vec<T> = Vec::with_capacity(idx.len());
     for_each_element(ishape, data.shape(), axis, |pos, base| {
         out.push(src[base + idx[pos] * axis_stride].clone());

@@ -17,7 +17,7 @@ pub mod scatter_elements;
 pub(crate) mod testutil;
 
 use crate::pb::NodeProto;
-use crate::tensor::{DType, DTypeSet, Tensor};
+use crate::tensor::{DType, DTypeSet, Elem, Tensor};
 use thiserror::Error;
 
 /// Why a kernel did not produce outputs.
@@ -156,6 +156,28 @@ impl Invocation<'_> {
         }
         Ok(n)
     }
+}
+
+/// Fails with [`KernelError::TooLarge`] when the string payloads an output would copy exceed the
+/// limit: a gather can repeat one long string many times, which the element count alone misses.
+pub fn check_heap_bytes<T: Elem>(
+    src: &[T],
+    picks: impl Iterator<Item = usize>,
+    max_bytes: usize,
+) -> Result<(), KernelError> {
+    if !T::OWNS_HEAP {
+        return Ok(());
+    }
+    let mut total = 0usize;
+    for i in picks {
+        total = total.saturating_add(src.get(i).map_or(0, Elem::heap_len));
+        if total > max_bytes {
+            return Err(KernelError::TooLarge(format!(
+                "the output's strings would take more than the limit of {max_bytes} bytes (--max-tensor-bytes)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Every operator the tool knows, default domain first.

@@ -76,7 +76,7 @@ pub fn run(
         def,
         version,
         inputs: inputs.iter().map(|t| Some(*t)).collect(),
-        max_bytes: 1 << 30,
+        max_bytes,
         model_dir: std::path::Path::new("."),
     };
     invoke(&inv).map(|mut e| e.outputs.remove(0))

@@ -92,6 +92,13 @@ pub trait Elem: Clone + Send + Sync + 'static {
     fn into_storage(v: Vec<Self>) -> Storage;
     /// The all-zero element (0, 0.0, false; the empty string).
     fn zero() -> Self;
+    /// Bytes the element owns on the heap (a string's payload; 0 for fixed-width words), so that
+    /// kernels can bound an output of strings before building it.
+    fn heap_len(&self) -> usize {
+        0
+    }
+    /// Whether [`Elem::heap_len`] can be non-zero.
+    const OWNS_HEAP: bool = false;
 }
 
 macro_rules! impl_elem {
@@ -124,7 +131,30 @@ impl_elem!(u16, W16, 0);
 impl_elem!(u32, W32, 0);
 impl_elem!(u64, W64, 0);
 impl_elem!(u128, W128, 0);
-impl_elem!(Vec<u8>, Str, Vec::new());
+impl Elem for Vec<u8> {
+    fn slice(storage: &Storage) -> Option<&[Self]> {
+        match storage {
+            Storage::Str(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn slice_mut(storage: &mut Storage) -> Option<&mut [Self]> {
+        match storage {
+            Storage::Str(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn into_storage(v: Vec<Self>) -> Storage {
+        Storage::Str(v)
+    }
+    fn zero() -> Self {
+        Vec::new()
+    }
+    fn heap_len(&self) -> usize {
+        self.len()
+    }
+    const OWNS_HEAP: bool = true;
+}
 
 /// Calls the generic function `$f::<T>($args)` with `T` the storage element of `$dtype`;
 /// packed sub-byte dtypes evaluate `$packed` instead.
