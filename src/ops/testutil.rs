@@ -61,6 +61,17 @@ pub fn run(
     attrs: Vec<AttributeProto>,
     inputs: &[&Tensor],
 ) -> Result<Tensor, KernelError> {
+    run_limited(op, opset, attrs, inputs, 1 << 30)
+}
+
+/// [`run`] with an output size limit.
+pub fn run_limited(
+    op: &str,
+    opset: i64,
+    attrs: Vec<AttributeProto>,
+    inputs: &[&Tensor],
+    max_bytes: usize,
+) -> Result<Tensor, KernelError> {
     let Resolution::Found(def, version) = resolve("", op, opset) else {
         panic!("{op} does not resolve at opset {opset}");
     };
