@@ -225,6 +225,11 @@ impl Plan<'_> {
         out
     }
 
+    /// The operators of the resolved nodes, in graph order.
+    pub fn defs(&self) -> impl Iterator<Item = &'static OpDef> + '_ {
+        self.steps.iter().map(|s| s.def)
+    }
+
     /// The initializer protos, for the caller to load once per case.
     pub fn initializers(&self) -> &[crate::pb::TensorProto] {
         &self.graph.initializer

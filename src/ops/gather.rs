@@ -36,6 +36,7 @@ pub static GATHER: OpDef = OpDef {
     op_type: "Gather",
     spec: "https://onnx.ai/onnx/operators/onnx__Gather.html",
     plumbing: false,
+    gathers: true,
     versions: &[
         OpVersion {
             since: 1,

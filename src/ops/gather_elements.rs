@@ -35,6 +35,7 @@ pub static GATHER_ELEMENTS: OpDef = OpDef {
     op_type: "GatherElements",
     spec: "https://onnx.ai/onnx/operators/onnx__GatherElements.html",
     plumbing: false,
+    gathers: true,
     versions: &[
         OpVersion {
             since: 11,
@@ -79,27 +80,25 @@ pub static GATHER_ELEMENTS: OpDef = OpDef {
 
 /// Checks the element-wise shape rule shared with ScatterElements and returns the normalised axis.
 pub fn check_element_shapes(
-    data: &Tensor,
-    indices: &Tensor,
+    dshape: &[usize],
+    ishape: &[usize],
     axis: i64,
 ) -> Result<usize, KernelError> {
-    if data.rank() == 0 {
+    if dshape.is_empty() {
         return Err(spec_err!("data must have rank >= 1, it is a scalar"));
     }
-    if indices.rank() != data.rank() {
+    if ishape.len() != dshape.len() {
         return Err(spec_err!(
             "indices has rank {} but data has rank {}; they must be equal",
-            indices.rank(),
-            data.rank()
+            ishape.len(),
+            dshape.len()
         ));
     }
-    let axis = normalize_axis(axis, data.rank(), "axis")?;
-    for (d, (&i, &s)) in indices.shape().iter().zip(data.shape()).enumerate() {
+    let axis = normalize_axis(axis, dshape.len(), "axis")?;
+    for (d, (&i, &s)) in ishape.iter().zip(dshape).enumerate() {
         if d != axis && i > s {
             return Err(spec_err!(
-                "indices shape {:?} exceeds data shape {:?} on dimension {d} ({i} > {s}); only the axis dimension ({axis}) may be larger",
-                indices.shape(),
-                data.shape()
+                "indices shape {ishape:?} exceeds data shape {dshape:?} on dimension {d} ({i} > {s}); only the axis dimension ({axis}) may be larger"
             ));
         }
     }
@@ -109,7 +108,11 @@ pub fn check_element_shapes(
 fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
     let data = inv.input(0)?;
     let indices = inv.input(1)?;
-    let axis = check_element_shapes(data, indices, attr::int(inv.node, "axis", 0)?)?;
+    let axis = check_element_shapes(
+        data.shape(),
+        indices.shape(),
+        attr::int(inv.node, "axis", 0)?,
+    )?;
     let idx = normalize_indices(
         indices,
         "indices",

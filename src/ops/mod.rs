@@ -9,10 +9,15 @@
 pub mod attr;
 pub mod gather;
 pub mod gather_elements;
+pub mod gather_grad;
+pub mod gather_nd;
 pub mod index;
+pub mod openvino_gather;
 pub mod plumbing;
 pub mod reduction;
 pub mod scatter_elements;
+pub mod scatter_nd;
+pub mod tensor_scatter;
 #[cfg(test)]
 pub(crate) mod testutil;
 
@@ -107,6 +112,9 @@ pub struct OpDef {
     pub spec: &'static str,
     /// Whether this is graph plumbing (Constant, Identity) rather than an operator under test.
     pub plumbing: bool,
+    /// Whether the op reads its first input only where it gathers (rather than copying it whole,
+    /// as scatters do); decides the bytes `bench` counts as moved.
+    pub gathers: bool,
     /// The versions.
     pub versions: &'static [OpVersion],
 }
@@ -184,8 +192,14 @@ pub fn check_heap_bytes<T: Elem>(
 pub static REGISTRY: &[&OpDef] = &[
     &gather::GATHER,
     &gather_elements::GATHER_ELEMENTS,
+    &gather_nd::GATHER_ND,
     &scatter_elements::SCATTER,
     &scatter_elements::SCATTER_ELEMENTS,
+    &scatter_nd::SCATTER_ND,
+    &tensor_scatter::TENSOR_SCATTER,
+    &openvino_gather::OPENVINO_GATHER,
+    &gather_grad::GATHER_GRAD,
+    &gather_grad::GATHER_ELEMENTS_GRAD,
     &plumbing::CONSTANT,
     &plumbing::IDENTITY,
 ];

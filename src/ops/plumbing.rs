@@ -44,6 +44,7 @@ pub static CONSTANT: OpDef = OpDef {
     op_type: "Constant",
     spec: "https://onnx.ai/onnx/operators/onnx__Constant.html",
     plumbing: true,
+    gathers: false,
     versions: versions!(CONSTANT_ATTRS, &[], constant; 1, 9, 11, 12, 13, 19, 21, 23, 24, 25),
 };
 
@@ -53,6 +54,7 @@ pub static IDENTITY: OpDef = OpDef {
     op_type: "Identity",
     spec: "https://onnx.ai/onnx/operators/onnx__Identity.html",
     plumbing: true,
+    gathers: false,
     versions: versions!(&[], &[InputSpec { name: "input", constraint: "V", optional: false }], identity; 1, 13, 14, 16, 19, 21, 23, 24, 25),
 };
 

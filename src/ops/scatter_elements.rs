@@ -67,6 +67,7 @@ pub static SCATTER: OpDef = OpDef {
     op_type: "Scatter",
     spec: "https://onnx.ai/onnx/operators/onnx__Scatter.html",
     plumbing: false,
+    gathers: false,
     versions: &[
         OpVersion {
             since: 9,
@@ -97,6 +98,7 @@ pub static SCATTER_ELEMENTS: OpDef = OpDef {
     op_type: "ScatterElements",
     spec: "https://onnx.ai/onnx/operators/onnx__ScatterElements.html",
     plumbing: false,
+    gathers: false,
     versions: &[
         OpVersion {
             since: 11,
@@ -200,7 +202,11 @@ fn scatter(
     let data = inv.input(0)?;
     let indices = inv.input(1)?;
     let updates = inv.input(2)?;
-    let axis = check_element_shapes(data, indices, attr::int(inv.node, "axis", 0)?)?;
+    let axis = check_element_shapes(
+        data.shape(),
+        indices.shape(),
+        attr::int(inv.node, "axis", 0)?,
+    )?;
     if updates.shape() != indices.shape() {
         return Err(spec_err!(
             "updates has shape {:?} but indices has shape {:?}; they must be equal",

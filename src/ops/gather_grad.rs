@@ -1,0 +1,324 @@
+//! The backward pass of a Gather layer (decision D14), as onnxruntime's training ops define it in
+//! the `com.microsoft` domain:
+//!
+//! | op | since | semantics |
+//! |---|---|---|
+//! | GatherGrad | 1 | `(shape, indices, dY; axis) -> dX = zeros(shape)`, then `dX[a.., indices[i..], b..] += dY[a.., i.., b..]` |
+//! | GatherElementsGrad | 1 | `(dY, shape, indices; axis) -> dX = zeros(shape)`, then `dX[i with i[axis] := indices[i]] += dY[i]` |
+//!
+//! Duplicated indices accumulate, sequentially in row-major order of `dY` (D8); float16 and
+//! bfloat16 accumulate through f32 with a rounding per step. Indices may be negative (counted
+//! from the back, as in the Gather-13 / GatherElements-13 forward ops).
+
+use super::gather_elements::{check_element_shapes, for_each_element};
+use super::index::{normalize_axis, normalize_indices, Negatives};
+use super::reduction::{self, Reduction, Visit};
+use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
+use crate::spec_err;
+use crate::tensor::dtype::{INDEX32_64, INDEX64};
+use crate::tensor::{numel, strides, DType, DTypeSet, Layout, Storage, Tensor};
+
+const FLOATS: DTypeSet =
+    DTypeSet::of(&[DType::Float16, DType::Float, DType::Double, DType::Bfloat16]);
+
+/// GatherGrad, com.microsoft version 1.
+pub static GATHER_GRAD: OpDef = OpDef {
+    domain: "com.microsoft",
+    op_type: "GatherGrad",
+    spec: "https://github.com/microsoft/onnxruntime/blob/main/orttraining/orttraining/core/graph/training_op_defs.cc",
+    plumbing: false,
+    gathers: false,
+    versions: &[OpVersion {
+        since: 1,
+        deprecated: false,
+        attrs: &["axis"],
+        inputs: &[
+            InputSpec { name: "shape", constraint: "I", optional: false },
+            InputSpec { name: "indices", constraint: "Tind", optional: false },
+            InputSpec { name: "dY", constraint: "T", optional: false },
+        ],
+        outputs: 1,
+        constraints: &[
+            Constraint { name: "T", dtypes: FLOATS },
+            Constraint { name: "Tind", dtypes: INDEX32_64 },
+            Constraint { name: "I", dtypes: INDEX64 },
+        ],
+        modes: &["add"],
+        eval: eval_gather_grad,
+    }],
+};
+
+/// GatherElementsGrad, com.microsoft version 1.
+pub static GATHER_ELEMENTS_GRAD: OpDef = OpDef {
+    domain: "com.microsoft",
+    op_type: "GatherElementsGrad",
+    spec: "https://github.com/microsoft/onnxruntime/blob/main/orttraining/orttraining/core/graph/training_op_defs.cc",
+    plumbing: false,
+    gathers: false,
+    versions: &[OpVersion {
+        since: 1,
+        deprecated: false,
+        attrs: &["axis"],
+        inputs: &[
+            InputSpec { name: "dY", constraint: "T", optional: false },
+            InputSpec { name: "shape", constraint: "I", optional: false },
+            InputSpec { name: "indices", constraint: "Tind", optional: false },
+        ],
+        outputs: 1,
+        constraints: &[
+            Constraint { name: "T", dtypes: FLOATS },
+            Constraint { name: "Tind", dtypes: INDEX32_64 },
+            Constraint { name: "I", dtypes: INDEX64 },
+        ],
+        modes: &["add"],
+        eval: eval_gather_elements_grad,
+    }],
+};
+
+/// Reads the `shape` input: a 1-D int64 tensor of non-negative dims.
+fn read_shape(t: &Tensor) -> Result<Vec<usize>, KernelError> {
+    if t.rank() != 1 {
+        return Err(spec_err!(
+            "shape must be a 1-D tensor, it has shape {:?}",
+            t.shape()
+        ));
+    }
+    let dims = t.to_i64_vec().unwrap_or_default();
+    dims.iter()
+        .map(|&d| {
+            usize::try_from(d).map_err(|_| spec_err!("shape {dims:?} has a negative dimension"))
+        })
+        .collect()
+}
+
+/// A zero tensor of `dtype` (a float type) and `shape`, whose size the caller has checked.
+fn zeros(dtype: DType, n: usize) -> Storage {
+    match dtype.layout() {
+        Layout::Bytes(2) => Storage::W16(vec![0; n]),
+        Layout::Bytes(4) => Storage::W32(vec![0; n]),
+        _ => Storage::W64(vec![0; n]),
+    }
+}
+
+fn finish(dtype: DType, shape: Vec<usize>, storage: Storage) -> Result<Evaluated, KernelError> {
+    let out = Tensor::new(dtype, shape, storage).map_err(|e| spec_err!("{e}"))?;
+    Ok(Evaluated {
+        outputs: vec![out],
+        arithmetic: true,
+    })
+}
+
+/// `dY` as `[outer, n_idx, inner]` blocks added to `dX` as `[outer, axis_len, inner]`.
+struct GatherPlan<'a> {
+    idx: &'a [usize],
+    outer: usize,
+    axis_len: usize,
+    inner: usize,
+}
+
+impl Visit for GatherPlan<'_> {
+    fn visit<F: FnMut(usize, usize)>(&self, mut f: F) {
+        let n = self.idx.len();
+        for o in 0..self.outer {
+            for (j, &k) in self.idx.iter().enumerate() {
+                let (dst, src) = (
+                    (o * self.axis_len + k) * self.inner,
+                    (o * n + j) * self.inner,
+                );
+                for e in 0..self.inner {
+                    f(dst + e, src + e);
+                }
+            }
+        }
+    }
+}
+
+fn eval_gather_grad(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    let shape = read_shape(inv.input(0)?)?;
+    let indices = inv.input(1)?;
+    let dy = inv.input(2)?;
+    if shape.is_empty() {
+        return Err(spec_err!(
+            "shape must have at least one dimension (the forward data had rank >= 1)"
+        ));
+    }
+    let axis = normalize_axis(attr::int(inv.node, "axis", 0)?, shape.len(), "axis")?;
+    let mut want = shape[..axis].to_vec();
+    want.extend_from_slice(indices.shape());
+    want.extend_from_slice(&shape[axis + 1..]);
+    if dy.shape() != want.as_slice() {
+        return Err(spec_err!(
+            "dY has shape {:?} but must have shape[:axis] ++ indices.shape ++ shape[axis+1:] = {want:?}",
+            dy.shape()
+        ));
+    }
+    let idx = normalize_indices(indices, "indices", shape[axis], axis, Negatives::FromBack)?;
+    let n = inv.check_output_size(dy.dtype(), &shape)?;
+    let plan = GatherPlan {
+        idx: &idx,
+        outer: numel(&shape[..axis]).unwrap_or(0),
+        axis_len: shape[axis],
+        inner: numel(&shape[axis + 1..]).unwrap_or(0),
+    };
+    let mut storage = zeros(dy.dtype(), n);
+    reduction::apply(
+        dy.dtype(),
+        Reduction::Add,
+        &mut storage,
+        dy.storage(),
+        &plan,
+    )?;
+    finish(dy.dtype(), shape, storage)
+}
+
+/// Element `i` of `dY` is added to `dX[i with i[axis] := idx[i]]`.
+struct ElementPlan<'a> {
+    ishape: &'a [usize],
+    dshape: &'a [usize],
+    axis: usize,
+    axis_stride: usize,
+    idx: &'a [usize],
+}
+
+impl Visit for ElementPlan<'_> {
+    fn visit<F: FnMut(usize, usize)>(&self, mut f: F) {
+        for_each_element(self.ishape, self.dshape, self.axis, |pos, base| {
+            f(base + self.idx[pos] * self.axis_stride, pos)
+        });
+    }
+}
+
+fn eval_gather_elements_grad(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    let dy = inv.input(0)?;
+    let shape = read_shape(inv.input(1)?)?;
+    let indices = inv.input(2)?;
+    if dy.shape() != indices.shape() {
+        return Err(spec_err!(
+            "dY has shape {:?} but indices has shape {:?}; they must be equal",
+            dy.shape(),
+            indices.shape()
+        ));
+    }
+    let n = inv.check_output_size(dy.dtype(), &shape)?;
+    // The forward op's shape rules, with `shape` standing for the data's shape.
+    let axis = check_element_shapes(&shape, indices.shape(), attr::int(inv.node, "axis", 0)?)?;
+    let idx = normalize_indices(indices, "indices", shape[axis], axis, Negatives::FromBack)?;
+    let plan = ElementPlan {
+        ishape: indices.shape(),
+        dshape: &shape,
+        axis,
+        axis_stride: strides(&shape)[axis],
+        idx: &idx,
+    };
+    let mut storage = zeros(dy.dtype(), n);
+    reduction::apply(
+        dy.dtype(),
+        Reduction::Add,
+        &mut storage,
+        dy.storage(),
+        &plan,
+    )?;
+    finish(dy.dtype(), shape, storage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::super::{invoke, resolve, Invocation, Resolution};
+    use crate::pb::NodeProto;
+    use crate::tensor::Tensor;
+
+    fn ms(op: &str, axis: i64, inputs: &[&Tensor]) -> Result<Tensor, super::KernelError> {
+        let Resolution::Found(def, version) = resolve("com.microsoft", op, 1) else {
+            panic!()
+        };
+        let node = NodeProto {
+            op_type: op.into(),
+            domain: "com.microsoft".into(),
+            input: vec!["a".into(), "b".into(), "c".into()],
+            output: vec!["o".into()],
+            attribute: vec![int_attr("axis", axis)],
+            ..Default::default()
+        };
+        let inv = Invocation {
+            node: &node,
+            def,
+            version,
+            inputs: inputs.iter().map(|t| Some(*t)).collect(),
+            max_bytes: 1 << 20,
+            model_dir: std::path::Path::new("."),
+        };
+        invoke(&inv).map(|mut e| e.outputs.remove(0))
+    }
+
+    #[test]
+    fn gather_grad_accumulates_duplicates() {
+        // Forward: Gather(data [3, 2], indices [0, 2, 0], axis 0). Backward, as np.add.at:
+        // dX[0] = dY[0] + dY[2], dX[1] = 0, dX[2] = dY[1].
+        let dy = f32s(&[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let out = ms(
+            "GatherGrad",
+            0,
+            &[&i64s(&[2], &[3, 2]), &i64s(&[3], &[0, 2, 0]), &dy],
+        )
+        .unwrap();
+        assert_eq!(out, f32s(&[3, 2], &[6.0, 8.0, 0.0, 0.0, 3.0, 4.0]));
+        // Axis 1, negative index: data [2, 3], indices [-1, 0] -> dY [2, 2].
+        let dy = f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+        let out = ms(
+            "GatherGrad",
+            1,
+            &[&i64s(&[2], &[2, 3]), &i32s(&[2], &[-1, 0]), &dy],
+        )
+        .unwrap();
+        assert_eq!(out, f32s(&[2, 3], &[2.0, 0.0, 1.0, 4.0, 0.0, 3.0]));
+    }
+
+    #[test]
+    fn gather_elements_grad_accumulates_duplicates() {
+        // Forward: GatherElements(data [2, 3], indices [[0, 0], [2, 1]], axis 1).
+        let dy = f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+        let idx = i64s(&[2, 2], &[0, 0, 2, 1]);
+        let out = ms("GatherElementsGrad", 1, &[&dy, &i64s(&[2], &[2, 3]), &idx]).unwrap();
+        assert_eq!(out, f32s(&[2, 3], &[3.0, 0.0, 0.0, 0.0, 4.0, 3.0]));
+    }
+
+    #[test]
+    fn shape_mismatches_and_ranges_are_errors() {
+        let dy = f32s(&[3, 2], &[0.0; 6]);
+        let e = err(ms(
+            "GatherGrad",
+            0,
+            &[&i64s(&[2], &[3, 2]), &i64s(&[2], &[0, 1]), &dy],
+        ));
+        assert!(e.contains("dY has shape [3, 2]"), "{e}");
+        let e = err(ms(
+            "GatherGrad",
+            0,
+            &[&i64s(&[2], &[3, 2]), &i64s(&[3], &[0, 3, 0]), &dy],
+        ));
+        assert!(e.contains("out of range"), "{e}");
+        let e = err(ms(
+            "GatherGrad",
+            0,
+            &[&i64s(&[2], &[-3, 2]), &i64s(&[3], &[0, 1, 0]), &dy],
+        ));
+        assert!(e.contains("negative"), "{e}");
+        let e = err(ms(
+            "GatherElementsGrad",
+            0,
+            &[&dy, &i64s(&[2], &[3, 2]), &i64s(&[2, 2], &[0; 4])],
+        ));
+        assert!(e.contains("must be equal"), "{e}");
+        let big = err(ms(
+            "GatherGrad",
+            0,
+            &[
+                &i64s(&[2], &[1 << 40, 2]),
+                &i64s(&[3], &[0, 1, 0]),
+                &f32s(&[3, 2], &[0.0; 6]),
+            ],
+        ));
+        assert!(big.contains("limit"), "{big}");
+    }
+}

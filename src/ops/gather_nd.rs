@@ -1,0 +1,298 @@
+//! GatherND: <https://onnx.ai/onnx/operators/onnx__GatherND.html>
+//!
+//! | since | change |
+//! |---|---|
+//! | 11 | `out[I.., T..] = data[indices[I.., 0..k].., T..]`; int64 indices; negatives from the back |
+//! | 12 | `batch_dims`: the first b dims of data and indices are shared batch dims |
+//! | 13 | bfloat16 |
+//!
+//! Rules (D6): indices rank q >= 1, `b < min(q, r)`, `indices.shape[:b] == data.shape[:b]`,
+//! `1 <= k <= r - b`. Each index tuple selects a contiguous slice of `prod(data.shape[b+k..])`
+//! elements, so the kernel is one block copy per tuple.
+
+use super::index::tuple_offsets;
+use super::{
+    attr, check_heap_bytes, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef,
+    OpVersion,
+};
+use crate::spec_err;
+use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
+use crate::tensor::{numel, Elem, Tensor};
+
+const INPUTS: &[InputSpec] = &[
+    InputSpec {
+        name: "data",
+        constraint: "T",
+        optional: false,
+    },
+    InputSpec {
+        name: "indices",
+        constraint: "Tind",
+        optional: false,
+    },
+];
+
+/// The GatherND operator, versions 11, 12 and 13.
+pub static GATHER_ND: OpDef = OpDef {
+    domain: "",
+    op_type: "GatherND",
+    spec: "https://onnx.ai/onnx/operators/onnx__GatherND.html",
+    plumbing: false,
+    gathers: true,
+    versions: &[
+        OpVersion {
+            since: 11,
+            deprecated: false,
+            attrs: &[],
+            inputs: INPUTS,
+            outputs: 1,
+            constraints: &[
+                Constraint {
+                    name: "T",
+                    dtypes: CLASSIC15,
+                },
+                Constraint {
+                    name: "Tind",
+                    dtypes: INDEX64,
+                },
+            ],
+            modes: &[],
+            eval,
+        },
+        OpVersion {
+            since: 12,
+            deprecated: false,
+            attrs: &["batch_dims"],
+            inputs: INPUTS,
+            outputs: 1,
+            constraints: &[
+                Constraint {
+                    name: "T",
+                    dtypes: CLASSIC15,
+                },
+                Constraint {
+                    name: "Tind",
+                    dtypes: INDEX64,
+                },
+            ],
+            modes: &[],
+            eval,
+        },
+        OpVersion {
+            since: 13,
+            deprecated: false,
+            attrs: &["batch_dims"],
+            inputs: INPUTS,
+            outputs: 1,
+            constraints: &[
+                Constraint {
+                    name: "T",
+                    dtypes: CLASSIC15_BF16,
+                },
+                Constraint {
+                    name: "Tind",
+                    dtypes: INDEX64,
+                },
+            ],
+            modes: &[],
+            eval,
+        },
+    ],
+};
+
+/// The geometry of a GatherND: `batches` x `tuples` index tuples, each selecting a slice of
+/// `slice` elements from a batch block of `block` elements.
+struct Geometry {
+    batches: usize,
+    tuples: usize,
+    block: usize,
+    slice: usize,
+}
+
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    let data = inv.input(0)?;
+    let indices = inv.input(1)?;
+    let (r, q) = (data.rank(), indices.rank());
+    if r == 0 {
+        return Err(spec_err!("data must have rank >= 1, it is a scalar"));
+    }
+    if q == 0 {
+        return Err(spec_err!("indices must have rank >= 1, it is a scalar"));
+    }
+    let b_attr = attr::int(inv.node, "batch_dims", 0)?;
+    let b = usize::try_from(b_attr)
+        .ok()
+        .filter(|&b| b < q.min(r))
+        .ok_or_else(|| {
+            spec_err!("batch_dims {b_attr} must be in [0, {}) (less than the ranks of data ({r}) and indices ({q}))", q.min(r))
+        })?;
+    let (dshape, ishape) = (data.shape(), indices.shape());
+    if ishape[..b] != dshape[..b] {
+        return Err(spec_err!(
+            "the first batch_dims ({b}) dims of indices {ishape:?} and data {dshape:?} must be equal"
+        ));
+    }
+    let k = ishape[q - 1];
+    if k < 1 || k > r - b {
+        return Err(spec_err!(
+            "indices.shape[-1] = {k} must be in [1, {}] (rank of data {r} minus batch_dims {b})",
+            r - b
+        ));
+    }
+    let offsets = tuple_offsets(indices, &dshape[b..b + k], b)?;
+    let mut oshape = ishape[..q - 1].to_vec();
+    oshape.extend_from_slice(&dshape[b + k..]);
+    inv.check_output_size(data.dtype(), &oshape)?;
+    let g = Geometry {
+        batches: numel(&dshape[..b]).unwrap_or(0),
+        tuples: numel(&ishape[b..q - 1]).unwrap_or(0),
+        block: numel(&dshape[b..]).unwrap_or(0),
+        slice: numel(&dshape[b + k..]).unwrap_or(0),
+    };
+    let out = crate::dispatch_by_width!(
+        data.dtype(),
+        Err(KernelError::Unsupported(format!(
+            "GatherND on {} is not implemented",
+            data.dtype()
+        ))),
+        gather_nd_t(data, &offsets, &g, oshape, inv.max_bytes)
+    )?;
+    Ok(Evaluated {
+        outputs: vec![out],
+        arithmetic: false,
+    })
+}
+
+fn gather_nd_t<T: Elem>(
+    data: &Tensor,
+    offsets: &[usize],
+    g: &Geometry,
+    oshape: Vec<usize>,
+    max_bytes: usize,
+) -> Result<Tensor, KernelError> {
+    let src = data
+        .elems::<T>()
+        .ok_or_else(|| spec_err!("data storage does not match its dtype"))?;
+    let starts = || {
+        (0..g.batches).flat_map(move |bi| {
+            offsets[bi * g.tuples..(bi + 1) * g.tuples]
+                .iter()
+                .map(move |&o| bi * g.block + o * g.slice)
+        })
+    };
+    check_heap_bytes(src, starts().flat_map(|s| s..s + g.slice), max_bytes)?;
+    let mut out: Vec<T> = Vec::with_capacity(g.batches * g.tuples * g.slice);
+    for start in starts() {
+        out.extend_from_slice(&src[start..start + g.slice]);
+    }
+    Tensor::from_elems(data.dtype(), oshape, out).map_err(|e| spec_err!("{e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+
+    #[test]
+    fn spec_examples() {
+        // onnx__GatherND.html examples 1-5.
+        let d = i64s(&[2, 2], &[0, 1, 2, 3]);
+        assert_eq!(
+            run("GatherND", 11, vec![], &[&d, &i64s(&[2, 2], &[0, 0, 1, 1])]).unwrap(),
+            i64s(&[2], &[0, 3])
+        );
+        assert_eq!(
+            run("GatherND", 11, vec![], &[&d, &i64s(&[2, 1], &[1, 0])]).unwrap(),
+            i64s(&[2, 2], &[2, 3, 0, 1])
+        );
+        let d3 = i64s(&[2, 2, 2], &[0, 1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(
+            run(
+                "GatherND",
+                11,
+                vec![],
+                &[&d3, &i64s(&[2, 2], &[0, 1, 1, 0])]
+            )
+            .unwrap(),
+            i64s(&[2, 2], &[2, 3, 4, 5])
+        );
+        assert_eq!(
+            run(
+                "GatherND",
+                11,
+                vec![],
+                &[&d3, &i64s(&[2, 1, 2], &[0, 1, 1, 0])]
+            )
+            .unwrap(),
+            i64s(&[2, 1, 2], &[2, 3, 4, 5])
+        );
+        assert_eq!(
+            run(
+                "GatherND",
+                12,
+                vec![int_attr("batch_dims", 1)],
+                &[&d3, &i64s(&[2, 1], &[1, 0])]
+            )
+            .unwrap(),
+            i64s(&[2, 2], &[2, 3, 4, 5])
+        );
+    }
+
+    #[test]
+    fn negative_components_count_from_their_own_dimension() {
+        let d = i64s(&[2, 3], &[0, 1, 2, 3, 4, 5]);
+        let out = run("GatherND", 13, vec![], &[&d, &i64s(&[1, 2], &[-1, -3])]).unwrap();
+        assert_eq!(out, i64s(&[1], &[3]));
+        let e = err(run("GatherND", 13, vec![], &[&d, &i64s(&[1, 2], &[0, 3])]));
+        assert_eq!(
+            e,
+            "indices[0,1] = 3 is out of range [-3, 2] for data dimension 1 (size 3)"
+        );
+    }
+
+    #[test]
+    fn shape_rules_are_errors() {
+        let d = i64s(&[2, 2], &[0, 1, 2, 3]);
+        assert!(err(run(
+            "GatherND",
+            13,
+            vec![],
+            &[&d, &i64s(&[1, 3], &[0, 0, 0])]
+        ))
+        .contains("indices.shape[-1] = 3"));
+        assert!(err(run("GatherND", 13, vec![], &[&d, &i64s(&[2, 0], &[])]))
+            .contains("indices.shape[-1] = 0"));
+        assert!(err(run("GatherND", 13, vec![], &[&d, &i64s(&[], &[0])])).contains("rank >= 1"));
+        let e = err(run(
+            "GatherND",
+            13,
+            vec![int_attr("batch_dims", 1)],
+            &[&d, &i64s(&[3, 1], &[0, 0, 0])],
+        ));
+        assert!(e.contains("must be equal"), "{e}");
+        assert!(err(run(
+            "GatherND",
+            13,
+            vec![int_attr("batch_dims", -1)],
+            &[&d, &i64s(&[2, 1], &[0, 0])]
+        ))
+        .contains("batch_dims -1"));
+        assert!(err(run(
+            "GatherND",
+            13,
+            vec![int_attr("batch_dims", 2)],
+            &[&d, &i64s(&[2, 1], &[0, 0])]
+        ))
+        .contains("batch_dims 2"));
+        let e = err(run(
+            "GatherND",
+            11,
+            vec![int_attr("batch_dims", 0)],
+            &[&d, &i64s(&[2, 1], &[0, 0])],
+        ));
+        assert!(
+            e.contains("not defined by GatherND-11") && e.contains("version 12"),
+            "{e}"
+        );
+        assert!(err(run("GatherND", 13, vec![], &[&d, &i32s(&[1, 1], &[0])])).contains("int32"));
+    }
+}

@@ -1,0 +1,299 @@
+//! OpenVINO Gather-8 (decision D13):
+//! <https://docs.openvino.ai/2024/documentation/openvino-ir-format/operation-sets/operation-specs/movement/gather-8.html>
+//!
+//! | domain | since | semantics |
+//! |---|---|---|
+//! | `org.openvinotoolkit` | 8 | `out[p.., i_b.., q..] = data[p.., indices[p_0..p_{b-1}, i_b..], q..]`; `axis` is an input; `batch_dims` normalised against the *indices* rank; out-of-range indices give zeros |
+//!
+//! Unlike ONNX Gather, an index outside `[-s, s-1]` is not an error: its output block is left
+//! zero (0, false, the empty string).
+
+use super::index::normalize_axis;
+use super::{
+    attr, check_heap_bytes, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef,
+    OpVersion,
+};
+use crate::spec_err;
+use crate::tensor::{numel, DType, DTypeSet, Elem, Tensor};
+
+const INTEGERS: DTypeSet = DTypeSet::of(&[
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::Uint8,
+    DType::Uint16,
+    DType::Uint32,
+    DType::Uint64,
+]);
+
+/// OpenVINO's Gather, opset 8.
+pub static OPENVINO_GATHER: OpDef = OpDef {
+    domain: "org.openvinotoolkit",
+    op_type: "Gather",
+    spec: "https://docs.openvino.ai/2024/documentation/openvino-ir-format/operation-sets/operation-specs/movement/gather-8.html",
+    plumbing: false,
+    gathers: true,
+    versions: &[OpVersion {
+        since: 8,
+        deprecated: false,
+        attrs: &["batch_dims"],
+        inputs: &[
+            InputSpec { name: "data", constraint: "T", optional: false },
+            InputSpec { name: "indices", constraint: "T_IND", optional: false },
+            InputSpec { name: "axis", constraint: "T_AXIS", optional: false },
+        ],
+        outputs: 1,
+        constraints: &[
+            Constraint { name: "T", dtypes: DTypeSet::of(&DType::ALL) },
+            Constraint { name: "T_IND", dtypes: INTEGERS },
+            Constraint { name: "T_AXIS", dtypes: INTEGERS },
+        ],
+        modes: &["out-of-range -> 0"],
+        eval,
+    }],
+};
+
+/// `data` seen as `[batch, mid, axis_len, inner]`, indices as `[batch, per_batch]`.
+struct Geometry {
+    batch: usize,
+    mid: usize,
+    axis_len: usize,
+    inner: usize,
+    per_batch: usize,
+}
+
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    let data = inv.input(0)?;
+    let indices = inv.input(1)?;
+    let axis_t = inv.input(2)?;
+    let (rd, ri) = (data.rank(), indices.rank());
+    if rd == 0 {
+        return Err(spec_err!("data must have rank >= 1, it is a scalar"));
+    }
+    let axis_values = axis_t.to_i64_vec().unwrap_or_default();
+    if axis_t.rank() > 1 || axis_values.len() != 1 {
+        return Err(spec_err!(
+            "axis input must be a scalar or have 1 element, it has shape {:?}",
+            axis_t.shape()
+        ));
+    }
+    let axis = normalize_axis(axis_values[0], rd, "axis")?;
+    let b_attr = attr::int(inv.node, "batch_dims", 0)?;
+    let lim = i64::try_from(rd.min(ri)).unwrap_or(i64::MAX);
+    if b_attr < -lim || b_attr > lim {
+        return Err(spec_err!(
+            "batch_dims {b_attr} is out of range [{}, {lim}]",
+            -lim
+        ));
+    }
+    // Negative batch_dims count from the back of the *indices* rank.
+    let b = if b_attr < 0 {
+        b_attr + ri as i64
+    } else {
+        b_attr
+    } as usize;
+    if b > axis {
+        return Err(spec_err!(
+            "batch_dims ({b}) must be <= axis ({axis}) after normalisation"
+        ));
+    }
+    if b > ri || data.shape()[..b] != indices.shape()[..b] {
+        return Err(spec_err!(
+            "data {:?} and indices {:?} must have equal sizes in the first batch_dims ({b}) dims",
+            data.shape(),
+            indices.shape()
+        ));
+    }
+    let ds = data.shape();
+    let mut oshape = ds[..axis].to_vec();
+    oshape.extend_from_slice(&indices.shape()[b..]);
+    oshape.extend_from_slice(&ds[axis + 1..]);
+    inv.check_output_size(data.dtype(), &oshape)?;
+    let g = Geometry {
+        batch: numel(&ds[..b]).unwrap_or(0),
+        mid: numel(&ds[b..axis]).unwrap_or(0),
+        axis_len: ds[axis],
+        inner: numel(&ds[axis + 1..]).unwrap_or(0),
+        per_batch: numel(&indices.shape()[b..]).unwrap_or(0),
+    };
+    let raw = indices
+        .to_i64_vec()
+        .ok_or_else(|| spec_err!("indices must be integers"))?;
+    let s = i64::try_from(g.axis_len).unwrap_or(i64::MAX);
+    // None: out of range, the block stays zero.
+    let idx: Vec<Option<usize>> = raw
+        .iter()
+        .map(|&k| {
+            let k = if k < 0 { k.checked_add(s)? } else { k };
+            (0..s).contains(&k).then_some(k as usize)
+        })
+        .collect();
+    // Unsigned 64-bit values above i64::MAX read as negative; they are out of range either way
+    // unless they wrap into range, which the spec does not intend.
+    let idx: Vec<Option<usize>> = if indices.dtype() == DType::Uint64 {
+        idx.into_iter()
+            .zip(&raw)
+            .map(|(i, &r)| if r < 0 { None } else { i })
+            .collect()
+    } else {
+        idx
+    };
+    let out = crate::dispatch_by_width!(
+        data.dtype(),
+        Err(KernelError::Unsupported(format!(
+            "OpenVINO Gather on {} (a packed sub-byte type) is not implemented",
+            data.dtype()
+        ))),
+        gather_t(data, &idx, &g, oshape, inv.max_bytes)
+    )?;
+    Ok(Evaluated {
+        outputs: vec![out],
+        arithmetic: false,
+    })
+}
+
+fn gather_t<T: Elem>(
+    data: &Tensor,
+    idx: &[Option<usize>],
+    g: &Geometry,
+    oshape: Vec<usize>,
+    max_bytes: usize,
+) -> Result<Tensor, KernelError> {
+    let src = data
+        .elems::<T>()
+        .ok_or_else(|| spec_err!("data storage does not match its dtype"))?;
+    let blocks = || {
+        (0..g.batch).flat_map(move |bi| {
+            (0..g.mid).flat_map(move |m| {
+                idx[bi * g.per_batch..(bi + 1) * g.per_batch]
+                    .iter()
+                    .map(move |k| k.map(|k| ((bi * g.mid + m) * g.axis_len + k) * g.inner))
+            })
+        })
+    };
+    check_heap_bytes(
+        src,
+        blocks().flatten().flat_map(|s| s..s + g.inner),
+        max_bytes,
+    )?;
+    let mut out: Vec<T> = Vec::with_capacity(g.batch * g.mid * g.per_batch * g.inner);
+    for block in blocks() {
+        match block {
+            Some(start) => out.extend_from_slice(&src[start..start + g.inner]),
+            None => out.extend(std::iter::repeat_n(T::zero(), g.inner)),
+        }
+    }
+    Tensor::from_elems(data.dtype(), oshape, out).map_err(|e| spec_err!("{e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::super::{invoke, resolve, Invocation, Resolution};
+    use crate::pb::NodeProto;
+    use crate::tensor::Tensor;
+
+    fn ov(
+        batch_dims: i64,
+        data: &Tensor,
+        indices: &Tensor,
+        axis: i64,
+    ) -> Result<Tensor, super::KernelError> {
+        let Resolution::Found(def, version) = resolve("org.openvinotoolkit", "Gather", 8) else {
+            panic!()
+        };
+        let node = NodeProto {
+            op_type: "Gather".into(),
+            domain: "org.openvinotoolkit".into(),
+            input: vec!["d".into(), "i".into(), "a".into()],
+            output: vec!["o".into()],
+            attribute: vec![int_attr("batch_dims", batch_dims)],
+            ..Default::default()
+        };
+        let axis = i64s(&[], &[axis]);
+        let inv = Invocation {
+            node: &node,
+            def,
+            version,
+            inputs: vec![Some(data), Some(indices), Some(&axis)],
+            max_bytes: 1 << 20,
+            model_dir: std::path::Path::new("."),
+        };
+        invoke(&inv).map(|mut e| e.outputs.remove(0))
+    }
+
+    fn seq(shape: &[usize], from: i64) -> Tensor {
+        let n: usize = shape.iter().product();
+        i64s(shape, &(from..from + n as i64).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn specification_examples_1_to_7() {
+        let d5 = seq(&[5], 1);
+        // 1: batch_dims 0.
+        assert_eq!(
+            ov(0, &d5, &i64s(&[3], &[0, 0, 4]), 0).unwrap(),
+            i64s(&[3], &[1, 1, 5])
+        );
+        // 2: batch_dims 1, axis 1.
+        let d25 = seq(&[2, 5], 1);
+        let i23 = i64s(&[2, 3], &[0, 0, 4, 4, 0, 0]);
+        assert_eq!(
+            ov(1, &d25, &i23, 1).unwrap(),
+            i64s(&[2, 3], &[1, 1, 5, 10, 6, 6])
+        );
+        // 3: batch_dims 2, axis 2.
+        let d225 = seq(&[2, 2, 5], 1);
+        let i223 = i64s(&[2, 2, 3], &[0, 0, 4, 4, 0, 0, 1, 2, 4, 4, 3, 2]);
+        assert_eq!(
+            ov(2, &d225, &i223, 2).unwrap(),
+            i64s(&[2, 2, 3], &[1, 1, 5, 10, 6, 6, 12, 13, 15, 20, 19, 18])
+        );
+        // 4: batch_dims 1, axis 2 > batch_dims.
+        let d2154 = seq(&[2, 1, 5, 4], 1);
+        let i = i64s(&[2, 3], &[1, 2, 4, 4, 3, 2]);
+        let want: Vec<i64> = [5, 9, 17, 37, 33, 29]
+            .iter()
+            .flat_map(|&s| s..s + 4)
+            .collect();
+        assert_eq!(ov(1, &d2154, &i, 2).unwrap(), i64s(&[2, 1, 3, 4], &want));
+        // 5: negative batch_dims normalised against the indices rank.
+        assert_eq!(
+            ov(-1, &d25, &i23, 1).unwrap(),
+            i64s(&[2, 3], &[1, 1, 5, 10, 6, 6])
+        );
+        // 6: negative indices.
+        assert_eq!(
+            ov(0, &d5, &i64s(&[3], &[0, -2, -1]), 0).unwrap(),
+            i64s(&[3], &[1, 4, 5])
+        );
+        // 7: out of range gives zeros.
+        assert_eq!(
+            ov(0, &d5, &i64s(&[3], &[3, 10, -20]), 0).unwrap(),
+            i64s(&[3], &[4, 0, 0])
+        );
+    }
+
+    #[test]
+    fn rule_violations_are_errors() {
+        let d25 = seq(&[2, 5], 1);
+        let i23 = i64s(&[2, 3], &[0; 6]);
+        assert!(err(ov(2, &d25, &i23, 1)).contains("batch_dims (2) must be <= axis (1)"));
+        assert!(err(ov(3, &d25, &i23, 1)).contains("out of range"));
+        assert!(err(ov(1, &d25, &i64s(&[3, 1], &[0; 3]), 1)).contains("equal sizes"));
+        assert!(err(ov(0, &d25, &i23, 2)).contains("axis 2 is out of range"));
+    }
+
+    #[test]
+    fn out_of_range_strings_become_empty() {
+        let s = Tensor::from_elems(
+            crate::tensor::DType::String,
+            vec![2],
+            vec![b"a".to_vec(), b"b".to_vec()],
+        )
+        .unwrap();
+        let out = ov(0, &s, &i64s(&[2], &[1, 2]), 0).unwrap();
+        assert_eq!(out.elems::<Vec<u8>>().unwrap(), &[b"b".to_vec(), vec![]]);
+    }
+}

@@ -1,0 +1,352 @@
+//! ScatterND: <https://onnx.ai/onnx/operators/onnx__ScatterND.html>
+//!
+//! | since | change |
+//! |---|---|
+//! | 11 | `out = data; out[indices[I..]] = updates[I..]` (a slice of `data.shape[k..]` per tuple); int64 indices |
+//! | 13 | bfloat16 |
+//! | 16 | `reduction`: none, add, mul |
+//! | 18 | `reduction`: max, min |
+//!
+//! Rules (D6): indices rank q >= 1, `k = indices.shape[-1] <= r`,
+//! `updates.shape == indices.shape[:-1] ++ data.shape[k:]`. `k = 0` is allowed: every update
+//! replaces (or reduces into) the whole tensor. Updates apply in row-major order of the tuples.
+
+use super::index::tuple_offsets;
+use super::reduction::{self, Reduction, Visit};
+use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
+use crate::spec_err;
+use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
+use crate::tensor::{numel, Tensor};
+
+const INPUTS: &[InputSpec] = &[
+    InputSpec {
+        name: "data",
+        constraint: "T",
+        optional: false,
+    },
+    InputSpec {
+        name: "indices",
+        constraint: "Tind",
+        optional: false,
+    },
+    InputSpec {
+        name: "updates",
+        constraint: "T",
+        optional: false,
+    },
+];
+
+const T15: &[Constraint] = &[
+    Constraint {
+        name: "T",
+        dtypes: CLASSIC15,
+    },
+    Constraint {
+        name: "Tind",
+        dtypes: INDEX64,
+    },
+];
+
+const T16: &[Constraint] = &[
+    Constraint {
+        name: "T",
+        dtypes: CLASSIC15_BF16,
+    },
+    Constraint {
+        name: "Tind",
+        dtypes: INDEX64,
+    },
+];
+
+/// The ScatterND operator, versions 11, 13, 16 and 18.
+pub static SCATTER_ND: OpDef = OpDef {
+    domain: "",
+    op_type: "ScatterND",
+    spec: "https://onnx.ai/onnx/operators/onnx__ScatterND.html",
+    plumbing: false,
+    gathers: false,
+    versions: &[
+        OpVersion {
+            since: 11,
+            deprecated: false,
+            attrs: &[],
+            inputs: INPUTS,
+            outputs: 1,
+            constraints: T15,
+            modes: &["none"],
+            eval: eval_none,
+        },
+        OpVersion {
+            since: 13,
+            deprecated: false,
+            attrs: &[],
+            inputs: INPUTS,
+            outputs: 1,
+            constraints: T16,
+            modes: &["none"],
+            eval: eval_none,
+        },
+        OpVersion {
+            since: 16,
+            deprecated: false,
+            attrs: &["reduction"],
+            inputs: INPUTS,
+            outputs: 1,
+            constraints: T16,
+            modes: &["none", "add", "mul"],
+            eval: eval_v16,
+        },
+        OpVersion {
+            since: 18,
+            deprecated: false,
+            attrs: &["reduction"],
+            inputs: INPUTS,
+            outputs: 1,
+            constraints: T16,
+            modes: &["none", "add", "mul", "max", "min"],
+            eval: eval_v18,
+        },
+    ],
+};
+
+fn eval_none(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    scatter_nd(inv, Reduction::None)
+}
+
+fn eval_v16(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    let allowed = [Reduction::None, Reduction::Add, Reduction::Mul];
+    let r = Reduction::parse(
+        &attr::string(inv.node, "reduction", "none")?,
+        &allowed,
+        &inv.op_name(),
+    )?;
+    scatter_nd(inv, r)
+}
+
+fn eval_v18(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    let allowed = [
+        Reduction::None,
+        Reduction::Add,
+        Reduction::Mul,
+        Reduction::Max,
+        Reduction::Min,
+    ];
+    let r = Reduction::parse(
+        &attr::string(inv.node, "reduction", "none")?,
+        &allowed,
+        &inv.op_name(),
+    )?;
+    scatter_nd(inv, r)
+}
+
+/// Tuple `t` writes the `slice` elements of updates starting at `t * slice` to the output
+/// starting at `offsets[t] * slice`.
+struct SlicePlan<'a> {
+    offsets: &'a [usize],
+    slice: usize,
+}
+
+impl Visit for SlicePlan<'_> {
+    fn visit<F: FnMut(usize, usize)>(&self, mut f: F) {
+        for (t, &o) in self.offsets.iter().enumerate() {
+            let (dst, src) = (o * self.slice, t * self.slice);
+            for e in 0..self.slice {
+                f(dst + e, src + e);
+            }
+        }
+    }
+}
+
+fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, KernelError> {
+    let data = inv.input(0)?;
+    let indices = inv.input(1)?;
+    let updates = inv.input(2)?;
+    let (r, q) = (data.rank(), indices.rank());
+    if r == 0 {
+        return Err(spec_err!("data must have rank >= 1, it is a scalar"));
+    }
+    if q == 0 {
+        return Err(spec_err!("indices must have rank >= 1, it is a scalar"));
+    }
+    let (dshape, ishape) = (data.shape(), indices.shape());
+    let k = ishape[q - 1];
+    if k > r {
+        return Err(spec_err!(
+            "indices.shape[-1] = {k} must not exceed the rank of data ({r})"
+        ));
+    }
+    let mut want = ishape[..q - 1].to_vec();
+    want.extend_from_slice(&dshape[k..]);
+    if updates.shape() != want.as_slice() {
+        return Err(spec_err!(
+            "updates has shape {:?} but must have indices.shape[:-1] ++ data.shape[{k}:] = {want:?}",
+            updates.shape()
+        ));
+    }
+    let offsets = tuple_offsets(indices, &dshape[..k], 0)?;
+    inv.check_output_size(data.dtype(), dshape)?;
+    let plan = SlicePlan {
+        offsets: &offsets,
+        slice: numel(&dshape[k..]).unwrap_or(0),
+    };
+    let mut storage = data.storage().clone();
+    reduction::apply(
+        data.dtype(),
+        reduction,
+        &mut storage,
+        updates.storage(),
+        &plan,
+    )?;
+    let out = Tensor::new(data.dtype(), dshape.to_vec(), storage).map_err(|e| spec_err!("{e}"))?;
+    Ok(Evaluated {
+        outputs: vec![out],
+        arithmetic: reduction != Reduction::None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+
+    #[test]
+    fn spec_example_1_elements() {
+        let d = i64s(&[8], &[1, 2, 3, 4, 5, 6, 7, 8]);
+        let i = i64s(&[4, 1], &[4, 3, 1, 7]);
+        let u = i64s(&[4], &[9, 10, 11, 12]);
+        assert_eq!(
+            run("ScatterND", 11, vec![], &[&d, &i, &u]).unwrap(),
+            i64s(&[8], &[1, 11, 3, 10, 9, 6, 7, 12])
+        );
+    }
+
+    #[test]
+    fn spec_example_2_slices() {
+        let block = |v: i64| vec![v; 16];
+        let d = i64s(
+            &[4, 4, 4],
+            &(1..=4)
+                .flat_map(|_| (1..=4).flat_map(|r| vec![r, r, r, r]).collect::<Vec<_>>())
+                .collect::<Vec<_>>(),
+        );
+        let i = i64s(&[2, 1], &[0, 2]);
+        let u = i64s(&[2, 4, 4], &[block(5), block(1)].concat());
+        let out = run("ScatterND", 13, vec![], &[&d, &i, &u]).unwrap();
+        let mut want: Vec<i64> = block(5);
+        want.extend((1..=4).flat_map(|r| vec![r, r, r, r]));
+        want.extend(block(1));
+        want.extend((1..=4).flat_map(|r| vec![r, r, r, r]));
+        assert_eq!(out, i64s(&[4, 4, 4], &want));
+        let _ = d;
+    }
+
+    #[test]
+    fn reductions_accumulate_duplicates_in_order() {
+        let d = f32s(&[4], &[1.0, 2.0, 3.0, 4.0]);
+        let i = i64s(&[3, 1], &[1, 1, -1]);
+        let u = f32s(&[3], &[10.0, 20.0, 0.5]);
+        let r = |red: &str, opset| {
+            run(
+                "ScatterND",
+                opset,
+                vec![str_attr("reduction", red)],
+                &[&d, &i, &u],
+            )
+            .unwrap()
+        };
+        assert_eq!(r("none", 16), f32s(&[4], &[1.0, 20.0, 3.0, 0.5]));
+        assert_eq!(r("add", 16), f32s(&[4], &[1.0, 32.0, 3.0, 4.5]));
+        assert_eq!(r("mul", 16), f32s(&[4], &[1.0, 400.0, 3.0, 2.0]));
+        assert_eq!(r("max", 18), f32s(&[4], &[1.0, 20.0, 3.0, 4.0]));
+        assert_eq!(r("min", 18), f32s(&[4], &[1.0, 2.0, 3.0, 0.5]));
+        assert!(err(run(
+            "ScatterND",
+            16,
+            vec![str_attr("reduction", "max")],
+            &[&d, &i, &u]
+        ))
+        .contains("not allowed"));
+        assert!(err(run(
+            "ScatterND",
+            13,
+            vec![str_attr("reduction", "add")],
+            &[&d, &i, &u]
+        ))
+        .contains("version 16"));
+    }
+
+    #[test]
+    fn k_zero_replaces_the_whole_tensor_and_the_last_update_wins() {
+        let d = f32s(&[2], &[1.0, 2.0]);
+        let i = i64s(&[2, 0], &[]);
+        let u = f32s(&[2, 2], &[5.0, 6.0, 7.0, 8.0]);
+        assert_eq!(
+            run("ScatterND", 13, vec![], &[&d, &i, &u]).unwrap(),
+            f32s(&[2], &[7.0, 8.0])
+        );
+    }
+
+    #[test]
+    fn shape_rules_and_ranges_are_errors() {
+        let d = f32s(&[2, 2], &[0.0; 4]);
+        let e = err(run(
+            "ScatterND",
+            13,
+            vec![],
+            &[&d, &i64s(&[1, 1], &[0]), &f32s(&[1, 3], &[0.0; 3])],
+        ));
+        assert!(
+            e.contains("updates has shape [1, 3]") && e.contains("[1, 2]"),
+            "{e}"
+        );
+        let e = err(run(
+            "ScatterND",
+            13,
+            vec![],
+            &[&d, &i64s(&[1, 3], &[0, 0, 0]), &f32s(&[1], &[0.0])],
+        ));
+        assert!(e.contains("must not exceed"), "{e}");
+        let e = err(run(
+            "ScatterND",
+            13,
+            vec![],
+            &[&d, &i64s(&[1, 2], &[0, 2]), &f32s(&[1], &[0.0])],
+        ));
+        assert_eq!(
+            e,
+            "indices[0,1] = 2 is out of range [-2, 1] for data dimension 1 (size 2)"
+        );
+        let e = err(run(
+            "ScatterND",
+            13,
+            vec![],
+            &[&d, &i64s(&[], &[0]), &f32s(&[2], &[0.0; 2])],
+        ));
+        assert!(e.contains("rank >= 1"), "{e}");
+    }
+
+    #[test]
+    fn empty_indices_leave_data_unchanged() {
+        let d = f32s(&[0, 3], &[]);
+        assert_eq!(
+            run(
+                "ScatterND",
+                13,
+                vec![],
+                &[&d, &i64s(&[0, 1], &[]), &f32s(&[0, 3], &[])]
+            )
+            .unwrap(),
+            d
+        );
+        let d = f32s(&[2], &[1.0, 2.0]);
+        assert_eq!(
+            run(
+                "ScatterND",
+                13,
+                vec![],
+                &[&d, &i64s(&[0, 1], &[]), &f32s(&[0], &[])]
+            )
+            .unwrap(),
+            d
+        );
+    }
+}
