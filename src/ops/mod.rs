@@ -14,6 +14,8 @@ pub mod gather_nd;
 pub mod index;
 pub mod openvino_gather;
 pub mod plumbing;
+#[cfg(test)]
+mod proptests;
 pub mod reduction;
 pub mod scatter_elements;
 pub mod scatter_nd;
