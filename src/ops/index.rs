@@ -99,6 +99,58 @@ pub fn normalize_indices(
     Ok(out)
 }
 
+/// For GatherND/ScatterND: reads `indices` (last dim `k = dims.len()`) and turns each k-tuple into
+/// the row-major offset it addresses within `dims` (the data dims it indexes, starting at data
+/// dimension `first_dim`), normalising negatives and failing on the first component out of range.
+pub fn tuple_offsets(
+    indices: &Tensor,
+    dims: &[usize],
+    first_dim: usize,
+) -> Result<Vec<usize>, KernelError> {
+    let values = indices.to_i64_vec().ok_or_else(|| {
+        spec_err!(
+            "indices must be an integer tensor, found {}",
+            indices.dtype()
+        )
+    })?;
+    let k = dims.len();
+    if k == 0 {
+        let tuples =
+            crate::tensor::numel(&indices.shape()[..indices.rank().saturating_sub(1)]).unwrap_or(0);
+        return Ok(vec![0; tuples]);
+    }
+    let strides = crate::tensor::strides(dims);
+    let mut out = Vec::with_capacity(values.len() / k);
+    for (t, tuple) in values.chunks_exact(k).enumerate() {
+        let mut offset = 0usize;
+        for (j, &v) in tuple.iter().enumerate() {
+            let s = i64::try_from(dims[j]).unwrap_or(i64::MAX);
+            let norm = if v < 0 { v.checked_add(s) } else { Some(v) };
+            match norm {
+                Some(n) if n >= 0 && n < s => offset += n as usize * strides[j],
+                _ => {
+                    let pos = position("indices", t * k + j, indices.shape());
+                    return Err(if s == 0 {
+                        spec_err!(
+                            "{pos} = {v} is out of range: data dimension {} has size 0",
+                            first_dim + j
+                        )
+                    } else {
+                        spec_err!(
+                            "{pos} = {v} is out of range [{}, {}] for data dimension {} (size {s})",
+                            -s,
+                            s - 1,
+                            first_dim + j
+                        )
+                    });
+                }
+            }
+        }
+        out.push(offset);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,56 +211,4 @@ mod tests {
         assert!(normalize_axis(-4, 3, "axis").is_err());
         assert!(normalize_axis(i64::MIN, 3, "axis").is_err());
     }
-}
-
-/// For GatherND/ScatterND: reads `indices` (last dim `k = dims.len()`) and turns each k-tuple into
-/// the row-major offset it addresses within `dims` (the data dims it indexes, starting at data
-/// dimension `first_dim`), normalising negatives and failing on the first component out of range.
-pub fn tuple_offsets(
-    indices: &Tensor,
-    dims: &[usize],
-    first_dim: usize,
-) -> Result<Vec<usize>, KernelError> {
-    let values = indices.to_i64_vec().ok_or_else(|| {
-        spec_err!(
-            "indices must be an integer tensor, found {}",
-            indices.dtype()
-        )
-    })?;
-    let k = dims.len();
-    if k == 0 {
-        let tuples =
-            crate::tensor::numel(&indices.shape()[..indices.rank().saturating_sub(1)]).unwrap_or(0);
-        return Ok(vec![0; tuples]);
-    }
-    let strides = crate::tensor::strides(dims);
-    let mut out = Vec::with_capacity(values.len() / k);
-    for (t, tuple) in values.chunks_exact(k).enumerate() {
-        let mut offset = 0usize;
-        for (j, &v) in tuple.iter().enumerate() {
-            let s = i64::try_from(dims[j]).unwrap_or(i64::MAX);
-            let norm = if v < 0 { v.checked_add(s) } else { Some(v) };
-            match norm {
-                Some(n) if n >= 0 && n < s => offset += n as usize * strides[j],
-                _ => {
-                    let pos = position("indices", t * k + j, indices.shape());
-                    return Err(if s == 0 {
-                        spec_err!(
-                            "{pos} = {v} is out of range: data dimension {} has size 0",
-                            first_dim + j
-                        )
-                    } else {
-                        spec_err!(
-                            "{pos} = {v} is out of range [{}, {}] for data dimension {} (size {s})",
-                            -s,
-                            s - 1,
-                            first_dim + j
-                        )
-                    });
-                }
-            }
-        }
-        out.push(offset);
-    }
-    Ok(out)
 }
