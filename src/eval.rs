@@ -304,22 +304,28 @@ impl Plan<'_> {
                 }
             }
         }
-        self.outputs
-            .iter()
-            .map(|o| {
-                store
-                    .get(o.name.as_str())
-                    .map(|(t, a)| Value {
-                        tensor: t.as_ref().clone(),
-                        arithmetic: *a,
-                    })
+        // Computed outputs move out of the store; a copy is made only for a name listed twice or
+        // for an output that is a graph input or initializer itself.
+        let mut values: Vec<Value> = Vec::with_capacity(self.outputs.len());
+        for (i, o) in self.outputs.iter().enumerate() {
+            let value = match store.remove(o.name.as_str()) {
+                Some((t, arithmetic)) => Value {
+                    tensor: t.into_owned(),
+                    arithmetic,
+                },
+                None => self.outputs[..i]
+                    .iter()
+                    .position(|p| p.name == o.name)
+                    .map(|p| values[p].clone())
                     .ok_or_else(|| {
                         EvalError::Graph(format!(
                             "graph output '{}' is produced by no node, input or initializer",
                             o.name
                         ))
-                    })
-            })
-            .collect()
+                    })?,
+            };
+            values.push(value);
+        }
+        Ok(values)
     }
 }
