@@ -29,7 +29,8 @@ pub enum Command {
     /// Evaluate every case under PATH... and compare with the expected outputs.
     ///
     /// Exit status: 0 when no case failed or errored (skips allowed unless --deny-skip),
-    /// 1 when any case failed or errored, 2 for a usage error, an unreadable path or no case found.
+    /// 1 when any case failed or errored, 2 for a usage error, an unreadable path, no case found
+    /// or a report that could not be written.
     Run(RunArgs),
     /// List the cases under PATH... with their operators, opsets and whether they are supported.
     List(ListArgs),
@@ -93,7 +94,7 @@ pub struct RunArgs {
     /// Treat skipped cases as a failure of the run (exit status 1).
     #[arg(long)]
     pub deny_skip: bool,
-    /// Largest tensor that may be loaded or created, in bytes (suffixes K, M, G, KiB, MiB, GiB).
+    /// Largest tensor that may be loaded or created, in bytes (suffixes K, M, G, T or KiB, MiB, GiB, TiB).
     /// Larger declared tensors and outputs make the case errored before anything is allocated.
     #[arg(long, value_name = "N", default_value = "4GiB")]
     pub max_tensor_bytes: String,

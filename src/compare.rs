@@ -123,6 +123,9 @@ pub fn compare(expected: &Tensor, actual: &Tensor, arithmetic: bool, tol: &Toler
     let mut first = Vec::new();
     let mut max_abs: Option<f64> = zero;
     let mut max_rel: Option<f64> = zero;
+    // A mismatch whose size cannot be measured (NaN against a number, an infinity against a
+    // finite value) makes the largest differences undefined: they are reported as null.
+    let mut unmeasurable = false;
     for i in 0..expected.numel() {
         let (Some(e), Some(a)) = (scalar(expected, i), scalar(actual, i)) else {
             continue;
@@ -135,6 +138,7 @@ pub fn compare(expected: &Tensor, actual: &Tensor, arithmetic: bool, tol: &Toler
             max_rel = Some(max_rel.map_or(rel, |m| m.max(rel)));
         }
         if !equal {
+            unmeasurable |= numeric && !abs.is_some_and(f64::is_finite);
             mismatches += 1;
             if first.len() < LISTED_MISMATCHES {
                 first.push(Mismatch {
@@ -145,7 +149,7 @@ pub fn compare(expected: &Tensor, actual: &Tensor, arithmetic: bool, tol: &Toler
             }
         }
     }
-    let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
+    let finite = |v: Option<f64>| v.filter(|x| x.is_finite() && !unmeasurable);
     let reason =
         (mismatches > 0).then(|| {
             let total = expected.numel();
@@ -308,6 +312,11 @@ mod tests {
         assert!(!d.passed);
         assert_eq!(d.mismatches, 1);
         assert_eq!(d.first_mismatches[0].index, vec![2]);
+        let d = compare(&e, &f32s(vec![3], &[1.0, 3.0, 0.0]), false, &tol);
+        assert_eq!(
+            (d.mismatches, d.max_abs_diff, d.max_rel_diff),
+            (1, None, None)
+        );
         assert!(!compare(&e, &f32s(vec![3], &[1.0000001, f32::NAN, 0.0]), false, &tol).passed);
     }
 

@@ -42,8 +42,13 @@ impl CaseFilter {
     }
 }
 
-/// Parses `4096`, `64K`, `512MiB`, `4G`, `4GiB` (K/M/G and KiB/MiB/GiB are all powers of 1024).
+/// Parses `--max-tensor-bytes`: `4096`, `64K`, `512MiB`, `4G`, `4GiB`, `1TiB` (K/M/G/T and
+/// KiB/MiB/GiB/TiB are all powers of 1024).
 pub fn parse_bytes(s: &str) -> Result<usize, UsageError> {
+    parse_size(s).map_err(|e| UsageError(format!("--max-tensor-bytes: {e}")))
+}
+
+fn parse_size(s: &str) -> Result<usize, UsageError> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, suffix) = t.split_at(split);

@@ -154,7 +154,14 @@ pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
     } else if let Some(ds) = result.data_sets.iter().max_by_key(|d| severity(d.status)) {
         if ds.status != Status::Passed {
             result.status = ds.status;
-            result.reason = ds.reason.as_ref().map(|r| format!("{}: {r}", ds.name));
+            // File errors already name the data set in their path.
+            result.reason = ds.reason.as_ref().map(|r| {
+                if r.starts_with(&format!("{}/", ds.name)) {
+                    r.clone()
+                } else {
+                    format!("{}: {r}", ds.name)
+                }
+            });
         }
     }
     result.duration = start.elapsed();

@@ -40,9 +40,13 @@ pub fn render(
         suite.add_test_case(tc);
     }
     report.add_test_suite(suite);
-    report
+    let mut xml = report
         .to_string()
-        .unwrap_or_else(|e| format!("<!-- cannot serialise the JUnit report: {e} -->\n"))
+        .unwrap_or_else(|e| format!("<!-- cannot serialise the JUnit report: {e} -->"));
+    if !xml.ends_with('\n') {
+        xml.push('\n');
+    }
+    xml
 }
 
 /// The case's parent path, so CI tools group cases by directory.

@@ -3,10 +3,13 @@
 //! - `codegen [--check]`: regenerates `src/pb/onnx.rs` from `proto/onnx.proto3`.
 //! - `testdata [--check]`: regenerates `testdata/spec-examples/` from the Rust descriptions in
 //!   `xtask/src/spec_examples.rs`.
+//! - `fixtures [--check]`: regenerates `tests/fixtures/`, the failing, invalid and malformed cases
+//!   of the integration tests, from `xtask/src/fixtures.rs`.
 //!
 //! `--check` compares with the committed files and fails when they differ, writing nothing.
 
 mod codegen;
+mod fixtures;
 mod fsutil;
 // The library's generated prost types, compiled into xtask directly rather than through a
 // dependency on the root crate: xtask must build while the library does not (codegen is what
@@ -27,6 +30,7 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("codegen") => codegen::generate(check),
         Some("testdata") => testdata::generate(check),
-        _ => bail!("usage: cargo xtask <codegen|testdata> [--check]"),
+        Some("fixtures") => fixtures::generate(check),
+        _ => bail!("usage: cargo xtask <codegen|testdata|fixtures> [--check]"),
     }
 }

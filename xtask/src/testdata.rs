@@ -42,7 +42,7 @@ pub fn generate(check: bool) -> Result<()> {
         COMMAND,
     )?;
     expected.insert(readme);
-    remove_strays(&dir, &expected, check)
+    remove_strays(&dir, &expected, check, COMMAND)
 }
 
 /// The files of one case, as paths relative to `testdata/spec-examples/` and their bytes.
@@ -88,7 +88,8 @@ pub fn ir_version_for_opset(opset: i64) -> Result<i64> {
     })
 }
 
-fn model(case: &Case) -> Result<pb::ModelProto> {
+/// The single-node model of a case (also the starting point of `cargo xtask fixtures`).
+pub(crate) fn model(case: &Case) -> Result<pb::ModelProto> {
     let names = |ts: &[Tensor]| ts.iter().map(|t| t.name.to_owned()).collect::<Vec<_>>();
     let node = pb::NodeProto {
         input: names(&case.inputs),
@@ -175,7 +176,7 @@ fn data_type(v: &Values) -> pb::tensor_proto::DataType {
 }
 
 /// The TensorProto of one input or output, following the storage rules of SEMANTICS.md section 8.
-fn tensor_proto(t: &Tensor, storage: Storage) -> Result<pb::TensorProto> {
+pub(crate) fn tensor_proto(t: &Tensor, storage: Storage) -> Result<pb::TensorProto> {
     ensure!(
         t.values.len() as i64 == t.numel(),
         "{} values for shape {:?}, which holds {}",
@@ -263,8 +264,14 @@ fn readme_text(cases: &[Case]) -> String {
 }
 
 /// Files under `dir` that no description produces are removed, or reported in check mode, so a
-/// renamed or deleted case does not linger as a test nobody maintains.
-fn remove_strays(dir: &Path, expected: &BTreeSet<PathBuf>, check: bool) -> Result<()> {
+/// renamed or deleted case does not linger as a test nobody maintains. `command` is the xtask
+/// command that owns `dir`.
+pub(crate) fn remove_strays(
+    dir: &Path,
+    expected: &BTreeSet<PathBuf>,
+    check: bool,
+    command: &str,
+) -> Result<()> {
     let mut strays = Vec::new();
     collect_files(dir, Path::new(""), &mut strays)?;
     strays.retain(|rel| !expected.contains(rel));
@@ -274,7 +281,7 @@ fn remove_strays(dir: &Path, expected: &BTreeSet<PathBuf>, check: bool) -> Resul
     }
     if check {
         bail!(
-            "`{}` holds files no spec example describes ({}): run `cargo xtask {COMMAND}` and \
+            "`{}` holds files no description produces ({}): run `cargo xtask {command}` and \
              commit the result",
             dir.display(),
             strays

@@ -1,0 +1,303 @@
+//! Hostile cases that cannot be committed, built in a temporary directory when the test runs:
+//! symbolic links and hard links leading out of a case (SEMANTICS.md section 8, D11), a FIFO in
+//! place of a tensor file, and files that claim a terabyte (D12).
+//!
+//! Each starts from a copy of `passing/external_data_inside_the_directory`, whose input_0.pb keeps
+//! its two floats in `test_data_set_0/data.bin`; the copy passes until it is tampered with.
+
+use crate::support::{
+    cases, copy_case, fixture, read_tensor, rewrite_model, run_json, write_tensor,
+};
+use onnx_idx_check::pb::{tensor_proto::DataLocation, StringStringEntryProto};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A workspace with a fresh copy of the control case at `<tmp>/case` and a directory
+/// `<tmp>/outside` beside it holding `data.bin` with the same two floats.
+struct Workspace {
+    _tmp: tempfile::TempDir,
+    case: PathBuf,
+    outside: PathBuf,
+}
+
+/// The external data of the control case: float32 1.0 and 2.0, little-endian.
+const TWO_FLOATS: [u8; 8] = [0, 0, 0x80, 0x3F, 0, 0, 0, 0x40];
+
+impl Workspace {
+    fn new() -> Workspace {
+        let tmp = tempfile::tempdir().unwrap();
+        let case = tmp.path().join("case");
+        copy_case(
+            &fixture("passing/external_data_inside_the_directory"),
+            &case,
+        );
+        assert_eq!(
+            std::fs::read(case.join("test_data_set_0/data.bin")).unwrap(),
+            TWO_FLOATS
+        );
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("data.bin"), TWO_FLOATS).unwrap();
+        Workspace {
+            _tmp: tmp,
+            case,
+            outside,
+        }
+    }
+
+    fn data_set(&self) -> PathBuf {
+        self.case.join("test_data_set_0")
+    }
+
+    /// Points input_0.pb's external data at `location`.
+    fn set_location(&self, location: &str) {
+        let file = self.data_set().join("input_0.pb");
+        let mut t = read_tensor(&file);
+        assert_eq!(t.data_location, DataLocation::External as i32);
+        t.external_data = vec![
+            StringStringEntryProto {
+                key: "location".into(),
+                value: location.into(),
+            },
+            StringStringEntryProto {
+                key: "length".into(),
+                value: "8".into(),
+            },
+        ];
+        write_tensor(&file, &t);
+    }
+
+    /// Runs the case and returns its report entry.
+    fn run(&self, extra: &[&str]) -> Value {
+        let (code, report) = run_json(&self.case, extra);
+        let c = cases(&report)[0].clone();
+        let want = if matches!(c["status"].as_str(), Some("failed" | "errored")) {
+            1
+        } else {
+            0
+        };
+        assert_eq!(code, want, "{c:#}");
+        c
+    }
+}
+
+fn assert_errored(c: &Value, words: &[&str]) {
+    assert_eq!(c["status"], "errored", "{c:#}");
+    let reason = c["reason"].as_str().unwrap();
+    for w in words {
+        assert!(reason.contains(w), "reason lacks {w:?}: {reason}");
+    }
+}
+
+#[test]
+fn the_untampered_copy_passes() {
+    let w = Workspace::new();
+    assert_eq!(w.run(&[])["status"], "passed");
+}
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) {
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn external_data_that_is_a_symlink_out_of_the_case_is_refused() {
+    let w = Workspace::new();
+    let data = w.data_set().join("data.bin");
+    std::fs::remove_file(&data).unwrap();
+    symlink(&w.outside.join("data.bin"), &data);
+    assert_errored(&w.run(&[]), &["input_0.pb", "'data.bin'", "symbolic link"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn external_data_under_a_symlinked_directory_is_refused() {
+    let w = Workspace::new();
+    symlink(&w.outside, &w.data_set().join("sub"));
+    w.set_location("sub/data.bin");
+    assert_errored(&w.run(&[]), &["'sub/data.bin'", "'sub' is a symbolic link"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_hard_linked_external_file_is_refused() {
+    let w = Workspace::new();
+    let data = w.data_set().join("data.bin");
+    std::fs::remove_file(&data).unwrap();
+    std::fs::hard_link(w.outside.join("data.bin"), &data).unwrap();
+    assert_errored(&w.run(&[]), &["'data.bin'", "2 hard links"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_input_file_that_is_a_symlink_is_refused() {
+    let w = Workspace::new();
+    let input = w.data_set().join("input_1.pb");
+    std::fs::rename(&input, w.outside.join("input_1.pb")).unwrap();
+    symlink(&w.outside.join("input_1.pb"), &input);
+    assert_errored(&w.run(&[]), &["input_1.pb", "not a regular file"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_model_that_is_a_symlink_is_refused() {
+    let w = Workspace::new();
+    let model = w.case.join("model.onnx");
+    std::fs::rename(&model, w.outside.join("model.onnx")).unwrap();
+    symlink(&w.outside.join("model.onnx"), &model);
+    assert_errored(&w.run(&[]), &["model.onnx", "not a regular file"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_data_set_directory_is_not_followed() {
+    let w = Workspace::new();
+    let real = w.outside.join("test_data_set_0");
+    std::fs::rename(w.data_set(), &real).unwrap();
+    symlink(&real, &w.data_set());
+    assert_errored(&w.run(&[]), &["no test_data_set_N directory"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_an_input_file_is_refused_without_blocking() {
+    let w = Workspace::new();
+    let input = w.data_set().join("input_1.pb");
+    std::fs::remove_file(&input).unwrap();
+    let path = std::ffi::CString::new(input.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates a file system entry.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    // Nobody ever writes to the FIFO: a reader that opened it for reading would block, and the
+    // command's timeout would fail the test.
+    assert_errored(&w.run(&[]), &["input_1.pb", "not a regular file"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_external_data_is_refused_without_blocking() {
+    let w = Workspace::new();
+    let data = w.data_set().join("data.bin");
+    std::fs::remove_file(&data).unwrap();
+    let path = std::ffi::CString::new(data.to_str().unwrap()).unwrap();
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    assert_errored(&w.run(&[]), &["'data.bin'", "not a regular file"]);
+}
+
+#[test]
+fn locations_that_climb_out_through_a_subdirectory_or_backslashes_are_refused() {
+    // CVE-2024-27318 hid `..` behind a subdirectory. Each location below would reach
+    // <case>/data.bin, which holds the right bytes, so only the check stands between the loader
+    // and a pass.
+    for location in ["sub/../../data.bin", "./../data.bin", "..\\data.bin"] {
+        let w = Workspace::new();
+        std::fs::create_dir(w.data_set().join("sub")).unwrap();
+        std::fs::write(w.case.join("data.bin"), TWO_FLOATS).unwrap();
+        w.set_location(location);
+        assert_errored(&w.run(&[]), &["outside the directory"]);
+    }
+}
+
+/// 2^38 floats: 1 TiB.
+const TERABYTE_OF_FLOATS: i64 = 1 << 38;
+
+#[test]
+fn a_file_claiming_a_terabyte_of_raw_data_errors_quickly_even_under_a_higher_limit() {
+    let w = Workspace::new();
+    let file = w.data_set().join("input_0.pb");
+    let mut t = read_tensor(&file);
+    t.data_location = DataLocation::Default as i32;
+    t.external_data.clear();
+    t.raw_data = TWO_FLOATS.to_vec();
+    t.dims = vec![TERABYTE_OF_FLOATS];
+    write_tensor(&file, &t);
+    let start = Instant::now();
+    // The limit admits the claim, so only the size check can refuse it.
+    let c = w.run(&["--max-tensor-bytes", "2048GiB"]);
+    let took = start.elapsed();
+    assert_errored(
+        &c,
+        &[
+            "input_0.pb",
+            "raw_data holds 8 bytes",
+            "needs exactly 1099511627776",
+        ],
+    );
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    // Under the default limit of 4 GiB the claim itself is refused.
+    let c = w.run(&[]);
+    assert_errored(&c, &["1099511627776 bytes", "limit"]);
+}
+
+#[test]
+fn external_data_claiming_a_terabyte_errors_quickly_even_under_a_higher_limit() {
+    let w = Workspace::new();
+    let file = w.data_set().join("input_0.pb");
+    let mut t = read_tensor(&file);
+    t.dims = vec![TERABYTE_OF_FLOATS];
+    t.external_data = vec![
+        StringStringEntryProto {
+            key: "location".into(),
+            value: "data.bin".into(),
+        },
+        StringStringEntryProto {
+            key: "length".into(),
+            value: (TERABYTE_OF_FLOATS * 4).to_string(),
+        },
+    ];
+    write_tensor(&file, &t);
+    let start = Instant::now();
+    let c = w.run(&["--max-tensor-bytes", "2048GiB"]);
+    let took = start.elapsed();
+    assert_errored(&c, &["'data.bin'", "exceeds the file size 8"]);
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+#[test]
+fn an_output_larger_than_the_limit_errors_before_it_is_computed() {
+    // failing/wrong_value is Gather-13 on axis 0; give it data [1, 64] and 64 zero indices, so the
+    // output would be [64, 64] floats: 16384 bytes against a limit of 1 KiB, while every file
+    // (256, 512 and 16 bytes of values) is under it.
+    let tmp = tempfile::tempdir().unwrap();
+    let case = tmp.path().join("case");
+    copy_case(&fixture("failing/wrong_value"), &case);
+    rewrite_model(&case.join("model.onnx"), |m| {
+        for v in &mut m.graph.as_mut().unwrap().input {
+            if let Some(onnx_idx_check::pb::type_proto::Value::TensorType(t)) =
+                v.r#type.as_mut().and_then(|t| t.value.as_mut())
+            {
+                t.shape = None;
+            }
+        }
+    });
+    let ds = case.join("test_data_set_0");
+    let mut data = read_tensor(&ds.join("input_0.pb"));
+    data.dims = vec![1, 64];
+    data.raw_data = vec![0; 64 * 4];
+    write_tensor(&ds.join("input_0.pb"), &data);
+    let mut indices = read_tensor(&ds.join("input_1.pb"));
+    indices.dims = vec![64];
+    indices.raw_data = vec![0; 64 * 8];
+    write_tensor(&ds.join("input_1.pb"), &indices);
+    let (code, report) = run_json(&case, &["--max-tensor-bytes", "1KiB"]);
+    assert_eq!(code, 1);
+    assert_errored(
+        &cases(&report)[0],
+        &[
+            "Gather-13",
+            "[64, 64]",
+            "16384 bytes",
+            "limit of 1024 bytes",
+        ],
+    );
+    // Under the default limit the same case runs, and fails on the shape.
+    let (_, report) = run_json(&case, &[]);
+    let c = &cases(&report)[0];
+    assert_eq!(c["status"], "failed", "{c:#}");
+    assert!(
+        c["reason"].as_str().unwrap().contains("got [64, 64]"),
+        "{c:#}"
+    );
+}

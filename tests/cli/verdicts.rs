@@ -1,0 +1,385 @@
+//! Every fixture of `tests/fixtures/` run alone: its verdict, the key words of its reason and
+//! the exit status; then the details of the failed ones, and the whole tree in one run.
+
+use crate::support::{
+    case, cases, count, fixture, fixture_names, fixtures, run_json, verdict_of_group,
+};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+/// Runs one fixture alone with `--format json` and checks the verdict, that the reason contains
+/// every key word (a passed case has none), and the exit status. Returns the case's report.
+fn alone(name: &str, status: &str, words: &[&str]) -> Value {
+    assert_eq!(
+        status,
+        verdict_of_group(name),
+        "{name}: the test and the fixture's group disagree"
+    );
+    let (code, report) = run_json(&fixture(name), &[]);
+    assert_eq!(count(&report, "total"), 1, "{report:#}");
+    let c = cases(&report)[0].clone();
+    assert_eq!(c["status"], status, "{name}: {c:#}");
+    match c["reason"].as_str() {
+        None => assert!(words.is_empty(), "{name}: no reason, expected {words:?}"),
+        Some(reason) => {
+            assert_ne!(
+                status, "passed",
+                "{name}: a passed case with a reason: {reason}"
+            );
+            for w in words {
+                assert!(reason.contains(w), "{name}: reason lacks {w:?}: {reason}");
+            }
+        }
+    }
+    let want = if matches!(status, "failed" | "errored") {
+        1
+    } else {
+        0
+    };
+    assert_eq!(code, want, "{name}: exit status");
+    c
+}
+
+macro_rules! alone_tests {
+    ($($test:ident: $name:literal => $status:literal $words:expr;)*) => {
+        $(
+            #[test]
+            fn $test() {
+                alone($name, $status, &$words);
+            }
+        )*
+
+        /// Every fixture with a test of its own above.
+        const TESTED: &[&str] = &[$($name),*];
+    };
+}
+
+alone_tests! {
+    // passing/: controls.
+    a_reduction_off_by_less_than_the_tolerance_passes:
+        "passing/reduction_within_tolerance" => "passed" [];
+    nan_payloads_do_not_matter:
+        "passing/nan_payloads_are_equal" => "passed" [];
+    external_data_inside_the_directory_is_read:
+        "passing/external_data_inside_the_directory" => "passed" [];
+    openvino_gather8_zero_fills_out_of_range_indices:
+        "passing/openvino_gather8_zero_fills" => "passed" [];
+
+    // failing/: the expected output is wrong.
+    a_changed_element_fails_at_its_index:
+        "failing/wrong_value" => "failed"
+        ["output 'output'", "1 of 4 elements differ", "first at [1,0]: expected 7.0, got 5.0"];
+    a_transposed_shape_fails_naming_both_shapes:
+        "failing/wrong_shape" => "failed" ["shape differs: expected [2, 3], got [3, 2]"];
+    a_double_expected_output_fails_against_a_float_result:
+        "failing/wrong_dtype" => "failed" ["dtype differs: expected double, got float"];
+    an_expected_nan_fails_against_a_number:
+        "failing/nan_expected" => "failed" ["1 of 2 elements differ", "expected NaN, got 3.0"];
+    an_expected_negative_zero_fails_against_positive_zero:
+        "failing/negative_zero_expected" => "failed" ["expected -0.0, got 0.0"];
+    a_reduction_off_by_more_than_the_tolerance_fails:
+        "failing/reduction_beyond_tolerance" => "failed"
+        ["tolerance", "first at [0,1]: expected 5.02, got 5.0"];
+    a_rank0_result_is_not_a_one_element_vector:
+        "failing/rank0_expected_as_rank1" => "failed" ["shape differs: expected [1], got []"];
+
+    // errored/: spec violations (D2-D6).
+    an_out_of_range_gather_index_errors_with_position_value_and_range:
+        "errored/gather_index_out_of_range" => "errored"
+        ["Gather-13", "indices[1,0] = 4", "out of range [-4, 3]", "axis 1 (size 4)"];
+    an_out_of_range_negative_gather_elements_index_errors:
+        "errored/gather_elements_index_out_of_range" => "errored"
+        ["GatherElements-13", "indices[1,0] = -3", "out of range [-2, 1]", "axis 0 (size 2)"];
+    an_out_of_range_scatter_elements_index_errors:
+        "errored/scatter_elements_index_out_of_range" => "errored"
+        ["ScatterElements-13", "indices[0,1] = 5", "out of range [-5, 4]", "axis 1 (size 5)"];
+    a_negative_index_at_gather_1_errors:
+        "errored/gather_negative_index_opset1" => "errored"
+        ["Gather-1", "indices[0] = -1", "negative", "opset 11"];
+    a_negative_index_at_scatter_9_errors:
+        "errored/scatter_negative_index_opset10" => "errored"
+        ["Scatter-9", "indices[0,0] = -1", "negative", "opset 11"];
+    scatter_at_opset_11_errors_as_deprecated:
+        "errored/scatter_deprecated_opset11" => "errored" ["Scatter", "deprecated", "opset 11"];
+    a_reduction_attribute_at_scatter_elements_13_errors:
+        "errored/reduction_attribute_opset13" => "errored"
+        ["attribute 'reduction'", "not defined by ScatterElements-13", "version 16"];
+    reduction_max_at_opset_16_errors:
+        "errored/reduction_max_opset16" => "errored"
+        ["reduction 'max'", "not allowed by ScatterElements-16", "version 18"];
+    an_unknown_reduction_errors:
+        "errored/reduction_sub_opset18" => "errored" ["reduction 'sub'", "not a known reduction"];
+    an_axis_out_of_range_errors:
+        "errored/axis_out_of_range" => "errored" ["axis 2", "out of range [-2, 1]", "rank 2"];
+    gather_elements_with_unequal_ranks_errors:
+        "errored/gather_elements_rank_mismatch" => "errored"
+        ["indices has rank 1", "data has rank 2"];
+    scatter_elements_updates_shaped_unlike_indices_errors:
+        "errored/scatter_elements_updates_shape" => "errored"
+        ["updates has shape [1, 3]", "indices has shape [1, 2]"];
+    bfloat16_at_gather_elements_11_errors:
+        "errored/bfloat16_gather_elements_opset11" => "errored"
+        ["bfloat16", "not allowed by GatherElements-11", "allowed from version 13"];
+    float8_data_at_gather_13_errors:
+        "errored/float8_gather_opset13" => "errored" ["float8e4m3fn", "not allowed by Gather-13"];
+    int16_indices_error:
+        "errored/int16_indices" => "errored" ["input 'indices'", "int16", "not allowed by Gather-13"];
+    gather_on_rank0_data_errors:
+        "errored/gather_rank0_data" => "errored" ["rank >= 1", "scalar"];
+    a_node_in_a_domain_the_model_does_not_import_errors:
+        "errored/domain_not_imported" => "errored" ["com.example", "does not import"];
+    gathernd_with_int32_indices_errors:
+        "errored/gathernd_int32_indices" => "errored"
+        ["input 'indices'", "int32", "not allowed by GatherND-13"];
+    batch_dims_at_gathernd_11_errors:
+        "errored/gathernd_batch_dims_opset11" => "errored"
+        ["attribute 'batch_dims'", "not defined by GatherND-11", "version 12"];
+    an_out_of_range_gathernd_index_errors:
+        "errored/gathernd_index_out_of_range" => "errored"
+        ["GatherND-13", "indices[1,0] = 2", "out of range [-2, 1]", "(size 2)"];
+    scatternd_updates_of_the_wrong_shape_error:
+        "errored/scatternd_updates_shape" => "errored"
+        ["ScatterND-13", "updates has shape [3]", "[4]"];
+
+    // errored/: malformed files and data sets.
+    a_truncated_model_errors:
+        "errored/truncated_model" => "errored" ["model.onnx", "not a valid ONNX ModelProto"];
+    a_garbage_input_file_errors:
+        "errored/garbage_input" => "errored"
+        ["test_data_set_0/input_0.pb", "not a valid ONNX TensorProto"];
+    raw_data_of_the_wrong_size_errors:
+        "errored/raw_data_size_mismatch" => "errored"
+        ["input_0.pb", "raw_data holds 7 bytes", "needs exactly 8"];
+    raw_data_beside_float_data_errors:
+        "errored/raw_and_float_data" => "errored"
+        ["more than one value field", "raw_data", "float_data"];
+    an_unknown_data_type_errors:
+        "errored/unknown_data_type" => "errored" ["data_type 99", "not a known"];
+    dims_claiming_four_tebibytes_error_on_the_limit:
+        "errored/huge_dims" => "errored"
+        ["[1099511627776]", "4398046511104 bytes", "limit", "--max-tensor-bytes"];
+    external_data_escaping_the_directory_errors:
+        "errored/external_data_escaping" => "errored"
+        ["external data", "'../secret.bin'", "outside the directory"];
+    external_data_at_an_absolute_path_errors:
+        "errored/external_data_absolute" => "errored"
+        ["external data", "'/etc/passwd'", "must be a relative path"];
+    a_missing_output_file_errors:
+        "errored/missing_output" => "errored" ["output_0.pb", "missing"];
+    an_extra_input_file_errors:
+        "errored/extra_input" => "errored" ["input_2.pb", "no graph input"];
+    a_missing_input_file_errors:
+        "errored/missing_input" => "errored" ["input_1.pb", "missing"];
+    an_input_unlike_its_declaration_errors:
+        "errored/input_dtype_mismatch" => "errored"
+        ["input_1.pb", "holds int32", "'indices'", "declared int64"];
+    an_int8_entry_of_300_errors:
+        "errored/int8_entry_out_of_range" => "errored" ["int32_data[1] = 300", "int8"];
+
+    // skipped/: valid but not implemented.
+    an_unsupported_op_is_skipped:
+        "skipped/unsupported_op_add" => "skipped" ["Add", "ai.onnx", "opset 13", "not supported"];
+    an_op_in_an_unknown_domain_is_skipped:
+        "skipped/unknown_domain" => "skipped"
+        ["Gather", "com.example", "opset 1", "not supported", "unknown domain"];
+    a_string_product_reduction_is_skipped:
+        "skipped/string_reduction_mul" => "skipped" ["reduction 'mul'", "string", "not implemented"];
+    a_bool_max_reduction_is_skipped:
+        "skipped/bool_reduction_max" => "skipped" ["reduction 'max'", "bool", "not implemented"];
+    a_segment_tensor_is_skipped:
+        "skipped/segment_tensor" => "skipped" ["input_0.pb", "segment", "not supported"];
+}
+
+#[test]
+fn every_fixture_has_a_test_of_its_own() {
+    let on_disk: BTreeSet<String> = fixture_names().into_iter().collect();
+    let tested: BTreeSet<String> = TESTED.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        on_disk.difference(&tested).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "fixtures without a test"
+    );
+    assert_eq!(
+        tested.difference(&on_disk).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "tests without a fixture (run `cargo xtask fixtures`?)"
+    );
+}
+
+/// The single output comparison of a failed case.
+fn output(c: &Value) -> &Value {
+    let outputs = c["data_sets"][0]["outputs"].as_array().unwrap();
+    assert_eq!(outputs.len(), 1, "{c:#}");
+    &outputs[0]
+}
+
+#[test]
+fn each_differing_value_is_listed_with_its_index_expected_and_actual() {
+    for (name, comparison, index, expected, actual) in [
+        ("failing/wrong_value", "exact", json!([1, 0]), "7.0", "5.0"),
+        ("failing/nan_expected", "exact", json!([0]), "NaN", "3.0"),
+        (
+            "failing/negative_zero_expected",
+            "exact",
+            json!([0]),
+            "-0.0",
+            "0.0",
+        ),
+        (
+            "failing/reduction_beyond_tolerance",
+            "tolerant",
+            json!([0, 1]),
+            "5.02",
+            "5.0",
+        ),
+    ] {
+        let c = alone(name, "failed", &[]);
+        let o = output(&c);
+        assert_eq!(o["status"], "failed", "{name}");
+        assert_eq!(o["comparison"], comparison, "{name}");
+        assert_eq!(o["mismatches"], 1, "{name}");
+        assert_eq!(
+            o["first_mismatches"],
+            json!([{"index": index, "expected": expected, "actual": actual}]),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_largest_differences_are_reported_for_changed_values() {
+    let c = alone("failing/wrong_value", "failed", &[]);
+    let o = output(&c);
+    assert_eq!(o["max_abs_diff"], json!(2.0));
+    // |5 - 7| / |7|.
+    let rel = o["max_rel_diff"].as_f64().unwrap();
+    assert!((rel - 2.0 / 7.0).abs() < 1e-12, "{rel}");
+    let c = alone("failing/reduction_beyond_tolerance", "failed", &[]);
+    let abs = output(&c)["max_abs_diff"].as_f64().unwrap();
+    assert!((abs - 0.02).abs() < 1e-5, "{abs}");
+}
+
+#[test]
+fn a_nan_mismatch_reports_no_finite_largest_difference() {
+    let c = alone("failing/nan_expected", "failed", &[]);
+    let o = output(&c);
+    // |3 - NaN| is NaN: not a finite difference, and certainly not 0.
+    assert_eq!(o["max_abs_diff"], Value::Null, "{o:#}");
+    assert_eq!(o["max_rel_diff"], Value::Null, "{o:#}");
+}
+
+#[test]
+fn shape_and_dtype_failures_list_no_elements_but_both_sides() {
+    for (name, dtype, actual_dtype, expected_shape, actual_shape) in [
+        (
+            "failing/wrong_shape",
+            "float",
+            "float",
+            json!([2, 3]),
+            json!([3, 2]),
+        ),
+        (
+            "failing/wrong_dtype",
+            "double",
+            "float",
+            json!([2, 2]),
+            json!([2, 2]),
+        ),
+        (
+            "failing/rank0_expected_as_rank1",
+            "int64",
+            "int64",
+            json!([1]),
+            json!([]),
+        ),
+    ] {
+        let c = alone(name, "failed", &[]);
+        let o = output(&c);
+        assert_eq!(o["dtype"], dtype, "{name}");
+        assert_eq!(o["actual_dtype"], actual_dtype, "{name}");
+        assert_eq!(o["expected_shape"], expected_shape, "{name}");
+        assert_eq!(o["actual_shape"], actual_shape, "{name}");
+        assert_eq!(o["first_mismatches"], json!([]), "{name}");
+    }
+}
+
+#[test]
+fn a_reduction_within_the_tolerance_is_compared_tolerantly_and_data_movement_exactly() {
+    let c = alone("passing/reduction_within_tolerance", "passed", &[]);
+    assert_eq!(output(&c)["comparison"], "tolerant");
+    let c = alone("passing/nan_payloads_are_equal", "passed", &[]);
+    assert_eq!(output(&c)["comparison"], "exact");
+}
+
+#[test]
+fn a_skipped_case_fails_the_run_only_with_deny_skip() {
+    let path = fixture("skipped/unsupported_op_add");
+    let (code, report) = run_json(&path, &[]);
+    assert_eq!((code, count(&report, "skipped")), (0, 1));
+    let (code, report) = run_json(&path, &["--deny-skip"]);
+    assert_eq!((code, count(&report, "skipped")), (1, 1));
+    // A passed case is not affected.
+    let (code, _) = run_json(&fixture("passing/nan_payloads_are_equal"), &["--deny-skip"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn one_bad_case_never_spoils_the_run() {
+    let names = fixture_names();
+    let (code, report) = run_json(&fixtures(), &[]);
+    assert_eq!(code, 1);
+    let listed: Vec<&str> = cases(&report)
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, names, "every fixture is reported once, in order");
+    assert_eq!(count(&report, "total"), names.len() as u64);
+    assert_eq!(count(&report, "not_run"), 0);
+    let mut tally = [0u64; 4];
+    let mut differ = Vec::new();
+    for name in &names {
+        let together = case(&report, name);
+        let (_, alone) = run_json(&fixture(name), &[]);
+        let alone = &cases(&alone)[0];
+        for key in ["status", "reason", "data_sets"] {
+            if together[key] != alone[key] {
+                differ.push(format!(
+                    "{name} {key}: together {}, alone {}",
+                    together[key], alone[key]
+                ));
+            }
+        }
+        let status = together["status"].as_str().unwrap();
+        if status != verdict_of_group(name) {
+            differ.push(format!("{name}: {status} in a tree run"));
+        }
+        let slot = ["passed", "failed", "errored", "skipped"]
+            .iter()
+            .position(|s| *s == status)
+            .unwrap();
+        tally[slot] += 1;
+    }
+    assert!(differ.is_empty(), "{differ:#?}");
+    for (key, n) in ["passed", "failed", "errored", "skipped"].iter().zip(tally) {
+        assert_eq!(count(&report, key), n, "summary.{key}");
+    }
+}
+
+#[test]
+fn tolerance_options_move_the_line_between_passed_and_failed() {
+    // --exact compares reductions bit for bit: 5 is not 5.004.
+    let (code, report) = run_json(&fixture("passing/reduction_within_tolerance"), &["--exact"]);
+    assert_eq!((code, &cases(&report)[0]["status"]), (1, &json!("failed")));
+    // A wider rtol admits 0.02 against 5.02: 1e-7 + 1e-2 * 5.02 = 0.0502.
+    let (code, report) = run_json(
+        &fixture("failing/reduction_beyond_tolerance"),
+        &["--rtol", "0.01"],
+    );
+    assert_eq!((code, &cases(&report)[0]["status"]), (0, &json!("passed")));
+    // --tolerant applies the tolerance to data movement too, where |-0 - 0| = 0.
+    let (code, report) = run_json(&fixture("failing/negative_zero_expected"), &["--tolerant"]);
+    assert_eq!((code, &cases(&report)[0]["status"]), (0, &json!("passed")));
+    // Not to dtype or shape, though.
+    let (code, _) = run_json(&fixture("failing/wrong_shape"), &["--tolerant"]);
+    assert_eq!(code, 1);
+}

@@ -1,0 +1,1178 @@
+//! `cargo xtask fixtures`: writes `tests/fixtures/`, the deliberately failing, invalid, malformed
+//! and unsupported cases the integration tests run the binary on. They live apart from
+//! `testdata/`, where every case must pass.
+//!
+//! Each [`Fixture`] starts as a valid single-node case described like a spec example (a
+//! [`Case`], rendered by [`crate::testdata`]) and then goes through explicit [`Edit`]s: changes to
+//! the model or to one tensor before encoding, then byte surgery on the encoded files (truncation,
+//! literal garbage, copies, deletions). Every byte is a function of this file, so
+//! `cargo xtask fixtures --check` can compare the committed tree exactly.
+//!
+//! Expected outputs are literals worked by hand (in the comments), never computed by a kernel.
+//! Where a fixture must be refused before anything is compared, its expected output is still a
+//! well-formed literal, but its value does not matter and the comment says so.
+//!
+//! Symbolic and hard links are never committed: the integration tests build those cases in a
+//! temporary directory at run time.
+
+use crate::fsutil::{ensure_file_contents, project_root};
+use crate::pb;
+use crate::pb::tensor_proto::{DataLocation, DataType, Segment};
+use crate::spec_examples::{Attribute, Case, Storage, Tensor, Values};
+use crate::testdata;
+use anyhow::{bail, Context, Result};
+use prost::Message;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+const COMMAND: &str = "fixtures";
+
+const MODEL: &str = "model.onnx";
+const INPUT_0: &str = "test_data_set_0/input_0.pb";
+const INPUT_1: &str = "test_data_set_0/input_1.pb";
+const INPUT_2: &str = "test_data_set_0/input_2.pb";
+const OUTPUT_0: &str = "test_data_set_0/output_0.pb";
+
+/// The verdict a fixture must get when run alone; also its directory under `tests/fixtures/`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Group {
+    /// `passing/`: passed.
+    Passing,
+    /// `failing/`: failed.
+    Failing,
+    /// `errored/`: errored (spec violations and malformed files).
+    Errored,
+    /// `skipped/`: skipped.
+    Skipped,
+}
+
+impl Group {
+    const ALL: [Group; 4] = [
+        Group::Passing,
+        Group::Failing,
+        Group::Errored,
+        Group::Skipped,
+    ];
+
+    /// The directory under `tests/fixtures/`.
+    pub fn dir(self) -> &'static str {
+        match self {
+            Group::Passing => "passing",
+            Group::Failing => "failing",
+            Group::Errored => "errored",
+            Group::Skipped => "skipped",
+        }
+    }
+
+    /// The verdict, as the reports spell it.
+    pub fn verdict(self) -> &'static str {
+        match self {
+            Group::Passing => "passed",
+            Group::Failing => "failed",
+            Group::Errored => "errored",
+            Group::Skipped => "skipped",
+        }
+    }
+}
+
+/// One fixture: a case description and the edits that break it.
+pub struct Fixture {
+    /// Where it goes and the verdict it must get.
+    pub group: Group,
+    /// Directory name under the group's directory.
+    pub name: &'static str,
+    /// What it holds (what is wrong with it, or what it controls), in one sentence: the README
+    /// and the graph's doc_string.
+    pub about: &'static str,
+    /// The case before the edits.
+    pub case: Case,
+    /// Applied in order within each stage: proto edits first, then byte edits.
+    pub edits: Vec<Edit>,
+}
+
+/// A change to a rendered case. File paths are relative to the case directory.
+pub enum Edit {
+    /// Changes the model before it is encoded.
+    Model(Box<dyn Fn(&mut pb::ModelProto)>),
+    /// Changes the TensorProto of a data-set file before it is encoded.
+    Tensor(&'static str, Box<dyn Fn(&mut pb::TensorProto)>),
+    /// Keeps the first half (rounded down) of a file's encoded bytes.
+    TruncateHalf(&'static str),
+    /// Writes these bytes to a file, replacing it or adding it.
+    Bytes(&'static str, Vec<u8>),
+    /// Copies the encoded bytes of the first file to the second.
+    Copy(&'static str, &'static str),
+    /// Deletes a file.
+    Remove(&'static str),
+}
+
+/// Regenerates `tests/fixtures/`, or in check mode fails when any committed file differs from
+/// what would be written, is missing, or is no longer described.
+pub fn generate(check: bool) -> Result<()> {
+    let dir = project_root().join("tests/fixtures");
+    let fixtures = fixtures();
+    let mut expected = BTreeSet::new();
+    for f in &fixtures {
+        let files = render(f).with_context(|| format!("fixture {}/{}", f.group.dir(), f.name))?;
+        for (rel, bytes) in files {
+            ensure_file_contents(&dir.join(&rel), &bytes, check, COMMAND)?;
+            expected.insert(rel);
+        }
+    }
+    for (name, text) in [
+        ("README.md", readme_text(&fixtures)),
+        (".gitattributes", GITATTRIBUTES.to_string()),
+    ] {
+        ensure_file_contents(&dir.join(name), text.as_bytes(), check, COMMAND)?;
+        expected.insert(PathBuf::from(name));
+    }
+    testdata::remove_strays(&dir, &expected, check, COMMAND)
+}
+
+const GITATTRIBUTES: &str = "\
+# Fixture files are binary, the broken ones included: never convert their line ends.
+*.onnx binary
+*.pb binary
+*.bin binary
+";
+
+/// The files of one fixture, as paths relative to `tests/fixtures/` and their bytes.
+fn render(f: &Fixture) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+    let case = &f.case;
+    let mut model = testdata::model(case)?;
+    let mut tensors: BTreeMap<String, pb::TensorProto> = BTreeMap::new();
+    for (kind, list) in [("input", &case.inputs), ("output", &case.outputs)] {
+        for (k, t) in list.iter().enumerate() {
+            let proto = testdata::tensor_proto(t, case.storage)
+                .with_context(|| format!("{kind} {k} ({})", t.name))?;
+            tensors.insert(format!("test_data_set_0/{kind}_{k}.pb"), proto);
+        }
+    }
+    for edit in &f.edits {
+        match edit {
+            Edit::Model(change) => change(&mut model),
+            Edit::Tensor(file, change) => match tensors.get_mut(*file) {
+                Some(t) => change(t),
+                None => bail!("no tensor file {file} to edit"),
+            },
+            _ => {}
+        }
+    }
+    let mut files: BTreeMap<String, Vec<u8>> = tensors
+        .into_iter()
+        .map(|(file, t)| (file, t.encode_to_vec()))
+        .collect();
+    files.insert(MODEL.to_string(), model.encode_to_vec());
+    for edit in &f.edits {
+        match edit {
+            Edit::TruncateHalf(file) => match files.get_mut(*file) {
+                Some(bytes) => bytes.truncate(bytes.len() / 2),
+                None => bail!("no file {file} to truncate"),
+            },
+            Edit::Bytes(file, bytes) => {
+                files.insert(file.to_string(), bytes.clone());
+            }
+            Edit::Copy(from, to) => match files.get(*from) {
+                Some(bytes) => {
+                    let bytes = bytes.clone();
+                    files.insert(to.to_string(), bytes);
+                }
+                None => bail!("no file {from} to copy"),
+            },
+            Edit::Remove(file) => {
+                if files.remove(*file).is_none() {
+                    bail!("no file {file} to remove");
+                }
+            }
+            Edit::Model(_) | Edit::Tensor(..) => {}
+        }
+    }
+    let dir = PathBuf::from(f.group.dir()).join(f.name);
+    Ok(files
+        .into_iter()
+        .map(|(file, bytes)| (dir.join(file), bytes))
+        .collect())
+}
+
+fn readme_text(fixtures: &[Fixture]) -> String {
+    let mut s = String::from(
+        "# Test fixtures\n\
+         \n\
+         Cases that must **not** simply pass, for the integration tests in `tests/cli/`: each is an\n\
+         ONNX node-test directory (`<group>/<name>/model.onnx` plus `test_data_set_0/input_K.pb`,\n\
+         `output_K.pb`), and its group is the verdict `onnx-idx-check run` must give it when run\n\
+         alone:\n\
+         \n\
+         | group | verdict | exit status alone |\n\
+         |---|---|---|\n\
+         | `passing/` | passed (controls for the cases beside them) | 0 |\n\
+         | `failing/` | failed: the expected output is wrong | 1 |\n\
+         | `errored/` | errored: the model breaks the spec (SEMANTICS.md D2-D6) or a file is malformed (D10-D12) | 1 |\n\
+         | `skipped/` | skipped: valid, but not implemented (D1, D8, D10) | 0 (1 with `--deny-skip`) |\n\
+         \n\
+         Generated by `cargo xtask fixtures` from the descriptions in `xtask/src/fixtures.rs`; do\n\
+         not edit by hand. Each fixture is a valid single-node case, described like a spec example,\n\
+         followed by explicit edits: changes to the model or to one tensor before encoding, then\n\
+         byte surgery on the encoded files (the truncated model and the garbage `.pb` are spelled\n\
+         out there as transformations and literal bytes). `cargo test` fails when this tree is\n\
+         stale; `cargo xtask fixtures --check` checks the same without writing anything.\n\
+         \n\
+         Expected outputs are literals worked by hand. In cases that must be refused before any\n\
+         comparison, the expected output is well-formed but its values do not matter.\n\
+         \n\
+         Symbolic links, hard links and FIFOs are never committed (a checkout would not keep them\n\
+         faithfully): `tests/cli/hostile.rs` builds those cases in a temporary directory when it\n\
+         runs, from a copy of `passing/external_data_inside_the_directory`.\n\
+         \n\
+         `tests/cli/verdicts.rs` runs every fixture alone and asserts its verdict, the key words of\n\
+         its reason and the exit status, then runs the whole tree at once and checks that every\n\
+         verdict is the one the fixture gets alone. To add a fixture: describe it in\n\
+         `xtask/src/fixtures.rs`, run `cargo xtask fixtures`, and give it a test in\n\
+         `tests/cli/verdicts.rs` (`every_fixture_has_a_test_of_its_own` fails until you do).\n",
+    );
+    for group in Group::ALL {
+        s.push_str(&format!(
+            "\n## `{}/` ({})\n\n| fixture | op | ai.onnx opset | what it holds |\n|---|---|---|---|\n",
+            group.dir(),
+            group.verdict()
+        ));
+        for f in fixtures.iter().filter(|f| f.group == group) {
+            s.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                f.name, f.case.op_type, f.case.opset, f.about
+            ));
+        }
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks.
+
+fn fixture(
+    group: Group,
+    name: &'static str,
+    about: &'static str,
+    mut case: Case,
+    edits: Vec<Edit>,
+) -> Fixture {
+    case.name = name;
+    case.source = about;
+    Fixture {
+        group,
+        name,
+        about,
+        case,
+        edits,
+    }
+}
+
+fn case(op_type: &'static str, opset: i64) -> Case {
+    Case {
+        name: "",
+        source: "",
+        op_type,
+        opset,
+        attributes: Vec::new(),
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        storage: Storage::Raw,
+    }
+}
+
+/// Builder methods on [`Case`], as spec_examples has them.
+trait Build {
+    fn axis(self, axis: i64) -> Self;
+    fn reduction(self, reduction: &'static str) -> Self;
+    fn input(self, t: Tensor) -> Self;
+    fn output(self, t: Tensor) -> Self;
+    fn typed(self) -> Self;
+    fn with_attribute(self, name: &'static str, value: i64) -> Self;
+}
+
+impl Build for Case {
+    fn axis(mut self, axis: i64) -> Self {
+        self.attributes.push(Attribute::Int("axis", axis));
+        self
+    }
+
+    fn reduction(mut self, reduction: &'static str) -> Self {
+        self.attributes.push(Attribute::Str("reduction", reduction));
+        self
+    }
+
+    fn input(mut self, t: Tensor) -> Self {
+        self.inputs.push(t);
+        self
+    }
+
+    fn output(mut self, t: Tensor) -> Self {
+        self.outputs.push(t);
+        self
+    }
+
+    fn typed(mut self) -> Self {
+        self.storage = Storage::Typed;
+        self
+    }
+
+    fn with_attribute(mut self, name: &'static str, value: i64) -> Self {
+        self.attributes.push(Attribute::Int(name, value));
+        self
+    }
+}
+
+fn tensor(name: &'static str, shape: &[i64], values: Values) -> Tensor {
+    Tensor {
+        name,
+        shape: shape.to_vec(),
+        values,
+    }
+}
+
+fn f32s(name: &'static str, shape: &[i64], v: &[f32]) -> Tensor {
+    tensor(name, shape, Values::Float(v.to_vec()))
+}
+
+fn i32s(name: &'static str, shape: &[i64], v: &[i32]) -> Tensor {
+    tensor(name, shape, Values::Int32(v.to_vec()))
+}
+
+fn i64s(name: &'static str, shape: &[i64], v: &[i64]) -> Tensor {
+    tensor(name, shape, Values::Int64(v.to_vec()))
+}
+
+fn strs(name: &'static str, shape: &[i64], v: &[&'static str]) -> Tensor {
+    tensor(name, shape, Values::String(v.to_vec()))
+}
+
+fn model(change: impl Fn(&mut pb::ModelProto) + 'static) -> Edit {
+    Edit::Model(Box::new(change))
+}
+
+fn tensor_file(file: &'static str, change: impl Fn(&mut pb::TensorProto) + 'static) -> Edit {
+    Edit::Tensor(file, Box::new(change))
+}
+
+/// Declares the graph input or output `name` with element type `dtype`.
+fn declare(name: &'static str, dtype: DataType) -> Edit {
+    model(move |m| {
+        let Some(g) = m.graph.as_mut() else { return };
+        for v in g.input.iter_mut().chain(g.output.iter_mut()) {
+            if v.name != name {
+                continue;
+            }
+            if let Some(pb::type_proto::Value::TensorType(t)) =
+                v.r#type.as_mut().and_then(|t| t.value.as_mut())
+            {
+                t.elem_type = dtype as i32;
+            }
+        }
+    })
+}
+
+/// Stores `file`'s tensor as `dtype` with these raw (little-endian) bytes.
+fn store_raw(file: &'static str, dtype: DataType, raw: Vec<u8>) -> Edit {
+    tensor_file(file, move |t| {
+        t.data_type = dtype as i32;
+        t.raw_data = raw.clone();
+        t.float_data.clear();
+        t.int32_data.clear();
+        t.int64_data.clear();
+    })
+}
+
+/// Declares graph value `name` as `dtype` and stores its file with these raw bytes.
+fn retype(name: &'static str, file: &'static str, dtype: DataType, raw: Vec<u8>) -> Vec<Edit> {
+    vec![declare(name, dtype), store_raw(file, dtype, raw)]
+}
+
+/// Moves `file`'s raw bytes out to external data at `location` (offset 0, length as stored).
+fn external(file: &'static str, location: &'static str) -> Edit {
+    tensor_file(file, move |t| {
+        let length = t.raw_data.len().to_string();
+        t.raw_data.clear();
+        t.data_location = DataLocation::External as i32;
+        t.external_data = vec![
+            pb::StringStringEntryProto {
+                key: "location".into(),
+                value: location.into(),
+            },
+            pb::StringStringEntryProto {
+                key: "length".into(),
+                value: length,
+            },
+        ];
+    })
+}
+
+/// OpenVINO's operator domain (D13).
+const OPENVINO: &str = "org.openvinotoolkit";
+
+/// Adds an opset import.
+fn import(domain: &'static str, version: i64) -> Edit {
+    model(move |m| {
+        m.opset_import.push(pb::OperatorSetIdProto {
+            domain: domain.into(),
+            version,
+        })
+    })
+}
+
+/// Moves the single node into `domain`.
+fn node_domain(domain: &'static str) -> Edit {
+    model(move |m| {
+        if let Some(g) = m.graph.as_mut() {
+            for n in &mut g.node {
+                n.domain = domain.into();
+            }
+        }
+    })
+}
+
+fn le_f32(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Bytes that are no TensorProto: the first tag, the varint 0xDF 0x3A = 7519, has wire type
+/// 7519 & 7 = 7, which protobuf does not define, so decoding fails on the first field. The rest
+/// is arbitrary, written out so the file never depends on a random generator.
+const GARBAGE: [u8; 32] = [
+    0xDF, 0x3A, 0x91, 0x07, 0xC4, 0x5E, 0x22, 0xB8, 0x6F, 0x13, 0xE9, 0x80, 0x4D, 0xA7, 0x1C, 0xF2,
+    0x58, 0x0B, 0x96, 0xE3, 0x71, 0x2D, 0xCA, 0x44, 0x9F, 0x36, 0xB1, 0x08, 0x65, 0xDE, 0x17, 0xAF,
+];
+
+// ---------------------------------------------------------------------------------------------
+// Base cases, each valid and worked by hand.
+
+/// Gather-13, axis 0: rows 0 and 2 of [[1, 2], [3, 4], [5, 6]] are [[1, 2], [5, 6]].
+fn gather_rows(expected: &[f32]) -> Case {
+    case("Gather", 13)
+        .axis(0)
+        .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
+        .input(i64s("indices", &[2], &[0, 2]))
+        .output(f32s("output", &[2, 2], expected))
+}
+
+/// Gather-13 on a 1-D float tensor [1, 2]: index 1 gives [2].
+fn gather_1d(opset: i64) -> Case {
+    case("Gather", opset)
+        .axis(0)
+        .input(f32s("data", &[2], &[1.0, 2.0]))
+        .input(i64s("indices", &[1], &[1]))
+        .output(f32s("output", &[1], &[2.0]))
+}
+
+/// ScatterElements-16 with reduction add, axis 1: both updates (1 and 2) land on output[0][1],
+/// which starts at 2, so it ends at 2 + 1 + 2 = 5 and the output is [[1, 5, 3, 4, 5]]. Exact in
+/// f32; `cell` replaces the 5 in the expected output.
+fn scatter_add(cell: f32) -> Case {
+    case("ScatterElements", 16)
+        .axis(1)
+        .reduction("add")
+        .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
+        .input(i64s("indices", &[1, 2], &[1, 1]))
+        .input(f32s("updates", &[1, 2], &[1.0, 2.0]))
+        .output(f32s("output", &[1, 5], &[1.0, cell, 3.0, 4.0, 5.0]))
+}
+
+/// ScatterElements Example 2 (axis 1): positions 1 and 3 of [[1, 2, 3, 4, 5]] get 1.1 and 2.1.
+fn scatter_example2(op_type: &'static str, opset: i64) -> Case {
+    case(op_type, opset)
+        .axis(1)
+        .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
+        .input(i64s("indices", &[1, 2], &[1, 3]))
+        .input(f32s("updates", &[1, 2], &[1.1, 2.1]))
+        .output(f32s("output", &[1, 5], &[1.0, 1.1, 3.0, 2.1, 5.0]))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fixtures.
+
+/// Every fixture, by group.
+pub fn fixtures() -> Vec<Fixture> {
+    let mut all = passing();
+    all.extend(failing());
+    all.extend(errored_spec());
+    all.extend(errored_nd());
+    all.extend(errored_files());
+    all.extend(skipped());
+    all
+}
+
+fn passing() -> Vec<Fixture> {
+    use Group::Passing;
+    let nan_a = f32::from_bits(0x7FC0_0000);
+    let nan_b = f32::from_bits(0x7FC0_0001);
+    vec![
+        // |5.004 - 5| = 0.004 <= 1e-7 + 1e-3 * 5.004 = 0.0050041.
+        fixture(
+            Passing,
+            "reduction_within_tolerance",
+            "a reduction result 0.004 away from the expected 5.004, inside the default tolerance \
+             (rtol 1e-3, atol 1e-7)",
+            scatter_add(5.004),
+            vec![],
+        ),
+        // Gathering element 0 copies the NaN with payload 0; the expected NaN has payload 1.
+        fixture(
+            Passing,
+            "nan_payloads_are_equal",
+            "the expected output is a NaN with another payload than the gathered one: any NaN \
+             equals any NaN (D9)",
+            case("Gather", 13)
+                .axis(0)
+                .input(f32s("data", &[2], &[nan_a, 1.0]))
+                .input(i64s("indices", &[2], &[0, 1]))
+                .output(f32s("output", &[2], &[nan_b, 1.0])),
+            vec![],
+        ),
+        // OpenVINO's Gather-8 spec example: data [1, 2, 3, 4, 5], indices [3, 10, -20], axis 0:
+        // 3 -> 4; 10 and -20 + 5 = -15 are outside [0, 4], so their outputs stay 0.
+        fixture(
+            Passing,
+            "openvino_gather8_zero_fills",
+            "OpenVINO Gather-8 (org.openvinotoolkit 8, beside ai.onnx 13) leaves out-of-range \
+             indices' outputs zero instead of erroring (D13)",
+            case("Gather", 13)
+                .input(f32s("data", &[5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
+                .input(i64s("indices", &[3], &[3, 10, -20]))
+                .input(i64s("axis", &[], &[0]))
+                .output(f32s("output", &[3], &[4.0, 0.0, 0.0])),
+            vec![node_domain(OPENVINO), import(OPENVINO, 8)],
+        ),
+        fixture(
+            Passing,
+            "external_data_inside_the_directory",
+            "input_0.pb keeps its data in test_data_set_0/data.bin: external data inside the \
+             directory is read (the control for the refused locations)",
+            gather_1d(13),
+            vec![
+                external(INPUT_0, "data.bin"),
+                Edit::Bytes("test_data_set_0/data.bin", le_f32(&[1.0, 2.0])),
+            ],
+        ),
+    ]
+}
+
+fn failing() -> Vec<Fixture> {
+    use Group::Failing;
+    vec![
+        fixture(
+            Failing,
+            "wrong_value",
+            "one expected element is wrong: [1,0] is 7 where the gather gives 5",
+            gather_rows(&[1.0, 2.0, 7.0, 6.0]),
+            vec![],
+        ),
+        // Rows 2, 0, 1 of [[1, 2], [3, 4], [5, 6]] are [[5, 6], [1, 2], [3, 4]], shape [3, 2].
+        fixture(
+            Failing,
+            "wrong_shape",
+            "the expected output has the right values in shape [2, 3]; the gather gives [3, 2]",
+            case("Gather", 13)
+                .axis(0)
+                .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
+                .input(i64s("indices", &[3], &[2, 0, 1]))
+                .output(f32s("output", &[2, 3], &[5.0, 6.0, 1.0, 2.0, 3.0, 4.0])),
+            vec![],
+        ),
+        fixture(
+            Failing,
+            "wrong_dtype",
+            "the expected output holds the right values as double; the gather of float data \
+             gives float",
+            gather_rows(&[1.0, 2.0, 5.0, 6.0]),
+            vec![tensor_file(OUTPUT_0, |t| {
+                t.data_type = DataType::Double as i32;
+                t.raw_data.clear();
+                t.double_data = vec![1.0, 2.0, 5.0, 6.0];
+            })],
+        ),
+        // Elements 2 and 0 of [1, 2, 3] are [3, 1].
+        fixture(
+            Failing,
+            "nan_expected",
+            "NaN is expected at [0], where the gather gives 3",
+            case("Gather", 13)
+                .axis(0)
+                .input(f32s("data", &[3], &[1.0, 2.0, 3.0]))
+                .input(i64s("indices", &[2], &[2, 0]))
+                .output(f32s("output", &[2], &[f32::NAN, 1.0])),
+            vec![],
+        ),
+        // Element 0 of [+0, 1] is +0.
+        fixture(
+            Failing,
+            "negative_zero_expected",
+            "-0.0 is expected where the gather copies +0.0: data movement compares bit for bit \
+             (D9)",
+            case("Gather", 13)
+                .axis(0)
+                .input(f32s("data", &[2], &[0.0, 1.0]))
+                .input(i64s("indices", &[1], &[0]))
+                .output(f32s("output", &[1], &[-0.0])),
+            vec![],
+        ),
+        // |5.02 - 5| = 0.02 > 1e-7 + 1e-3 * 5.02 = 0.0050201.
+        fixture(
+            Failing,
+            "reduction_beyond_tolerance",
+            "a reduction result 0.02 away from the expected 5.02, outside the default tolerance",
+            scatter_add(5.02),
+            vec![],
+        ),
+        // A scalar index into 1-D data removes the only axis: element 3 of [10, 20, 30, 40] is
+        // the rank-0 tensor 40.
+        fixture(
+            Failing,
+            "rank0_expected_as_rank1",
+            "the expected output is [40] of shape [1]; the gather gives the rank-0 tensor 40",
+            case("Gather", 13)
+                .axis(0)
+                .input(i64s("data", &[4], &[10, 20, 30, 40]))
+                .input(i64s("indices", &[], &[3]))
+                .output(i64s("output", &[1], &[40])),
+            vec![],
+        ),
+    ]
+}
+
+/// Spec violations (D2-D6). The expected outputs are never compared.
+fn errored_spec() -> Vec<Fixture> {
+    use Group::Errored;
+    let data_2x4 = || f32s("data", &[2, 4], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    vec![
+        fixture(
+            Errored,
+            "gather_index_out_of_range",
+            "indices[1,0] = 4 on an axis of size 4 (D3)",
+            case("Gather", 13)
+                .axis(1)
+                .input(data_2x4())
+                .input(i64s("indices", &[2, 2], &[0, 1, 4, 2]))
+                .output(f32s("output", &[2, 2, 2], &[0.0; 8])),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "gather_elements_index_out_of_range",
+            "indices[1,0] = -3 on an axis of size 2, past the negative end (D3)",
+            case("GatherElements", 13)
+                .axis(0)
+                .input(f32s("data", &[2, 2], &[1.0, 2.0, 3.0, 4.0]))
+                .input(i64s("indices", &[2, 2], &[0, 1, -3, 0]))
+                .output(f32s("output", &[2, 2], &[0.0; 4])),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "scatter_elements_index_out_of_range",
+            "indices[0,1] = 5 on an axis of size 5 (D3)",
+            case("ScatterElements", 13)
+                .axis(1)
+                .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
+                .input(i64s("indices", &[1, 2], &[1, 5]))
+                .input(f32s("updates", &[1, 2], &[1.1, 2.1]))
+                .output(f32s("output", &[1, 5], &[0.0; 5])),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "gather_negative_index_opset1",
+            "a negative index at Gather-1, which has none (D2)",
+            case("Gather", 1)
+                .axis(0)
+                .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
+                .input(i64s("indices", &[1], &[-1]))
+                .output(f32s("output", &[1, 2], &[5.0, 6.0])),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "scatter_negative_index_opset10",
+            "a negative index at Scatter-9, which has none (D2)",
+            case("Scatter", 10)
+                .axis(1)
+                .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
+                .input(i64s("indices", &[1, 1], &[-1]))
+                .input(f32s("updates", &[1, 1], &[9.0]))
+                .output(f32s("output", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 9.0])),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "scatter_deprecated_opset11",
+            "Scatter in a model importing opset 11, where it is deprecated (D5)",
+            scatter_example2("Scatter", 11),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "reduction_attribute_opset13",
+            "a reduction attribute at ScatterElements-13, which has none (D5)",
+            scatter_example2("ScatterElements", 13).reduction("add"),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "reduction_max_opset16",
+            "reduction \"max\" at ScatterElements-16, which allows none/add/mul (D5)",
+            scatter_example2("ScatterElements", 16).reduction("max"),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "reduction_sub_opset18",
+            "the unknown reduction \"sub\" at ScatterElements-18 (D5)",
+            scatter_example2("ScatterElements", 18).reduction("sub"),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "axis_out_of_range",
+            "axis 2 on rank-2 data (D5)",
+            case("GatherElements", 13)
+                .axis(2)
+                .input(f32s("data", &[2, 2], &[1.0, 2.0, 3.0, 4.0]))
+                .input(i64s("indices", &[2, 2], &[0, 0, 1, 0]))
+                .output(f32s("output", &[2, 2], &[0.0; 4])),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "gather_elements_rank_mismatch",
+            "rank-1 indices with rank-2 data (D6)",
+            case("GatherElements", 13)
+                .axis(0)
+                .input(f32s("data", &[2, 2], &[1.0, 2.0, 3.0, 4.0]))
+                .input(i64s("indices", &[2], &[0, 1]))
+                .output(f32s("output", &[2], &[0.0; 2])),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "scatter_elements_updates_shape",
+            "updates of shape [1, 3] with indices of shape [1, 2] (D6)",
+            case("ScatterElements", 13)
+                .axis(1)
+                .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
+                .input(i64s("indices", &[1, 2], &[1, 3]))
+                .input(f32s("updates", &[1, 3], &[1.1, 2.1, 3.1]))
+                .output(f32s("output", &[1, 5], &[1.0, 1.1, 3.0, 2.1, 5.0])),
+            vec![],
+        ),
+        // bfloat16 1, 2, 3, 4 = 0x3F80, 0x4000, 0x4040, 0x4080; Example 1 gives [[1, 1], [4, 3]].
+        fixture(
+            Errored,
+            "bfloat16_gather_elements_opset11",
+            "bfloat16 data at GatherElements-11; bfloat16 arrives with version 13 (D4)",
+            case("GatherElements", 11)
+                .axis(1)
+                .input(tensor(
+                    "data",
+                    &[2, 2],
+                    Values::Bfloat16(vec![0x3F80, 0x4000, 0x4040, 0x4080]),
+                ))
+                .input(i64s("indices", &[2, 2], &[0, 0, 1, 0]))
+                .output(tensor(
+                    "output",
+                    &[2, 2],
+                    Values::Bfloat16(vec![0x3F80, 0x3F80, 0x4080, 0x4040]),
+                )),
+            vec![],
+        ),
+        // float8e4m3fn 1, 2, 3, 4 = 0x38, 0x40, 0x44, 0x48; indices [1, 0] swap the rows.
+        fixture(
+            Errored,
+            "float8_gather_opset13",
+            "float8e4m3fn data at Gather-13, which no Gather version allows (D4)",
+            case("Gather", 13)
+                .axis(0)
+                .input(f32s("data", &[2, 2], &[0.0; 4]))
+                .input(i64s("indices", &[2], &[1, 0]))
+                .output(f32s("output", &[2, 2], &[0.0; 4])),
+            [
+                retype(
+                    "data",
+                    INPUT_0,
+                    DataType::Float8e4m3fn,
+                    vec![0x38, 0x40, 0x44, 0x48],
+                ),
+                retype(
+                    "output",
+                    OUTPUT_0,
+                    DataType::Float8e4m3fn,
+                    vec![0x44, 0x48, 0x38, 0x40],
+                ),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+        ),
+        fixture(
+            Errored,
+            "int16_indices",
+            "int16 indices at Gather-13, which takes int32 or int64 (D4)",
+            gather_rows(&[1.0, 2.0, 5.0, 6.0]),
+            retype("indices", INPUT_1, DataType::Int16, vec![0, 0, 2, 0]),
+        ),
+        fixture(
+            Errored,
+            "gather_rank0_data",
+            "Gather on rank-0 data (the reference evaluator returns [5.0])",
+            case("Gather", 13)
+                .axis(0)
+                .input(f32s("data", &[], &[5.0]))
+                .input(i64s("indices", &[1], &[0]))
+                .output(f32s("output", &[1], &[5.0])),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "domain_not_imported",
+            "the node is in domain com.example, which the model does not import (D1)",
+            gather_rows(&[1.0, 2.0, 5.0, 6.0]),
+            vec![node_domain("com.example")],
+        ),
+    ]
+}
+
+/// Spec violations of GatherND and ScatterND (D3, D5, D6). The expected outputs are never
+/// compared.
+fn errored_nd() -> Vec<Fixture> {
+    use Group::Errored;
+    // GatherND's first official example: data [[0, 1], [2, 3]], indices [[0, 0], [1, 1]] pick
+    // data[0][0] = 0 and data[1][1] = 3.
+    let gather_nd = |opset, indices: Tensor| {
+        case("GatherND", opset)
+            .input(i64s("data", &[2, 2], &[0, 1, 2, 3]))
+            .input(indices)
+            .output(i64s("output", &[2], &[0, 3]))
+    };
+    vec![
+        fixture(
+            Errored,
+            "gathernd_int32_indices",
+            "int32 indices at GatherND-13, which takes int64 only (D6)",
+            gather_nd(13, i32s("indices", &[2, 2], &[0, 0, 1, 1])),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "gathernd_batch_dims_opset11",
+            "a batch_dims attribute at GatherND-11, which has none (D5)",
+            gather_nd(11, i64s("indices", &[2, 2], &[0, 0, 1, 1])).with_attribute("batch_dims", 0),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "gathernd_index_out_of_range",
+            "indices[1,0] = 2 on a dimension of size 2 (D3)",
+            gather_nd(13, i64s("indices", &[2, 2], &[0, 0, 2, 1])),
+            vec![],
+        ),
+        // ScatterND's official example with one update too few: indices [[4], [3], [1], [7]]
+        // need updates of shape [4] ++ data.shape[1:] = [4].
+        fixture(
+            Errored,
+            "scatternd_updates_shape",
+            "updates of shape [3] where indices [4, 1] on data [8] need [4] (D6)",
+            case("ScatterND", 13)
+                .input(f32s(
+                    "data",
+                    &[8],
+                    &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+                ))
+                .input(i64s("indices", &[4, 1], &[4, 3, 1, 7]))
+                .input(f32s("updates", &[3], &[9.0, 10.0, 11.0]))
+                .output(f32s(
+                    "output",
+                    &[8],
+                    &[1.0, 11.0, 3.0, 10.0, 9.0, 6.0, 7.0, 8.0],
+                )),
+            vec![],
+        ),
+    ]
+}
+
+/// Malformed files (D10-D12, section 8) and data sets that do not match the graph.
+fn errored_files() -> Vec<Fixture> {
+    use Group::Errored;
+    let valid = || gather_rows(&[1.0, 2.0, 5.0, 6.0]);
+    vec![
+        fixture(
+            Errored,
+            "truncated_model",
+            "model.onnx is the first half of a valid model's bytes",
+            valid(),
+            vec![Edit::TruncateHalf(MODEL)],
+        ),
+        fixture(
+            Errored,
+            "garbage_input",
+            "input_0.pb is 32 bytes that are no protobuf message (an undefined wire type first)",
+            valid(),
+            vec![Edit::Bytes(INPUT_0, GARBAGE.to_vec())],
+        ),
+        fixture(
+            Errored,
+            "raw_data_size_mismatch",
+            "input_0.pb declares 2 floats and holds 7 bytes of raw_data",
+            gather_1d(13),
+            vec![tensor_file(INPUT_0, |t| t.raw_data.truncate(7))],
+        ),
+        fixture(
+            Errored,
+            "raw_and_float_data",
+            "input_0.pb sets both raw_data and float_data",
+            gather_1d(13),
+            vec![tensor_file(INPUT_0, |t| t.float_data = vec![1.0, 2.0])],
+        ),
+        fixture(
+            Errored,
+            "unknown_data_type",
+            "input_0.pb has data_type 99",
+            gather_1d(13),
+            vec![tensor_file(INPUT_0, |t| t.data_type = 99)],
+        ),
+        fixture(
+            Errored,
+            "huge_dims",
+            "input_0.pb claims dims [2^40] floats (4 TiB) and holds 8 bytes: refused before \
+             allocating (D12)",
+            gather_1d(13),
+            vec![tensor_file(INPUT_0, |t| t.dims = vec![1 << 40])],
+        ),
+        // A loader that skipped the check would find secret.bin (the case directory is the data
+        // set's parent) and pass.
+        fixture(
+            Errored,
+            "external_data_escaping",
+            "input_0.pb's external data location is \"../secret.bin\", outside its directory \
+             (D11); the file exists and holds the right bytes",
+            gather_1d(13),
+            vec![
+                external(INPUT_0, "../secret.bin"),
+                Edit::Bytes("secret.bin", le_f32(&[1.0, 2.0])),
+            ],
+        ),
+        fixture(
+            Errored,
+            "external_data_absolute",
+            "input_0.pb's external data location is the absolute path \"/etc/passwd\" (D11)",
+            gather_1d(13),
+            vec![external(INPUT_0, "/etc/passwd")],
+        ),
+        fixture(
+            Errored,
+            "missing_output",
+            "test_data_set_0 has no output_0.pb",
+            valid(),
+            vec![Edit::Remove(OUTPUT_0)],
+        ),
+        fixture(
+            Errored,
+            "extra_input",
+            "test_data_set_0 has an input_2.pb (a copy of input_1.pb) for a graph of 2 inputs",
+            valid(),
+            vec![Edit::Copy(INPUT_1, INPUT_2)],
+        ),
+        fixture(
+            Errored,
+            "missing_input",
+            "test_data_set_0 has no input_1.pb",
+            valid(),
+            vec![Edit::Remove(INPUT_1)],
+        ),
+        fixture(
+            Errored,
+            "input_dtype_mismatch",
+            "input_1.pb holds int32 indices; the graph declares them int64",
+            case("Gather", 13)
+                .axis(0)
+                .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
+                .input(i32s("indices", &[2], &[0, 2]))
+                .output(f32s("output", &[2, 2], &[1.0, 2.0, 5.0, 6.0])),
+            vec![declare("indices", DataType::Int64)],
+        ),
+        // Elements 1 and 0 of int8 [5, 300]: 300 does not fit.
+        fixture(
+            Errored,
+            "int8_entry_out_of_range",
+            "input_0.pb is int8 with the int32_data entry 300",
+            case("Gather", 13)
+                .axis(0)
+                .input(i32s("data", &[2], &[5, 300]))
+                .input(i64s("indices", &[2], &[1, 0]))
+                .output(i32s("output", &[2], &[44, 5]))
+                .typed(),
+            vec![
+                declare("data", DataType::Int8),
+                declare("output", DataType::Int8),
+                tensor_file(INPUT_0, |t| t.data_type = DataType::Int8 as i32),
+                tensor_file(OUTPUT_0, |t| t.data_type = DataType::Int8 as i32),
+            ],
+        ),
+    ]
+}
+
+fn skipped() -> Vec<Fixture> {
+    use Group::Skipped;
+    vec![
+        // [1, 2] + [10, 20] = [11, 22].
+        fixture(
+            Skipped,
+            "unsupported_op_add",
+            "a single Add node: a valid ai.onnx op the tool does not implement (D1)",
+            case("Add", 13)
+                .input(f32s("A", &[2], &[1.0, 2.0]))
+                .input(f32s("B", &[2], &[10.0, 20.0]))
+                .output(f32s("C", &[2], &[11.0, 22.0])),
+            vec![],
+        ),
+        fixture(
+            Skipped,
+            "unknown_domain",
+            "a Gather node in domain com.example, which the model imports at version 1 (D1)",
+            gather_rows(&[1.0, 2.0, 5.0, 6.0]),
+            vec![node_domain("com.example"), import("com.example", 1)],
+        ),
+        // There is no string product, so the expected output is the data unchanged; it is never
+        // compared.
+        fixture(
+            Skipped,
+            "string_reduction_mul",
+            "ScatterElements-18 with reduction \"mul\" on strings (D8)",
+            case("ScatterElements", 18)
+                .axis(0)
+                .reduction("mul")
+                .input(strs("data", &[3], &["a", "b", "c"]))
+                .input(i64s("indices", &[2], &[2, 0]))
+                .input(strs("updates", &[2], &["x", "y"]))
+                .output(strs("output", &[3], &["a", "b", "c"])),
+            vec![],
+        ),
+        // max is undefined on bool (D8); were it OR, [F, T, F] with True at 0 would give [T, T, F].
+        fixture(
+            Skipped,
+            "bool_reduction_max",
+            "ScatterND-18 with reduction \"max\" on bool (D8)",
+            case("ScatterND", 18)
+                .reduction("max")
+                .input(tensor("data", &[3], Values::Bool(vec![false, true, false])))
+                .input(i64s("indices", &[1, 1], &[0]))
+                .input(tensor("updates", &[1], Values::Bool(vec![true])))
+                .output(tensor(
+                    "output",
+                    &[3],
+                    Values::Bool(vec![true, true, false]),
+                )),
+            vec![],
+        ),
+        fixture(
+            Skipped,
+            "segment_tensor",
+            "input_0.pb is a segment (begin 0, end 2) of a chunked tensor (D10)",
+            gather_1d(13),
+            vec![tensor_file(INPUT_0, |t| {
+                t.segment = Some(Segment { begin: 0, end: 2 })
+            })],
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fails when `tests/fixtures/` differs from what `cargo xtask fixtures` would write.
+    #[test]
+    fn fixtures_are_fresh() {
+        generate(true).unwrap();
+    }
+
+    #[test]
+    fn names_are_unique_lower_case_directory_names() {
+        let mut seen = BTreeSet::new();
+        for f in fixtures() {
+            assert!(seen.insert(f.name), "duplicate fixture {}", f.name);
+            assert!(
+                f.name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                "{}",
+                f.name
+            );
+        }
+    }
+
+    #[test]
+    fn every_group_has_fixtures() {
+        let all = fixtures();
+        for g in Group::ALL {
+            assert!(all.iter().any(|f| f.group == g), "{g:?}");
+        }
+    }
+
+    #[test]
+    fn every_tensor_before_the_edits_holds_as_many_values_as_its_shape() {
+        for f in fixtures() {
+            for t in f.case.inputs.iter().chain(&f.case.outputs) {
+                assert_eq!(t.values.len() as i64, t.numel(), "{} {}", f.name, t.name);
+            }
+        }
+    }
+
+    fn file<'a>(files: &'a [(PathBuf, Vec<u8>)], rel: &str) -> &'a [u8] {
+        &files
+            .iter()
+            .find(|(p, _)| p.ends_with(rel))
+            .unwrap_or_else(|| panic!("no {rel}"))
+            .1
+    }
+
+    fn find(name: &str) -> Fixture {
+        fixtures().into_iter().find(|f| f.name == name).unwrap()
+    }
+
+    #[test]
+    fn the_garbage_is_no_tensor() {
+        assert!(pb::TensorProto::decode(GARBAGE.as_slice()).is_err());
+        let files = render(&find("garbage_input")).unwrap();
+        assert_eq!(file(&files, INPUT_0), GARBAGE);
+    }
+
+    #[test]
+    fn half_a_model_is_no_model() {
+        let files = render(&find("truncated_model")).unwrap();
+        let whole = testdata::model(&find("truncated_model").case)
+            .unwrap()
+            .encode_to_vec();
+        let half = file(&files, MODEL);
+        assert_eq!(half, &whole[..whole.len() / 2]);
+        assert!(pb::ModelProto::decode(half).is_err());
+    }
+
+    #[test]
+    fn removed_and_copied_files_are_as_described() {
+        let files = render(&find("missing_input")).unwrap();
+        assert!(!files.iter().any(|(p, _)| p.ends_with(INPUT_1)));
+        let files = render(&find("extra_input")).unwrap();
+        assert_eq!(file(&files, INPUT_2), file(&files, INPUT_1));
+    }
+
+    #[test]
+    fn retyped_tensors_are_declared_and_stored_with_the_new_type() {
+        let files = render(&find("float8_gather_opset13")).unwrap();
+        let t = pb::TensorProto::decode(file(&files, INPUT_0)).unwrap();
+        assert_eq!(t.data_type, DataType::Float8e4m3fn as i32);
+        assert_eq!(t.raw_data, [0x38, 0x40, 0x44, 0x48]);
+        let m = pb::ModelProto::decode(file(&files, MODEL)).unwrap();
+        let declared = m.graph.unwrap().input[0].r#type.clone().unwrap().value;
+        assert!(matches!(
+            declared,
+            Some(pb::type_proto::Value::TensorType(t)) if t.elem_type == DataType::Float8e4m3fn as i32
+        ));
+    }
+}
