@@ -68,12 +68,36 @@ fn summarize(set: DTypeSet) -> String {
     if set == DTypeSet::of(&DType::ALL) {
         return "all types".to_string();
     }
+    let integers = DTypeSet::of(&[
+        DType::Int8,
+        DType::Int16,
+        DType::Int32,
+        DType::Int64,
+        DType::Uint8,
+        DType::Uint16,
+        DType::Uint32,
+        DType::Uint64,
+    ]);
+    if set == integers {
+        return "any integer".to_string();
+    }
     if CLASSIC15.iter().all(|d| set.contains(d)) {
-        let extra: Vec<&str> = set
+        let float8 = DTypeSet::of(&[
+            DType::Float8E4M3Fn,
+            DType::Float8E4M3Fnuz,
+            DType::Float8E5M2,
+            DType::Float8E5M2Fnuz,
+            DType::Float8E8M0,
+        ]);
+        let all_float8 = float8.iter().all(|d| set.contains(d));
+        let mut extra: Vec<&str> = set
             .iter()
-            .filter(|d| !CLASSIC15.contains(*d))
+            .filter(|d| !CLASSIC15.contains(*d) && !(all_float8 && float8.contains(*d)))
             .map(DType::name)
             .collect();
+        if all_float8 {
+            extra.push("float8*");
+        }
         return if extra.is_empty() {
             "classic15".to_string()
         } else {
@@ -92,8 +116,8 @@ pub fn render_matrix() -> String {
         "VERSION".into(),
         "OPSETS".into(),
         "T".into(),
-        "Tind".into(),
-        "REDUCTION".into(),
+        "INDICES".into(),
+        "REDUCTION/MODE".into(),
     ]];
     for def in REGISTRY {
         let domain = eval::display_domain(def.domain).to_string();
@@ -121,6 +145,12 @@ pub fn render_matrix() -> String {
                     .find(|c| c.name == name)
                     .map_or("-".to_string(), |c| summarize(c.dtypes))
             };
+            // The index input's constraint, whatever the op calls it.
+            let index_constraint = v
+                .inputs
+                .iter()
+                .find(|i| i.name.ends_with("indices"))
+                .map_or("-", |i| i.constraint);
             let (t, tind, modes) = if v.deprecated {
                 (
                     "deprecated: errored".to_string(),
@@ -133,7 +163,7 @@ pub fn render_matrix() -> String {
                 } else {
                     v.modes.join(" ")
                 };
-                (constraint("T"), constraint("Tind"), modes)
+                (constraint("T"), constraint(index_constraint), modes)
             };
             rows.push([
                 def.op_type.into(),
@@ -162,6 +192,7 @@ pub fn render_matrix() -> String {
         let _ = writeln!(s, "{}", line.join("  ").trim_end());
     }
     let _ = writeln!(s, "\nclassic15 = {}", classic.join(" "));
+    s.push_str("float8* = float8e4m3fn float8e4m3fnuz float8e5m2 float8e5m2fnuz float8e8m0\n");
     s.push_str(
         "Reductions apply to integer and float types; bool: add (OR), mul (AND); string: add\n\
          (concatenation); complex: add, mul. Other combinations are skipped (SEMANTICS D8).\n",

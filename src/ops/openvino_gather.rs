@@ -16,6 +16,7 @@ use super::{
 use crate::spec_err;
 use crate::tensor::{numel, DType, DTypeSet, Elem, Tensor};
 
+/// "Any integer type", as the OpenVINO specification puts it.
 const INTEGERS: DTypeSet = DTypeSet::of(&[
     DType::Int8,
     DType::Int16,
@@ -49,7 +50,7 @@ pub static OPENVINO_GATHER: OpDef = OpDef {
             Constraint { name: "T_IND", dtypes: INTEGERS },
             Constraint { name: "T_AXIS", dtypes: INTEGERS },
         ],
-        modes: &["out-of-range -> 0"],
+        modes: &["out-of-range: zeros"],
         eval,
     }],
 };
