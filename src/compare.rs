@@ -5,7 +5,7 @@
 //! arithmetic reductions compare with `|actual - expected| <= atol + rtol * |expected|`.
 
 use crate::tensor::value::{display, scalar, Scalar};
-use crate::tensor::{unravel, DType, Tensor};
+use crate::tensor::{unravel, Class, DType, Tensor};
 use serde::Serialize;
 
 /// Which comparison applies to float outputs.
@@ -77,11 +77,14 @@ pub struct Diff {
 
 /// Compares `actual` with `expected`; `arithmetic` says whether `actual` came from a reduction.
 pub fn compare(expected: &Tensor, actual: &Tensor, arithmetic: bool, tol: &Tolerance) -> Diff {
-    let tolerant = match tol.mode {
-        Mode::Exact => false,
-        Mode::Tolerant => true,
-        Mode::Default => arithmetic,
-    };
+    // Only floats (and complex numbers) have a tolerance; integers, bools and strings are exact.
+    let floating = matches!(expected.dtype().class(), Class::Float | Class::Complex);
+    let tolerant = floating
+        && match tol.mode {
+            Mode::Exact => false,
+            Mode::Tolerant => true,
+            Mode::Default => arithmetic,
+        };
     let fail = |reason: String| Diff {
         passed: false,
         reason: Some(reason),

@@ -126,6 +126,9 @@ pub fn plan(model: &ModelProto) -> Result<Plan<'_>, PlanError> {
     let opsets = opsets(model)?;
     let mut steps = Vec::with_capacity(graph.node.len());
     for (i, node) in graph.node.iter().enumerate() {
+        if node.op_type.is_empty() {
+            return Err(PlanError::Invalid(format!("node #{i} has no op_type")));
+        }
         let domain = ops::canonical_domain(&node.domain);
         let Some(&opset) = opsets.get(domain) else {
             return Err(PlanError::Invalid(format!(

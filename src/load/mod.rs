@@ -33,14 +33,20 @@ pub enum LoadError {
         file: String,
     },
     /// The file is not a valid protobuf message of the expected kind.
-    #[error("{file}: not a valid ONNX {what}: {source}")]
+    #[error("{file}: not a valid ONNX {what}: {detail}")]
     Decode {
         /// The file.
         file: String,
         /// "ModelProto" or "TensorProto".
         what: &'static str,
-        /// The decoder's error.
-        source: prost::DecodeError,
+        /// The decoder's error, with a deep field path shortened.
+        detail: String,
+    },
+    /// The file has no bytes at all.
+    #[error("{file}: the file is empty")]
+    Empty {
+        /// The file.
+        file: String,
     },
     /// The file is larger than any tensor it could hold under the limit.
     #[error("{file}: {size} bytes is larger than the {limit}-byte limit for a file (--max-tensor-bytes)")]
@@ -128,11 +134,36 @@ fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
 /// Reads and decodes `model.onnx`.
 pub fn load_model(path: &Path, file: &str, limit: u64) -> Result<ModelProto, LoadError> {
     let bytes = read_file(path, file, limit)?;
-    ModelProto::decode(bytes.as_slice()).map_err(|source| LoadError::Decode {
+    if bytes.is_empty() {
+        return Err(LoadError::Empty {
+            file: file.to_string(),
+        });
+    }
+    ModelProto::decode(bytes.as_slice()).map_err(|e| LoadError::Decode {
         file: file.to_string(),
         what: "ModelProto",
-        source,
+        detail: decode_detail(&e),
     })
+}
+
+/// The decoder's message without its boilerplate prefix, and with a field path of many levels
+/// (a deeply nested hostile message) cut to its two ends.
+fn decode_detail(e: &prost::DecodeError) -> String {
+    let text = e.to_string();
+    let text = text
+        .strip_prefix("failed to decode Protobuf message: ")
+        .unwrap_or(&text);
+    let parts: Vec<&str> = text.split(": ").collect();
+    if parts.len() <= 6 {
+        return text.to_string();
+    }
+    let n = parts.len();
+    format!(
+        "{}: ... ({} levels) ...: {}",
+        parts[..2].join(": "),
+        n - 4,
+        parts[n - 2..].join(": ")
+    )
 }
 
 /// Converts a tensor found in `file` (a model initializer, say), naming both on error.
@@ -156,10 +187,15 @@ pub fn load_tensor_file(
     max_bytes: usize,
 ) -> Result<(String, Tensor), LoadError> {
     let bytes = read_file(path, file, file_limit(max_bytes))?;
-    let proto = TensorProto::decode(bytes.as_slice()).map_err(|source| LoadError::Decode {
+    if bytes.is_empty() {
+        return Err(LoadError::Empty {
+            file: file.to_string(),
+        });
+    }
+    let proto = TensorProto::decode(bytes.as_slice()).map_err(|e| LoadError::Decode {
         file: file.to_string(),
         what: "TensorProto",
-        source,
+        detail: decode_detail(&e),
     })?;
     let base_dir = path.parent().unwrap_or(Path::new("."));
     let ctx = TensorContext {

@@ -177,21 +177,32 @@ pub fn minifloat(dtype: DType, code: u32) -> f64 {
 /// A short human-readable rendering of element `i`.
 pub fn display(t: &Tensor, i: usize) -> String {
     match (t.dtype(), scalar(t, i)) {
-        (DType::Float16, Some(Scalar::Real { bits, .. })) => format_float(
-            f64::from(f16::from_bits(bits as u16).to_f32()),
-            &f16::from_bits(bits as u16).to_string(),
-        ),
-        (DType::Bfloat16, Some(Scalar::Real { bits, .. })) => format_float(
-            f64::from(bf16::from_bits(bits as u16).to_f32()),
-            &bf16::from_bits(bits as u16).to_string(),
-        ),
+        (DType::Float16, Some(Scalar::Real { bits, .. })) => {
+            let h = f16::from_bits(bits as u16);
+            format_float(
+                f64::from(h.to_f32()),
+                &h.to_string(),
+                &format!("{:e}", h.to_f32()),
+            )
+        }
+        (DType::Bfloat16, Some(Scalar::Real { bits, .. })) => {
+            let h = bf16::from_bits(bits as u16);
+            format_float(
+                f64::from(h.to_f32()),
+                &h.to_string(),
+                &format!("{:e}", h.to_f32()),
+            )
+        }
         (DType::Float, Some(Scalar::Real { value, .. })) => {
-            format_float(value, &(value as f32).to_string())
+            let f = value as f32;
+            format_float(value, &f.to_string(), &format!("{f:e}"))
         }
         (DType::Complex64, Some(Scalar::Complex { re, im, .. })) => {
             format!("({}{:+}j)", re as f32, im as f32)
         }
-        (_, Some(Scalar::Real { value, .. })) => format_float(value, &value.to_string()),
+        (_, Some(Scalar::Real { value, .. })) => {
+            format_float(value, &value.to_string(), &format!("{value:e}"))
+        }
         (_, Some(Scalar::Complex { re, im, .. })) => format!("({re}{im:+}j)"),
         (_, Some(Scalar::Int(v))) => v.to_string(),
         (_, Some(Scalar::Bool(b))) => b.to_string(),
@@ -201,7 +212,7 @@ pub fn display(t: &Tensor, i: usize) -> String {
 }
 
 /// Keeps `-0.0`, NaN and infinities recognisable, and whole floats visibly floats.
-fn format_float(value: f64, shortest: &str) -> String {
+fn format_float(value: f64, shortest: &str, scientific: &str) -> String {
     if value.is_nan() {
         "NaN".into()
     } else if value.is_infinite() {
@@ -210,6 +221,9 @@ fn format_float(value: f64, shortest: &str) -> String {
         } else {
             "-inf".into()
         }
+    } else if value != 0.0 && !(1e-5..1e16).contains(&value.abs()) {
+        // Scientific notation keeps huge and tiny values readable.
+        scientific.to_string()
     } else if value == value.trunc() && !shortest.contains(['.', 'e', 'E']) {
         format!("{shortest}.0")
     } else {
@@ -263,6 +277,16 @@ mod tests {
         assert_eq!(display(&t, 1), "-0.0");
         assert_eq!(display(&t, 2), "NaN");
         assert_eq!(display(&t, 3), "0.1");
+        let t = Tensor::from_elems(
+            DType::Double,
+            vec![2],
+            vec![1.1e300f64.to_bits(), 2.5e-300f64.to_bits()],
+        )
+        .unwrap();
+        assert_eq!(display(&t, 0), "1.1e300");
+        assert_eq!(display(&t, 1), "2.5e-300");
+        let t = Tensor::from_elems(DType::Float, vec![1], vec![1e20f32.to_bits()]).unwrap();
+        assert_eq!(display(&t, 0), "1e20");
         let t = Tensor::from_elems(DType::String, vec![1], vec![b"a\"b".to_vec()]).unwrap();
         assert_eq!(display(&t, 0), "\"a\\\"b\"");
     }
