@@ -54,6 +54,14 @@ fn run_cases(args: RunArgs) -> Result<u8> {
     let opts = RunOptions {
         tolerance: config::tolerance(&args)?,
         max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
+        actual: match &args.actual {
+            Some(dir) if !dir.is_dir() => {
+                return Err(
+                    UsageError(format!("--actual {}: not a directory", dir.display())).into(),
+                )
+            }
+            other => other.clone(),
+        },
     };
     let jobs = config::jobs(args.jobs)?;
     let cases = select(&args.selection)?;

@@ -65,6 +65,14 @@ pub struct RunArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub selection: Selection,
+    /// Judge another runtime's outputs: DIR mirrors the case tree
+    /// (DIR/<case path relative to PATH>/test_data_set_N/output_K.pb). Each is compared with the
+    /// case's expected output where one exists (a disagreement between it and onnx-idx-check's own
+    /// result errors the case: "reference disputes expected output"), otherwise with
+    /// onnx-idx-check's result. Where the spec requires an error for the inputs, any output is
+    /// failed.
+    #[arg(long, value_name = "DIR")]
+    pub actual: Option<PathBuf>,
     /// Report format. json and junit go to --output, or to stdout (the human summary then goes
     /// to stderr).
     #[arg(long, value_enum, default_value_t = Format::Human)]

@@ -54,6 +54,12 @@ pub struct Mismatch {
     pub expected: String,
     /// Our value, rendered.
     pub actual: String,
+    /// Where the correct value comes from (filled in by diagnosis), e.g.
+    /// `data[1,0], from indices[1,0] = -2 on axis 0`.
+    pub source: Option<String>,
+    /// Its flat offset.
+    #[serde(skip)]
+    pub flat: usize,
 }
 
 /// The result of comparing one output.
@@ -148,6 +154,8 @@ pub fn compare(expected: &Tensor, actual: &Tensor, arithmetic: bool, tol: &Toler
                     index: unravel(i, expected.shape()),
                     expected: display(expected, i),
                     actual: display(actual, i),
+                    source: None,
+                    flat: i,
                 });
             }
         }

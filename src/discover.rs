@@ -15,6 +15,9 @@ pub struct Case {
     pub name: String,
     /// The case directory.
     pub dir: PathBuf,
+    /// The case directory relative to the argument it was found under (empty when the argument
+    /// is the case itself); `--actual` trees mirror it.
+    pub rel: PathBuf,
     /// Its data sets, in numeric order.
     pub data_sets: Vec<DataSet>,
 }
@@ -81,10 +84,15 @@ pub fn discover(roots: &[PathBuf]) -> Result<Discovery, DiscoverError> {
                 continue;
             };
             let name = case_name(root, dir);
+            let rel = dir
+                .strip_prefix(root)
+                .unwrap_or(Path::new(""))
+                .to_path_buf();
             let data_sets = data_sets(dir, &mut found.warnings);
             found.cases.push(Case {
                 name,
                 dir: dir.to_path_buf(),
+                rel,
                 data_sets,
             });
         }

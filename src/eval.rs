@@ -28,6 +28,8 @@ pub enum EvalError {
     Kernel {
         /// `'name' (Op-since)`.
         node: String,
+        /// The failing step's position in the plan.
+        step: usize,
         /// The kernel's error.
         error: KernelError,
     },
@@ -53,6 +55,34 @@ pub struct Plan<'m> {
     pub inputs: Vec<&'m ValueInfoProto>,
     /// The graph outputs, in order.
     pub outputs: Vec<&'m ValueInfoProto>,
+}
+
+/// Name -> (value, produced by arithmetic).
+type Store<'s> = HashMap<&'s str, (Cow<'s, Tensor>, bool)>;
+
+/// A node of a plan with the inputs it received in one evaluation.
+#[derive(Debug)]
+pub struct Trace<'m> {
+    /// The node.
+    pub node: &'m NodeProto,
+    /// Its operator's domain (`""` for ONNX).
+    pub domain: &'static str,
+    /// The resolved version.
+    pub since: i64,
+    /// Its inputs.
+    pub inputs: Vec<Option<Tensor>>,
+}
+
+impl Trace<'_> {
+    /// The node and inputs as a diagnosis subject.
+    pub fn subject(&self) -> crate::diagnose::Subject<'_> {
+        crate::diagnose::Subject {
+            node: self.node,
+            domain: self.domain,
+            since: self.since,
+            inputs: self.inputs.iter().map(Option::as_ref).collect(),
+        }
+    }
 }
 
 /// A computed value and whether it came from float arithmetic (tolerant comparison, D9).
@@ -247,66 +277,8 @@ impl Plan<'_> {
         model_dir: &Path,
         max_bytes: usize,
     ) -> Result<Vec<Value>, EvalError> {
-        let mut store: HashMap<&str, (Cow<'_, Tensor>, bool)> = HashMap::new();
-        for (name, t) in initializers {
-            store.insert(name.as_str(), (Cow::Borrowed(t), false));
-        }
-        for (info, t) in self.inputs.iter().zip(inputs) {
-            store.insert(info.name.as_str(), (Cow::Borrowed(t), false));
-        }
-        for step in &self.steps {
-            let node = &self.graph.node[step.node];
-            let label = || {
-                node_label(
-                    node,
-                    step.node,
-                    &format!("{}-{}", step.def.op_type, step.version.since),
-                )
-            };
-            let mut args = Vec::with_capacity(node.input.len());
-            for name in &node.input {
-                if name.is_empty() {
-                    args.push(None);
-                    continue;
-                }
-                match store.get(name.as_str()) {
-                    Some((t, _)) => args.push(Some(t.as_ref())),
-                    None => {
-                        return Err(EvalError::Graph(format!(
-                            "node {} reads '{name}', which no graph input, initializer or earlier node produces",
-                            label()
-                        )))
-                    }
-                }
-            }
-            let inv = Invocation {
-                node,
-                def: step.def,
-                version: step.version,
-                inputs: args,
-                max_bytes,
-                model_dir,
-            };
-            let Evaluated {
-                outputs,
-                arithmetic,
-            } = ops::invoke(&inv).map_err(|error| EvalError::Kernel {
-                node: label(),
-                error,
-            })?;
-            // Values passed through Identity keep the arithmetic flag of their source.
-            let arithmetic = arithmetic
-                || node
-                    .input
-                    .iter()
-                    .filter_map(|n| store.get(n.as_str()))
-                    .any(|(_, a)| *a && step.def.plumbing);
-            for (name, t) in node.output.iter().zip(outputs) {
-                if !name.is_empty() {
-                    store.insert(name.as_str(), (Cow::Owned(t), arithmetic));
-                }
-            }
-        }
+        let mut store = self.seed(initializers, inputs);
+        self.run_steps(&mut store, self.steps.len(), model_dir, max_bytes)?;
         // Computed outputs move out of the store; a copy is made only for a name listed twice or
         // for an output that is a graph input or initializer itself.
         let mut values: Vec<Value> = Vec::with_capacity(self.outputs.len());
@@ -330,5 +302,133 @@ impl Plan<'_> {
             values.push(value);
         }
         Ok(values)
+    }
+
+    /// The value store, seeded with initializers and graph inputs.
+    fn seed<'s>(&'s self, initializers: &'s [(String, Tensor)], inputs: &'s [Tensor]) -> Store<'s> {
+        let mut store: Store<'s> = HashMap::new();
+        for (name, t) in initializers {
+            store.insert(name.as_str(), (Cow::Borrowed(t), false));
+        }
+        for (info, t) in self.inputs.iter().zip(inputs) {
+            store.insert(info.name.as_str(), (Cow::Borrowed(t), false));
+        }
+        store
+    }
+
+    /// Runs the first `count` steps.
+    fn run_steps<'s>(
+        &'s self,
+        store: &mut Store<'s>,
+        count: usize,
+        model_dir: &Path,
+        max_bytes: usize,
+    ) -> Result<(), EvalError> {
+        for (index, step) in self.steps.iter().enumerate().take(count) {
+            let node = &self.graph.node[step.node];
+            let label = || {
+                node_label(
+                    node,
+                    step.node,
+                    &format!("{}-{}", step.def.op_type, step.version.since),
+                )
+            };
+            let args = self.args(store, step).map_err(|name| {
+                EvalError::Graph(format!(
+                    "node {} reads '{name}', which no graph input, initializer or earlier node produces",
+                    label()
+                ))
+            })?;
+            let inv = Invocation {
+                node,
+                def: step.def,
+                version: step.version,
+                inputs: args,
+                max_bytes,
+                model_dir,
+            };
+            let Evaluated {
+                outputs,
+                arithmetic,
+            } = ops::invoke(&inv).map_err(|error| EvalError::Kernel {
+                node: label(),
+                step: index,
+                error,
+            })?;
+            // Values passed through Identity keep the arithmetic flag of their source.
+            let arithmetic = arithmetic
+                || node
+                    .input
+                    .iter()
+                    .filter_map(|n| store.get(n.as_str()))
+                    .any(|(_, a)| *a && step.def.plumbing);
+            for (name, t) in node.output.iter().zip(outputs) {
+                if !name.is_empty() {
+                    store.insert(name.as_str(), (Cow::Owned(t), arithmetic));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The inputs of `step` from the store, or the name of the first one missing.
+    fn args<'s>(
+        &self,
+        store: &'s Store<'_>,
+        step: &Step,
+    ) -> Result<Vec<Option<&'s Tensor>>, String> {
+        let node = &self.graph.node[step.node];
+        node.input
+            .iter()
+            .map(|name| {
+                if name.is_empty() {
+                    Ok(None)
+                } else {
+                    store
+                        .get(name.as_str())
+                        .map(|(t, _)| Some(t.as_ref()))
+                        .ok_or_else(|| name.clone())
+                }
+            })
+            .collect()
+    }
+
+    /// The step producing graph output `output`, looking through Identity nodes.
+    pub fn producer_step(&self, output: usize) -> Option<usize> {
+        let mut name = self.outputs.get(output)?.name.as_str();
+        loop {
+            let index = self
+                .steps
+                .iter()
+                .rposition(|s| self.graph.node[s.node].output.iter().any(|o| o == name))?;
+            let step = &self.steps[index];
+            if step.def.op_type != "Identity" {
+                return Some(index);
+            }
+            name = self.graph.node[step.node].input.first()?;
+        }
+    }
+
+    /// Re-runs the graph up to `step` and returns that node with the inputs it received, for
+    /// diagnosis.
+    pub fn trace(
+        &self,
+        step: usize,
+        initializers: &[(String, Tensor)],
+        inputs: &[Tensor],
+        model_dir: &Path,
+        max_bytes: usize,
+    ) -> Option<Trace<'_>> {
+        let mut store = self.seed(initializers, inputs);
+        self.run_steps(&mut store, step, model_dir, max_bytes)
+            .ok()?;
+        let s = self.steps.get(step)?;
+        let args = self.args(&store, s).ok()?;
+        Some(Trace {
+            node: &self.graph.node[s.node],
+            domain: s.def.domain,
+            since: s.version.since,
+            inputs: args.into_iter().map(|a| a.cloned()).collect(),
+        })
     }
 }

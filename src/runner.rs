@@ -2,6 +2,7 @@
 //! in parallel; results are delivered in case order.
 
 use crate::compare::{compare, Tolerance};
+use crate::diagnose::{self, BugClass};
 use crate::discover::{Case, DataSet};
 use crate::eval::{self, EvalError, Plan, PlanError};
 use crate::load::{self, tensor::TensorContext, LoadError};
@@ -10,16 +11,19 @@ use crate::pb::{tensor_shape_proto::dimension::Value as Dim, type_proto, ValueIn
 use crate::tensor::{DType, Tensor};
 use crate::verdict::{CaseResult, DataSetResult, OutputResult, Status};
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Settings that shape every case's verdict.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct RunOptions {
     /// Comparison rules.
     pub tolerance: Tolerance,
     /// The largest tensor, in bytes, that may be loaded or created.
     pub max_tensor_bytes: usize,
+    /// `--actual DIR`: judge these outputs of a runtime under test instead of our own result.
+    pub actual: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -27,6 +31,7 @@ impl Default for RunOptions {
         RunOptions {
             tolerance: Tolerance::default(),
             max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES,
+            actual: None,
         }
     }
 }
@@ -244,7 +249,8 @@ fn run_data_set(
     r
 }
 
-/// Loads a data set's files, evaluates the graph and compares every output.
+/// Loads a data set's files, evaluates the graph and compares every output: with the expected
+/// outputs, or with a runtime's outputs under `--actual`.
 fn load_and_evaluate(
     plan: &Plan<'_>,
     initializers: &[(String, Tensor)],
@@ -253,7 +259,13 @@ fn load_and_evaluate(
     opts: &RunOptions,
 ) -> Result<Vec<OutputResult>, Verdict> {
     let files = DataSetFiles::scan(ds)?;
-    files.check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name)?;
+    // Under --actual the expected files are optional: our kernels stand in where they are missing.
+    let n_expected = if opts.actual.is_some() && files.outputs.is_empty() {
+        0
+    } else {
+        plan.outputs.len()
+    };
+    files.check_counts(plan.inputs.len(), n_expected, &ds.name)?;
     let mut inputs = Vec::with_capacity(plan.inputs.len());
     for (k, info) in plan.inputs.iter().enumerate() {
         let file = format!("{}/input_{k}.pb", ds.name);
@@ -265,8 +277,8 @@ fn load_and_evaluate(
         check_declared(info, &t, &file, "input")?;
         inputs.push(t);
     }
-    let mut expected = Vec::with_capacity(plan.outputs.len());
-    for k in 0..plan.outputs.len() {
+    let mut expected = Vec::with_capacity(n_expected);
+    for k in 0..n_expected {
         let file = format!("{}/output_{k}.pb", ds.name);
         let (_, t) = load::load_tensor_file(
             &ds.dir.join(format!("output_{k}.pb")),
@@ -275,33 +287,187 @@ fn load_and_evaluate(
         )?;
         expected.push(t);
     }
-    let actual = plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes)?;
-    Ok(plan
-        .outputs
-        .iter()
-        .zip(expected.iter().zip(&actual))
-        .map(|(info, (e, a))| {
-            let d = compare(e, &a.tensor, a.arithmetic, &opts.tolerance);
-            OutputResult {
-                name: info.name.clone(),
-                status: if d.passed {
-                    Status::Passed
-                } else {
-                    Status::Failed
-                },
-                reason: d.reason,
-                dtype: e.dtype(),
-                actual_dtype: a.tensor.dtype(),
-                expected_shape: e.shape().to_vec(),
-                actual_shape: a.tensor.shape().to_vec(),
-                mismatches: d.mismatches,
-                max_abs_diff: d.max_abs_diff,
-                max_rel_diff: d.max_rel_diff,
-                first_mismatches: d.first_mismatches,
-                tolerant: d.tolerant,
+    let runtime = match &opts.actual {
+        Some(root) => Some(load_actual(
+            root,
+            case,
+            ds,
+            plan.outputs.len(),
+            opts.max_tensor_bytes,
+        )?),
+        None => None,
+    };
+    let trace = |step: usize| {
+        plan.trace(
+            step,
+            initializers,
+            &inputs,
+            &case.dir,
+            opts.max_tensor_bytes,
+        )
+    };
+    let ours = match plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes) {
+        Ok(v) => v,
+        Err(EvalError::Kernel {
+            node,
+            step,
+            error: KernelError::Spec(why),
+        }) => {
+            let t = trace(step);
+            let explain = |output: &Tensor| {
+                t.as_ref()
+                    .and_then(|t| diagnose::classify(&t.subject(), None, output))
+            };
+            let reason = format!("node {node}: {why}");
+            return match runtime {
+                // The runtime produced outputs where the spec requires an error: each is failed.
+                Some(actual) => Ok(plan
+                    .outputs
+                    .iter()
+                    .zip(actual)
+                    .map(|(info, a)| spec_error_output(&info.name, &reason, explain(&a), a))
+                    .collect()),
+                None => {
+                    let hint =
+                        expected
+                            .iter()
+                            .find_map(|e| explain(e))
+                            .map_or(String::new(), |c| {
+                                format!(
+                                    " (the expected output matches a known bug: {}, {})",
+                                    c.id(),
+                                    c.sentence()
+                                )
+                            });
+                    Err(Verdict(Status::Errored, format!("{reason}{hint}")))
+                }
+            };
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut results = Vec::with_capacity(plan.outputs.len());
+    for (k, (info, value)) in plan.outputs.iter().zip(&ours).enumerate() {
+        let tolerance = &opts.tolerance;
+        let (reference, checked) = match &runtime {
+            None => (&value.tensor, &expected[k]),
+            Some(actual) => {
+                let reference = match expected.get(k) {
+                    Some(e) => {
+                        let d = compare(e, &value.tensor, value.arithmetic, tolerance);
+                        if !d.passed {
+                            return Err(Verdict(
+                                Status::Errored,
+                                format!(
+                                    "reference disputes expected output: output '{}' of {}/output_{k}.pb differs from onnx-idx-check's result: {}",
+                                    info.name,
+                                    ds.name,
+                                    d.reason.unwrap_or_default()
+                                ),
+                            ));
+                        }
+                        e
+                    }
+                    None => &value.tensor,
+                };
+                (reference, &actual[k])
             }
+        };
+        // In the plain run the file is checked against our result; under --actual the runtime's
+        // output is checked against the reference. Either way `checked` is on trial.
+        let (exp, act) = if runtime.is_some() {
+            (reference, checked)
+        } else {
+            (checked, reference)
+        };
+        let d = compare(exp, act, value.arithmetic, tolerance);
+        let mut out = OutputResult {
+            name: info.name.clone(),
+            status: if d.passed {
+                Status::Passed
+            } else {
+                Status::Failed
+            },
+            reason: d.reason,
+            dtype: exp.dtype(),
+            actual_dtype: act.dtype(),
+            expected_shape: exp.shape().to_vec(),
+            actual_shape: act.shape().to_vec(),
+            mismatches: d.mismatches,
+            max_abs_diff: d.max_abs_diff,
+            max_rel_diff: d.max_rel_diff,
+            first_mismatches: d.first_mismatches,
+            tolerant: d.tolerant,
+            diagnosis: None,
+        };
+        if !d.passed {
+            if let Some(t) = plan.producer_step(k).and_then(trace) {
+                let subject = t.subject();
+                out.diagnosis = diagnose::classify(&subject, Some(reference), checked);
+                for m in &mut out.first_mismatches {
+                    m.source = diagnose::provenance(&subject, m.flat);
+                }
+                if let (Some(c), Some(r)) = (out.diagnosis, out.reason.as_mut()) {
+                    r.push_str(&format!("; diagnosis: {} ({})", c.sentence(), c.id()));
+                }
+            }
+        }
+        results.push(out);
+    }
+    Ok(results)
+}
+
+/// The verdict of a runtime output produced where the spec requires an error.
+fn spec_error_output(
+    name: &str,
+    reason: &str,
+    diagnosis: Option<BugClass>,
+    actual: Tensor,
+) -> OutputResult {
+    let mut why = format!("the spec requires an error for these inputs ({reason}), but the runtime produced an output");
+    if let Some(c) = diagnosis {
+        why.push_str(&format!("; diagnosis: {} ({})", c.sentence(), c.id()));
+    }
+    OutputResult {
+        name: name.to_string(),
+        status: Status::Failed,
+        reason: Some(why),
+        dtype: actual.dtype(),
+        actual_dtype: actual.dtype(),
+        expected_shape: Vec::new(),
+        actual_shape: actual.shape().to_vec(),
+        mismatches: 0,
+        max_abs_diff: None,
+        max_rel_diff: None,
+        first_mismatches: Vec::new(),
+        tolerant: false,
+        diagnosis,
+    }
+}
+
+/// Loads a runtime's outputs for a data set from the `--actual` tree.
+fn load_actual(
+    root: &Path,
+    case: &Case,
+    ds: &DataSet,
+    n: usize,
+    max_bytes: usize,
+) -> Result<Vec<Tensor>, Verdict> {
+    let dir = root.join(&case.rel).join(&ds.name);
+    (0..n)
+        .map(|k| {
+            let path = dir.join(format!("output_{k}.pb"));
+            let shown = path.display().to_string();
+            if std::fs::symlink_metadata(&path).is_err() {
+                return Err(Verdict(
+                    Status::Errored,
+                    format!("actual output {shown} is missing"),
+                ));
+            }
+            load::load_tensor_file(&path, &shown, max_bytes)
+                .map(|(_, t)| t)
+                .map_err(Verdict::from)
         })
-        .collect())
+        .collect()
 }
 
 /// The `input_K.pb` / `output_K.pb` numbers present in a data set directory.

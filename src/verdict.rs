@@ -2,6 +2,7 @@
 //! consumed by the reporters.
 
 use crate::compare::Mismatch;
+use crate::diagnose::BugClass;
 use crate::tensor::DType;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -60,6 +61,8 @@ pub struct OutputResult {
     pub first_mismatches: Vec<Mismatch>,
     /// Whether the comparison used a tolerance.
     pub tolerant: bool,
+    /// The known bug class that reproduces the wrong output exactly, if any.
+    pub diagnosis: Option<BugClass>,
 }
 
 /// The verdict of one data set.

@@ -87,8 +87,21 @@ pub fn failure_details(cases: &[CaseResult], style: Style) -> String {
                         fmt(o.max_rel_diff)
                     );
                 }
+                // The reason line already ends with the diagnosis when there is one.
+                if let Some(c) = o
+                    .diagnosis
+                    .filter(|_| !o.reason.as_deref().unwrap_or("").contains("diagnosis:"))
+                {
+                    let _ = writeln!(
+                        s,
+                        "    {} {} ({})",
+                        style.paint("1;36", "diagnosis:"),
+                        c.sentence(),
+                        c.id()
+                    );
+                }
                 if !o.first_mismatches.is_empty() {
-                    let rows: Vec<(String, &str, &str)> = o
+                    let rows: Vec<(String, &str, &str, &str)> = o
                         .first_mismatches
                         .iter()
                         .map(|m| {
@@ -97,14 +110,26 @@ pub fn failure_details(cases: &[CaseResult], style: Style) -> String {
                                 format!("[{}]", idx.join(",")),
                                 m.expected.as_str(),
                                 m.actual.as_str(),
+                                m.source.as_deref().unwrap_or(""),
                             )
                         })
                         .collect();
                     let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(5);
                     let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max(8);
-                    let _ = writeln!(s, "    {:<w0$}  {:<w1$}  actual", "index", "expected");
-                    for (i, e, a) in rows {
-                        let _ = writeln!(s, "    {i:<w0$}  {e:<w1$}  {a}");
+                    let w2 = rows.iter().map(|r| r.2.len()).max().unwrap_or(0).max(6);
+                    let from = if rows.iter().any(|r| !r.3.is_empty()) {
+                        "correct value from"
+                    } else {
+                        ""
+                    };
+                    let head = format!(
+                        "    {:<w0$}  {:<w1$}  {:<w2$}  {from}",
+                        "index", "expected", "actual"
+                    );
+                    let _ = writeln!(s, "{}", head.trim_end());
+                    for (i, e, a, src) in rows {
+                        let line = format!("    {i:<w0$}  {e:<w1$}  {a:<w2$}  {src}");
+                        let _ = writeln!(s, "{}", line.trim_end());
                     }
                     if o.mismatches > o.first_mismatches.len() {
                         let _ = writeln!(

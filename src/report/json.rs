@@ -108,8 +108,12 @@ pub struct JsonOutput<'a> {
     pub max_abs_diff: Option<f64>,
     /// Largest relative difference.
     pub max_rel_diff: Option<f64>,
-    /// The first differing elements.
+    /// The first differing elements, each with where its correct value comes from.
     pub first_mismatches: &'a [crate::compare::Mismatch],
+    /// The known bug class that reproduces the wrong output exactly (`negative-not-normalized`,
+    /// `oob-wrapped`, `oob-clamped`, `oob-zero-filled`, `first-write-wins`, `reduction-ignored`,
+    /// `axis-ignored`, `batch-dims-ignored`, `accumulation-order`), or null.
+    pub diagnosis: Option<&'static str>,
 }
 
 /// Builds the document.
@@ -173,6 +177,7 @@ fn output(o: &OutputResult) -> JsonOutput<'_> {
         max_abs_diff: o.max_abs_diff,
         max_rel_diff: o.max_rel_diff,
         first_mismatches: &o.first_mismatches,
+        diagnosis: o.diagnosis.map(|c| c.id()),
     }
 }
 

@@ -65,10 +65,17 @@ fn details(c: &CaseResult) -> String {
             lines.push(format!("{}: {r}", ds.name));
         }
         for o in ds.outputs.iter().filter(|o| o.status != Status::Passed) {
+            if let Some(c) = o.diagnosis {
+                lines.push(format!("  diagnosis: {} ({})", c.sentence(), c.id()));
+            }
             for m in &o.first_mismatches {
                 let idx: Vec<String> = m.index.iter().map(|i| i.to_string()).collect();
+                let from = m
+                    .source
+                    .as_ref()
+                    .map_or(String::new(), |s| format!(" ({s})"));
                 lines.push(format!(
-                    "  {}[{}]: expected {}, got {}",
+                    "  {}[{}]: expected {}{from}, got {}",
                     o.name,
                     idx.join(","),
                     m.expected,

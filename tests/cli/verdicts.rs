@@ -238,11 +238,15 @@ fn each_differing_value_is_listed_with_its_index_expected_and_actual() {
         assert_eq!(o["status"], "failed", "{name}");
         assert_eq!(o["comparison"], comparison, "{name}");
         assert_eq!(o["mismatches"], 1, "{name}");
+        let m = &o["first_mismatches"];
+        assert_eq!(m.as_array().map(Vec::len), Some(1), "{name}");
         assert_eq!(
-            o["first_mismatches"],
-            json!([{"index": index, "expected": expected, "actual": actual}]),
+            (&m[0]["index"], &m[0]["expected"], &m[0]["actual"]),
+            (&index, &json!(expected), &json!(actual)),
             "{name}"
         );
+        // Each listed mismatch says where the correct value comes from.
+        assert!(m[0]["source"].as_str().is_some_and(|s| !s.is_empty()), "{name}: {m}");
     }
 }
 

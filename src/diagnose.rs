@@ -1,0 +1,1119 @@
+//! Diagnosis of wrong results.
+//!
+//! For an indexing op, every output element comes from somewhere: a data element picked by an
+//! index, or a data element combined with the updates aimed at it. This module models that
+//! *provenance* once per operator, with switches ("quirks") for the wrong semantics that real
+//! runtimes have shipped: negative indices not normalised, out-of-range indices wrapped, clamped
+//! or zero-filled, duplicates resolved first-write-wins, the reduction ignored, the axis or
+//! batch_dims ignored, a reduction accumulated in another order. A wrong output is explained by
+//! the first quirk whose result reproduces it exactly; each listed mismatch is explained by the
+//! provenance of its element under the correct semantics.
+//!
+//! Values under a quirk are computed by the same element copies and reduction arithmetic as the
+//! kernels ([`crate::ops::reduction`]), so a reproduction is bit-exact, not approximate.
+
+use crate::compare::{compare, Mode, Tolerance};
+use crate::ops::reduction::{self, Reduction, Visit};
+use crate::ops::{attr, gather_elements::for_each_element};
+use crate::pb::NodeProto;
+use crate::tensor::{numel, strides, unravel, DType, Layout, Storage, Tensor};
+
+/// A known class of wrong indexing semantics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BugClass {
+    /// Negative indices used as they are (read as index 0, or as a zero element).
+    NegativeNotNormalized,
+    /// Out-of-range indices taken modulo the axis size.
+    OobWrapped,
+    /// Out-of-range indices clamped to the nearest valid index.
+    OobClamped,
+    /// Out-of-range indices giving zeros (gathers) or ignored (scatters).
+    OobZeroFilled,
+    /// Duplicate scatter indices resolved by the first write instead of the last.
+    FirstWriteWins,
+    /// The `reduction` attribute ignored (treated as `none`).
+    ReductionIgnored,
+    /// The `axis` attribute ignored (0 used).
+    AxisIgnored,
+    /// The `batch_dims` attribute ignored (0 used).
+    BatchDimsIgnored,
+    /// A float reduction accumulated in another order (reverse row-major).
+    AccumulationOrder,
+}
+
+impl BugClass {
+    /// Every class, in the order they are tried.
+    pub const ALL: [BugClass; 9] = [
+        BugClass::NegativeNotNormalized,
+        BugClass::OobWrapped,
+        BugClass::OobClamped,
+        BugClass::OobZeroFilled,
+        BugClass::FirstWriteWins,
+        BugClass::ReductionIgnored,
+        BugClass::AxisIgnored,
+        BugClass::BatchDimsIgnored,
+        BugClass::AccumulationOrder,
+    ];
+
+    /// The stable identifier used in reports.
+    pub fn id(self) -> &'static str {
+        match self {
+            BugClass::NegativeNotNormalized => "negative-not-normalized",
+            BugClass::OobWrapped => "oob-wrapped",
+            BugClass::OobClamped => "oob-clamped",
+            BugClass::OobZeroFilled => "oob-zero-filled",
+            BugClass::FirstWriteWins => "first-write-wins",
+            BugClass::ReductionIgnored => "reduction-ignored",
+            BugClass::AxisIgnored => "axis-ignored",
+            BugClass::BatchDimsIgnored => "batch-dims-ignored",
+            BugClass::AccumulationOrder => "accumulation-order",
+        }
+    }
+
+    /// A sentence for people.
+    pub fn sentence(self) -> &'static str {
+        match self {
+            BugClass::NegativeNotNormalized => {
+                "negative indices were not normalised (read as index 0 or as a zero element instead of counting from the back)"
+            }
+            BugClass::OobWrapped => "out-of-range indices were wrapped modulo the axis size instead of being an error",
+            BugClass::OobClamped => "out-of-range indices were clamped to the nearest valid index instead of being an error",
+            BugClass::OobZeroFilled => {
+                "out-of-range indices produced zeros (or their updates were dropped) instead of being an error"
+            }
+            BugClass::FirstWriteWins => "duplicate indices kept the first write instead of the last in row-major order",
+            BugClass::ReductionIgnored => "the reduction attribute was ignored: updates overwrote instead of combining",
+            BugClass::AxisIgnored => "the axis attribute was ignored: axis 0 was used",
+            BugClass::BatchDimsIgnored => "the batch_dims attribute was ignored: batch_dims 0 was used",
+            BugClass::AccumulationOrder => {
+                "the reduction accumulated in another order (reverse row-major) than the sequential row-major order"
+            }
+        }
+    }
+}
+
+/// The node whose output is diagnosed, and the inputs it received.
+#[derive(Debug)]
+pub struct Subject<'a> {
+    /// The node.
+    pub node: &'a NodeProto,
+    /// Its canonical domain (`""` for ONNX).
+    pub domain: &'a str,
+    /// The resolved version (`since`).
+    pub since: i64,
+    /// Inputs by position.
+    pub inputs: Vec<Option<&'a Tensor>>,
+}
+
+/// How negative indices resolve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+enum Neg {
+    #[default]
+    FromBack,
+    AsIndexZero,
+    AsZeroValue,
+}
+
+/// How out-of-range indices resolve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+enum Oob {
+    #[default]
+    Invalid,
+    Wrap,
+    Clamp,
+    Zero,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Quirks {
+    neg: Neg,
+    oob: Oob,
+    reverse: bool,
+    reduction: Option<Reduction>,
+    axis_zero: bool,
+    batch_zero: bool,
+}
+
+/// Where an index points.
+enum Resolved {
+    At(usize),
+    Zero,
+    Invalid,
+}
+
+fn resolve(k: i64, s: usize, q: &Quirks) -> Resolved {
+    let si = i64::try_from(s).unwrap_or(i64::MAX);
+    if (0..si).contains(&k) {
+        return Resolved::At(k as usize);
+    }
+    if k < 0 && k >= -si {
+        return match q.neg {
+            Neg::FromBack => Resolved::At((k + si) as usize),
+            Neg::AsIndexZero => Resolved::At(0),
+            Neg::AsZeroValue => Resolved::Zero,
+        };
+    }
+    if s == 0 {
+        return Resolved::Invalid;
+    }
+    match q.oob {
+        Oob::Invalid => Resolved::Invalid,
+        Oob::Wrap => Resolved::At(k.rem_euclid(si) as usize),
+        Oob::Clamp => Resolved::At(if k < 0 { 0 } else { s - 1 }),
+        Oob::Zero => Resolved::Zero,
+    }
+}
+
+/// The op's index input as values and shape, for messages.
+struct IndexInfo {
+    values: Vec<i64>,
+    shape: Vec<usize>,
+    /// The axis indexed (element-wise ops), or `None` for tuple indices (GatherND/ScatterND).
+    axis: Option<usize>,
+    /// Tuple length for ND ops.
+    tuple: usize,
+}
+
+impl IndexInfo {
+    /// `indices[1,0] = -2 on axis 0`, or `indices[1,:] = [0, -1]` for a tuple.
+    fn describe(&self, pos: usize) -> String {
+        let coords = |flat: usize, shape: &[usize]| {
+            unravel(flat, shape)
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        match self.axis {
+            Some(axis) if self.shape.is_empty() => {
+                format!(
+                    "indices = {} on axis {axis}",
+                    self.values.get(pos).copied().unwrap_or(0)
+                )
+            }
+            Some(axis) => format!(
+                "indices[{}] = {} on axis {axis}",
+                coords(pos, &self.shape),
+                self.values.get(pos).copied().unwrap_or(0)
+            ),
+            None => {
+                let lead = &self.shape[..self.shape.len().saturating_sub(1)];
+                let tuple: Vec<String> = self
+                    .values
+                    .iter()
+                    .skip(pos * self.tuple)
+                    .take(self.tuple)
+                    .map(|v| v.to_string())
+                    .collect();
+                let c = coords(pos, lead);
+                let sep = if c.is_empty() { "" } else { "," };
+                format!("indices[{c}{sep}:] = [{}]", tuple.join(", "))
+            }
+        }
+    }
+}
+
+/// What an op does, element by element, under some quirks.
+enum Semantics<'a> {
+    /// Each output element is a copy of one data element (or zero).
+    Gathered {
+        data: &'a Tensor,
+        shape: Vec<usize>,
+        /// Per output element: (data flat offset or None for zero, index position).
+        origin: Vec<(Option<usize>, usize)>,
+        index: IndexInfo,
+    },
+    /// The output starts as data (or zeros) and receives updates in order.
+    Scattered {
+        base: Option<&'a Tensor>,
+        dtype: DType,
+        shape: Vec<usize>,
+        updates: &'a Tensor,
+        /// (output flat, updates flat, index position), in application order.
+        pairs: Vec<(usize, usize, usize)>,
+        reduction: Reduction,
+        index: IndexInfo,
+    },
+}
+
+fn int_attr(node: &NodeProto, name: &str, default: i64) -> Option<i64> {
+    attr::int(node, name, default).ok()
+}
+
+fn norm_axis(axis: i64, rank: usize) -> Option<usize> {
+    let r = i64::try_from(rank).ok()?;
+    let a = if axis < 0 { axis + r } else { axis };
+    (0..r).contains(&a).then_some(a as usize)
+}
+
+fn reduction_of(node: &NodeProto) -> Option<Reduction> {
+    let s = attr::string(node, "reduction", "none").ok()?;
+    let all = [
+        Reduction::None,
+        Reduction::Add,
+        Reduction::Mul,
+        Reduction::Max,
+        Reduction::Min,
+    ];
+    all.into_iter().find(|r| r.name() == s)
+}
+
+/// Builds the semantics of `subj` under `q`; `None` when the op is not modelled or its inputs
+/// cannot be evaluated under these quirks.
+fn semantics<'a>(subj: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let input = |i: usize| subj.inputs.get(i).copied().flatten();
+    let op = subj.node.op_type.as_str();
+    match (subj.domain, op) {
+        ("", "Gather") => {
+            let (data, indices) = (input(0)?, input(1)?);
+            let axis = if q.axis_zero {
+                0
+            } else {
+                norm_axis(int_attr(subj.node, "axis", 0)?, data.rank())?
+            };
+            gather(data, indices, axis, 0, q)
+        }
+        ("org.openvinotoolkit", "Gather") => {
+            let (data, indices, axis_t) = (input(0)?, input(1)?, input(2)?);
+            let axis = if q.axis_zero {
+                0
+            } else {
+                norm_axis(*axis_t.to_i64_vec()?.first()?, data.rank())?
+            };
+            let b = int_attr(subj.node, "batch_dims", 0)?;
+            let b = if q.batch_zero {
+                0
+            } else if b < 0 {
+                usize::try_from(b + indices.rank() as i64).ok()?
+            } else {
+                b as usize
+            };
+            gather(data, indices, axis, b, q)
+        }
+        ("", "GatherElements") => {
+            let (data, indices) = (input(0)?, input(1)?);
+            let axis = if q.axis_zero {
+                0
+            } else {
+                norm_axis(int_attr(subj.node, "axis", 0)?, data.rank())?
+            };
+            gather_elements(data, indices, axis, q)
+        }
+        ("", "GatherND") => {
+            let (data, indices) = (input(0)?, input(1)?);
+            let b = if q.batch_zero {
+                0
+            } else {
+                usize::try_from(int_attr(subj.node, "batch_dims", 0)?).ok()?
+            };
+            gather_nd(data, indices, b, q)
+        }
+        ("", "ScatterElements") | ("", "Scatter") => {
+            let (data, indices, updates) = (input(0)?, input(1)?, input(2)?);
+            let axis = if q.axis_zero {
+                0
+            } else {
+                norm_axis(int_attr(subj.node, "axis", 0)?, data.rank())?
+            };
+            let red = q.reduction.unwrap_or(reduction_of(subj.node)?);
+            scatter_elements(
+                Some(data),
+                data.dtype(),
+                data.shape(),
+                indices,
+                updates,
+                axis,
+                red,
+                q,
+            )
+        }
+        ("", "ScatterND") => {
+            let (data, indices, updates) = (input(0)?, input(1)?, input(2)?);
+            let red = q.reduction.unwrap_or(reduction_of(subj.node)?);
+            scatter_nd(data, indices, updates, red, q)
+        }
+        ("com.microsoft", "GatherElementsGrad") => {
+            let (dy, shape, indices) = (input(0)?, input(1)?, input(2)?);
+            let shape: Vec<usize> = shape
+                .to_i64_vec()?
+                .iter()
+                .map(|&d| usize::try_from(d).ok())
+                .collect::<Option<_>>()?;
+            let axis = if q.axis_zero {
+                0
+            } else {
+                norm_axis(int_attr(subj.node, "axis", 0)?, shape.len())?
+            };
+            scatter_elements(
+                None,
+                dy.dtype(),
+                &shape,
+                indices,
+                dy,
+                axis,
+                Reduction::Add,
+                q,
+            )
+        }
+        ("com.microsoft", "GatherGrad") => {
+            let (shape, indices, dy) = (input(0)?, input(1)?, input(2)?);
+            let shape: Vec<usize> = shape
+                .to_i64_vec()?
+                .iter()
+                .map(|&d| usize::try_from(d).ok())
+                .collect::<Option<_>>()?;
+            let axis = if q.axis_zero {
+                0
+            } else {
+                norm_axis(int_attr(subj.node, "axis", 0)?, shape.len())?
+            };
+            gather_grad(&shape, indices, dy, axis, q)
+        }
+        _ => None,
+    }
+}
+
+fn gather<'a>(
+    data: &'a Tensor,
+    indices: &Tensor,
+    axis: usize,
+    b: usize,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    let ds = data.shape();
+    let is = indices.shape();
+    if ds.is_empty() || b > axis || b > is.len() || ds[..b] != is[..b] {
+        return None;
+    }
+    let values = indices.to_i64_vec()?;
+    let s = ds[axis];
+    let (batch, mid, inner) = (
+        numel(&ds[..b])?,
+        numel(&ds[b..axis])?,
+        numel(&ds[axis + 1..])?,
+    );
+    let per_batch = numel(&is[b..])?;
+    let mut origin = Vec::with_capacity(batch * mid * per_batch * inner);
+    for bi in 0..batch {
+        for m in 0..mid {
+            for j in 0..per_batch {
+                let pos = bi * per_batch + j;
+                let src = match resolve(values[pos], s, q) {
+                    Resolved::At(k) => Some(((bi * mid + m) * s + k) * inner),
+                    Resolved::Zero => None,
+                    Resolved::Invalid => return None,
+                };
+                for e in 0..inner {
+                    origin.push((src.map(|s| s + e), pos));
+                }
+            }
+        }
+    }
+    let mut shape = ds[..axis].to_vec();
+    shape.extend_from_slice(&is[b..]);
+    shape.extend_from_slice(&ds[axis + 1..]);
+    Some(Semantics::Gathered {
+        data,
+        shape,
+        origin,
+        index: IndexInfo {
+            values,
+            shape: is.to_vec(),
+            axis: Some(axis),
+            tuple: 0,
+        },
+    })
+}
+
+fn gather_elements<'a>(
+    data: &'a Tensor,
+    indices: &Tensor,
+    axis: usize,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    let (ds, is) = (data.shape(), indices.shape());
+    if ds.len() != is.len()
+        || ds.is_empty()
+        || is
+            .iter()
+            .zip(ds)
+            .enumerate()
+            .any(|(d, (i, s))| d != axis && i > s)
+    {
+        return None;
+    }
+    let values = indices.to_i64_vec()?;
+    let stride = strides(ds)[axis];
+    let mut origin = Vec::with_capacity(values.len());
+    let mut ok = true;
+    for_each_element(is, ds, axis, |pos, base| {
+        let src = match resolve(values[pos], ds[axis], q) {
+            Resolved::At(k) => Some(base + k * stride),
+            Resolved::Zero => None,
+            Resolved::Invalid => {
+                ok = false;
+                None
+            }
+        };
+        origin.push((src, pos));
+    });
+    ok.then(|| Semantics::Gathered {
+        data,
+        shape: is.to_vec(),
+        origin,
+        index: IndexInfo {
+            values,
+            shape: is.to_vec(),
+            axis: Some(axis),
+            tuple: 0,
+        },
+    })
+}
+
+/// Resolves a k-tuple against `dims`; `None` inside for a zero result, outer `None` for invalid.
+fn resolve_tuple(tuple: &[i64], dims: &[usize], q: &Quirks) -> Option<Option<usize>> {
+    let st = strides(dims);
+    let mut off = 0;
+    for (j, &v) in tuple.iter().enumerate() {
+        match resolve(v, dims[j], q) {
+            Resolved::At(k) => off += k * st[j],
+            Resolved::Zero => return Some(None),
+            Resolved::Invalid => return None,
+        }
+    }
+    Some(Some(off))
+}
+
+fn gather_nd<'a>(
+    data: &'a Tensor,
+    indices: &Tensor,
+    b: usize,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    let (ds, is) = (data.shape(), indices.shape());
+    let (r, qr) = (ds.len(), is.len());
+    if qr == 0 || b >= r.min(qr) || ds[..b] != is[..b] {
+        return None;
+    }
+    let k = is[qr - 1];
+    if k < 1 || k > r - b {
+        return None;
+    }
+    let values = indices.to_i64_vec()?;
+    let (batches, tuples) = (numel(&ds[..b])?, numel(&is[b..qr - 1])?);
+    let (block, slice) = (numel(&ds[b..])?, numel(&ds[b + k..])?);
+    let mut origin = Vec::new();
+    for bi in 0..batches {
+        for t in 0..tuples {
+            let pos = bi * tuples + t;
+            let off = resolve_tuple(&values[pos * k..(pos + 1) * k], &ds[b..b + k], q)?;
+            for e in 0..slice {
+                origin.push((off.map(|o| bi * block + o * slice + e), pos));
+            }
+        }
+    }
+    let mut shape = is[..qr - 1].to_vec();
+    shape.extend_from_slice(&ds[b + k..]);
+    Some(Semantics::Gathered {
+        data,
+        shape,
+        origin,
+        index: IndexInfo {
+            values,
+            shape: is.to_vec(),
+            axis: None,
+            tuple: k,
+        },
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn scatter_elements<'a>(
+    base: Option<&'a Tensor>,
+    dtype: DType,
+    shape: &[usize],
+    indices: &Tensor,
+    updates: &'a Tensor,
+    axis: usize,
+    reduction: Reduction,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    let is = indices.shape();
+    if is.len() != shape.len()
+        || updates.shape() != is
+        || is
+            .iter()
+            .zip(shape)
+            .enumerate()
+            .any(|(d, (i, s))| d != axis && i > s)
+    {
+        return None;
+    }
+    let values = indices.to_i64_vec()?;
+    let stride = strides(shape)[axis];
+    let mut pairs = Vec::with_capacity(values.len());
+    let mut ok = true;
+    for_each_element(is, shape, axis, |pos, b| {
+        match resolve(values[pos], shape[axis], q) {
+            Resolved::At(k) => pairs.push((b + k * stride, pos, pos)),
+            Resolved::Zero => {}
+            Resolved::Invalid => ok = false,
+        }
+    });
+    if q.reverse {
+        pairs.reverse();
+    }
+    ok.then(|| Semantics::Scattered {
+        base,
+        dtype,
+        shape: shape.to_vec(),
+        updates,
+        pairs,
+        reduction,
+        index: IndexInfo {
+            values,
+            shape: is.to_vec(),
+            axis: Some(axis),
+            tuple: 0,
+        },
+    })
+}
+
+fn scatter_nd<'a>(
+    data: &'a Tensor,
+    indices: &Tensor,
+    updates: &'a Tensor,
+    reduction: Reduction,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    let (ds, is) = (data.shape(), indices.shape());
+    let qr = is.len();
+    if qr == 0 || is[qr - 1] > ds.len() {
+        return None;
+    }
+    let k = is[qr - 1];
+    let mut want = is[..qr - 1].to_vec();
+    want.extend_from_slice(&ds[k..]);
+    if updates.shape() != want.as_slice() {
+        return None;
+    }
+    let values = indices.to_i64_vec()?;
+    let slice = numel(&ds[k..])?;
+    let mut pairs = Vec::new();
+    for t in 0..numel(&is[..qr - 1])? {
+        if let Some(off) = resolve_tuple(&values[t * k..(t + 1) * k], &ds[..k], q)? {
+            for e in 0..slice {
+                pairs.push((off * slice + e, t * slice + e, t));
+            }
+        }
+    }
+    if q.reverse {
+        pairs.reverse();
+    }
+    Some(Semantics::Scattered {
+        base: Some(data),
+        dtype: data.dtype(),
+        shape: ds.to_vec(),
+        updates,
+        pairs,
+        reduction,
+        index: IndexInfo {
+            values,
+            shape: is.to_vec(),
+            axis: None,
+            tuple: k,
+        },
+    })
+}
+
+fn gather_grad<'a>(
+    shape: &[usize],
+    indices: &Tensor,
+    dy: &'a Tensor,
+    axis: usize,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    let mut want = shape[..axis].to_vec();
+    want.extend_from_slice(indices.shape());
+    want.extend_from_slice(&shape[axis + 1..]);
+    if dy.shape() != want.as_slice() {
+        return None;
+    }
+    let values = indices.to_i64_vec()?;
+    let (outer, s, inner, n) = (
+        numel(&shape[..axis])?,
+        shape[axis],
+        numel(&shape[axis + 1..])?,
+        values.len(),
+    );
+    let mut pairs = Vec::new();
+    for o in 0..outer {
+        for (j, &v) in values.iter().enumerate() {
+            match resolve(v, s, q) {
+                Resolved::At(k) => {
+                    for e in 0..inner {
+                        pairs.push(((o * s + k) * inner + e, (o * n + j) * inner + e, j));
+                    }
+                }
+                Resolved::Zero => {}
+                Resolved::Invalid => return None,
+            }
+        }
+    }
+    if q.reverse {
+        pairs.reverse();
+    }
+    Some(Semantics::Scattered {
+        base: None,
+        dtype: dy.dtype(),
+        shape: shape.to_vec(),
+        updates: dy,
+        pairs,
+        reduction: Reduction::Add,
+        index: IndexInfo {
+            values,
+            shape: indices.shape().to_vec(),
+            axis: Some(axis),
+            tuple: 0,
+        },
+    })
+}
+
+/// The (dst, src) pairs of a scatter, for the shared reduction arithmetic.
+struct Pairs<'p>(&'p [(usize, usize, usize)]);
+
+impl Visit for Pairs<'_> {
+    fn visit<F: FnMut(usize, usize)>(&self, mut f: F) {
+        for &(d, s, _) in self.0 {
+            f(d, s);
+        }
+    }
+}
+
+/// Computes the output the semantics describe. Sizes are those of the checked inputs.
+fn execute(sem: &Semantics<'_>) -> Option<Tensor> {
+    match sem {
+        Semantics::Gathered {
+            data,
+            shape,
+            origin,
+            ..
+        } => {
+            let picked: Vec<Option<usize>> = origin.iter().map(|o| o.0).collect();
+            let storage =
+                crate::dispatch_by_width!(data.dtype(), None, pick(data.storage(), &picked))?;
+            Tensor::new(data.dtype(), shape.clone(), storage).ok()
+        }
+        Semantics::Scattered {
+            base,
+            dtype,
+            shape,
+            updates,
+            pairs,
+            reduction,
+            ..
+        } => {
+            let mut storage = match base {
+                Some(b) => b.storage().clone(),
+                None => zeros(*dtype, numel(shape)?)?,
+            };
+            reduction::apply(
+                *dtype,
+                *reduction,
+                &mut storage,
+                updates.storage(),
+                &Pairs(pairs),
+            )
+            .ok()?;
+            Tensor::new(*dtype, shape.clone(), storage).ok()
+        }
+    }
+}
+
+fn pick<T: crate::tensor::Elem>(src: &Storage, picked: &[Option<usize>]) -> Option<Storage> {
+    let src = T::slice(src)?;
+    let out: Option<Vec<T>> = picked
+        .iter()
+        .map(|p| match p {
+            Some(i) => src.get(*i).cloned(),
+            None => Some(T::zero()),
+        })
+        .collect();
+    Some(T::into_storage(out?))
+}
+
+fn zeros(dtype: DType, n: usize) -> Option<Storage> {
+    Some(match dtype.layout() {
+        Layout::Bytes(1) => Storage::W8(vec![0; n]),
+        Layout::Bytes(2) => Storage::W16(vec![0; n]),
+        Layout::Bytes(4) => Storage::W32(vec![0; n]),
+        Layout::Bytes(8) => Storage::W64(vec![0; n]),
+        Layout::Bytes(_) => Storage::W128(vec![0; n]),
+        _ => return None,
+    })
+}
+
+/// Whether two tensors are identical (dtype, shape, every element; NaN equal to NaN).
+fn identical(a: &Tensor, b: &Tensor) -> bool {
+    let exact = Tolerance {
+        mode: Mode::Exact,
+        ..Tolerance::default()
+    };
+    compare(a, b, false, &exact).passed
+}
+
+/// The quirks that realise a bug class for this subject, or none when the class cannot apply
+/// (no negative index, no reduction, axis already 0, ...).
+fn quirk_variants(class: BugClass, subj: &Subject<'_>) -> Vec<Quirks> {
+    let red = reduction_of(subj.node).unwrap_or(Reduction::None);
+    let is_grad = subj.domain == "com.microsoft";
+    let base = Quirks::default();
+    match class {
+        BugClass::NegativeNotNormalized => vec![
+            Quirks {
+                neg: Neg::AsIndexZero,
+                ..base
+            },
+            Quirks {
+                neg: Neg::AsZeroValue,
+                ..base
+            },
+        ],
+        BugClass::OobWrapped => vec![Quirks {
+            oob: Oob::Wrap,
+            ..base
+        }],
+        BugClass::OobClamped => vec![Quirks {
+            oob: Oob::Clamp,
+            ..base
+        }],
+        BugClass::OobZeroFilled => vec![Quirks {
+            oob: Oob::Zero,
+            ..base
+        }],
+        BugClass::FirstWriteWins if red == Reduction::None => vec![Quirks {
+            reverse: true,
+            ..base
+        }],
+        BugClass::ReductionIgnored if red != Reduction::None || is_grad => {
+            vec![Quirks {
+                reduction: Some(Reduction::None),
+                ..base
+            }]
+        }
+        BugClass::AxisIgnored => vec![Quirks {
+            axis_zero: true,
+            ..base
+        }],
+        BugClass::BatchDimsIgnored => vec![Quirks {
+            batch_zero: true,
+            ..base
+        }],
+        BugClass::AccumulationOrder if red != Reduction::None || is_grad => vec![Quirks {
+            reverse: true,
+            ..base
+        }],
+        _ => Vec::new(),
+    }
+}
+
+/// The bug class whose semantics reproduce `actual` exactly, when `actual` is wrong. `reference`
+/// is the correct output, or `None` when the spec requires an error for these inputs.
+pub fn classify(
+    subj: &Subject<'_>,
+    reference: Option<&Tensor>,
+    actual: &Tensor,
+) -> Option<BugClass> {
+    if reference.is_some_and(|r| identical(r, actual)) {
+        return None;
+    }
+    // The grads' reduction is their accumulation: "ignored" there means overwrite.
+    for class in BugClass::ALL {
+        for q in quirk_variants(class, subj) {
+            let Some(sem) = semantics(subj, &q) else {
+                continue;
+            };
+            let Some(out) = execute(&sem) else { continue };
+            let differs_from_reference = reference.is_none_or(|r| !identical(r, &out));
+            if differs_from_reference && identical(&out, actual) {
+                return Some(class);
+            }
+        }
+    }
+    None
+}
+
+/// Where output element `flat` comes from under the correct semantics, e.g.
+/// `data[1,0], from indices[1,0] = -2 on axis 0`; `None` when the op is not modelled.
+pub fn provenance(subj: &Subject<'_>, flat: usize) -> Option<String> {
+    let sem = semantics(subj, &Quirks::default())?;
+    let coords = |flat: usize, shape: &[usize]| {
+        unravel(flat, shape)
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    match &sem {
+        Semantics::Gathered {
+            data,
+            origin,
+            index,
+            ..
+        } => {
+            let (src, pos) = origin.get(flat)?;
+            let from = index.describe(*pos);
+            Some(match src {
+                Some(s) => format!("data[{}], from {from}", coords(*s, data.shape())),
+                None => format!("zero, from {from}"),
+            })
+        }
+        Semantics::Scattered {
+            base,
+            shape,
+            updates,
+            pairs,
+            reduction,
+            index,
+            ..
+        } => {
+            let start = if base.is_some() {
+                format!("data[{}]", coords(flat, shape))
+            } else {
+                "0".to_string()
+            };
+            let hits: Vec<String> = pairs
+                .iter()
+                .filter(|(d, _, _)| *d == flat)
+                .map(|(_, s, pos)| {
+                    format!(
+                        "updates[{}] ({})",
+                        coords(*s, updates.shape()),
+                        index.describe(*pos)
+                    )
+                })
+                .collect();
+            Some(match (hits.len(), reduction) {
+                (0, _) => format!("{start}, no update aimed here"),
+                (_, Reduction::None) => {
+                    let last = hits.last().cloned().unwrap_or_default();
+                    if hits.len() == 1 {
+                        last
+                    } else {
+                        format!("{last}, the last of {} writes", hits.len())
+                    }
+                }
+                (_, r) => format!("{} of {start}, {}", r.name(), hits.join(", ")),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pb::{attribute_proto::AttributeType, AttributeProto};
+
+    fn f32s(shape: &[usize], v: &[f32]) -> Tensor {
+        Tensor::from_elems(
+            DType::Float,
+            shape.to_vec(),
+            v.iter().map(|x| x.to_bits()).collect(),
+        )
+        .unwrap()
+    }
+
+    fn i64s(shape: &[usize], v: &[i64]) -> Tensor {
+        Tensor::from_elems(
+            DType::Int64,
+            shape.to_vec(),
+            v.iter().map(|&x| x as u64).collect(),
+        )
+        .unwrap()
+    }
+
+    fn node(op: &str, attrs: &[(&str, i64)], reduction: Option<&str>) -> NodeProto {
+        let mut attribute: Vec<AttributeProto> = attrs
+            .iter()
+            .map(|(n, i)| AttributeProto {
+                name: (*n).into(),
+                r#type: AttributeType::Int as i32,
+                i: *i,
+                ..Default::default()
+            })
+            .collect();
+        if let Some(r) = reduction {
+            attribute.push(AttributeProto {
+                name: "reduction".into(),
+                r#type: AttributeType::String as i32,
+                s: r.as_bytes().to_vec(),
+                ..Default::default()
+            });
+        }
+        NodeProto {
+            op_type: op.into(),
+            attribute,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn negative_index_read_as_zero_is_recognised() {
+        let n = node("Gather", &[], None);
+        let data = f32s(&[3], &[1.0, 2.0, 3.0]);
+        let idx = i64s(&[2], &[-1, 1]);
+        let subj = Subject {
+            node: &n,
+            domain: "",
+            since: 13,
+            inputs: vec![Some(&data), Some(&idx)],
+        };
+        let reference = f32s(&[2], &[3.0, 2.0]);
+        assert_eq!(
+            classify(&subj, Some(&reference), &f32s(&[2], &[1.0, 2.0])),
+            Some(BugClass::NegativeNotNormalized)
+        );
+        assert_eq!(
+            classify(&subj, Some(&reference), &f32s(&[2], &[0.0, 2.0])),
+            Some(BugClass::NegativeNotNormalized)
+        );
+        assert_eq!(classify(&subj, Some(&reference), &reference), None);
+        assert_eq!(
+            classify(&subj, Some(&reference), &f32s(&[2], &[9.0, 2.0])),
+            None
+        );
+        assert_eq!(
+            provenance(&subj, 0).unwrap(),
+            "data[2], from indices[0] = -1 on axis 0"
+        );
+    }
+
+    #[test]
+    fn out_of_range_classes_are_told_apart() {
+        let n = node("Gather", &[], None);
+        let data = f32s(&[3], &[1.0, 2.0, 3.0]);
+        let idx = i64s(&[2], &[4, 0]);
+        let subj = Subject {
+            node: &n,
+            domain: "",
+            since: 13,
+            inputs: vec![Some(&data), Some(&idx)],
+        };
+        assert_eq!(
+            classify(&subj, None, &f32s(&[2], &[2.0, 1.0])),
+            Some(BugClass::OobWrapped)
+        );
+        assert_eq!(
+            classify(&subj, None, &f32s(&[2], &[3.0, 1.0])),
+            Some(BugClass::OobClamped)
+        );
+        assert_eq!(
+            classify(&subj, None, &f32s(&[2], &[0.0, 1.0])),
+            Some(BugClass::OobZeroFilled)
+        );
+    }
+
+    #[test]
+    fn scatter_classes() {
+        let data = f32s(&[1, 3], &[0.0, 0.0, 0.0]);
+        let idx = i64s(&[1, 2], &[1, 1]);
+        let upd = f32s(&[1, 2], &[5.0, 7.0]);
+        let none = node("ScatterElements", &[("axis", 1)], None);
+        let subj = Subject {
+            node: &none,
+            domain: "",
+            since: 18,
+            inputs: vec![Some(&data), Some(&idx), Some(&upd)],
+        };
+        let reference = f32s(&[1, 3], &[0.0, 7.0, 0.0]);
+        assert_eq!(
+            classify(&subj, Some(&reference), &f32s(&[1, 3], &[0.0, 5.0, 0.0])),
+            Some(BugClass::FirstWriteWins)
+        );
+        assert_eq!(
+            provenance(&subj, 1).unwrap(),
+            "updates[0,1] (indices[0,1] = 1 on axis 1), the last of 2 writes"
+        );
+        assert_eq!(
+            provenance(&subj, 0).unwrap(),
+            "data[0,0], no update aimed here"
+        );
+        let add = node("ScatterElements", &[("axis", 1)], Some("add"));
+        let subj = Subject {
+            node: &add,
+            domain: "",
+            since: 18,
+            inputs: vec![Some(&data), Some(&idx), Some(&upd)],
+        };
+        let reference = f32s(&[1, 3], &[0.0, 12.0, 0.0]);
+        assert_eq!(
+            classify(&subj, Some(&reference), &f32s(&[1, 3], &[0.0, 7.0, 0.0])),
+            Some(BugClass::ReductionIgnored)
+        );
+        let axis0 = node("ScatterElements", &[("axis", 1)], None);
+        let d2 = f32s(&[2, 2], &[0.0; 4]);
+        let i2 = i64s(&[1, 1], &[1]);
+        let u2 = f32s(&[1, 1], &[9.0]);
+        let subj = Subject {
+            node: &axis0,
+            domain: "",
+            since: 18,
+            inputs: vec![Some(&d2), Some(&i2), Some(&u2)],
+        };
+        let reference = f32s(&[2, 2], &[0.0, 9.0, 0.0, 0.0]);
+        assert_eq!(
+            classify(
+                &subj,
+                Some(&reference),
+                &f32s(&[2, 2], &[0.0, 0.0, 9.0, 0.0])
+            ),
+            Some(BugClass::AxisIgnored)
+        );
+    }
+
+    #[test]
+    fn accumulation_order_is_recognised_bit_exactly() {
+        // 1 + 1e8 - 1e8 in f32: forward loses the 1, reverse keeps it.
+        let data = f32s(&[1], &[0.0]);
+        let idx = i64s(&[3, 1], &[0, 0, 0]);
+        let upd = f32s(&[3], &[1.0, 1e8, -1e8]);
+        let add = node("ScatterND", &[], Some("add"));
+        let subj = Subject {
+            node: &add,
+            domain: "",
+            since: 18,
+            inputs: vec![Some(&data), Some(&idx), Some(&upd)],
+        };
+        let forward = ((0.0f32 + 1.0) + 1e8) - 1e8;
+        let reverse = ((0.0f32 - 1e8) + 1e8) + 1.0;
+        assert_ne!(forward, reverse);
+        let reference = f32s(&[1], &[forward]);
+        assert_eq!(
+            classify(&subj, Some(&reference), &f32s(&[1], &[reverse])),
+            Some(BugClass::AccumulationOrder)
+        );
+    }
+
+    #[test]
+    fn batch_dims_ignored_changes_the_shape_and_is_recognised() {
+        let data = i64s(&[2, 2, 2], &[0, 1, 2, 3, 4, 5, 6, 7]);
+        let idx = i64s(&[2, 1], &[1, 0]);
+        let n = node("GatherND", &[("batch_dims", 1)], None);
+        let subj = Subject {
+            node: &n,
+            domain: "",
+            since: 13,
+            inputs: vec![Some(&data), Some(&idx)],
+        };
+        let reference = i64s(&[2, 2], &[2, 3, 4, 5]);
+        let ignored = i64s(&[2, 2, 2], &[4, 5, 6, 7, 0, 1, 2, 3]);
+        assert_eq!(
+            classify(&subj, Some(&reference), &ignored),
+            Some(BugClass::BatchDimsIgnored)
+        );
+        assert_eq!(
+            provenance(&subj, 1).unwrap(),
+            "data[0,1,1], from indices[0,:] = [1]"
+        );
+    }
+}
