@@ -4,6 +4,7 @@
 //! name the file (relative to the case directory) and the tensor.
 
 pub mod external;
+pub mod save;
 pub mod tensor;
 
 use crate::pb::{ModelProto, TensorProto};

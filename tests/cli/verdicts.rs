@@ -246,7 +246,10 @@ fn each_differing_value_is_listed_with_its_index_expected_and_actual() {
             "{name}"
         );
         // Each listed mismatch says where the correct value comes from.
-        assert!(m[0]["source"].as_str().is_some_and(|s| !s.is_empty()), "{name}: {m}");
+        assert!(
+            m[0]["source"].as_str().is_some_and(|s| !s.is_empty()),
+            "{name}: {m}"
+        );
     }
 }
 
