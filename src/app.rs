@@ -47,7 +47,8 @@ fn select(sel: &Selection) -> Result<Vec<Case>> {
         };
         return Err(UsageError(format!("no case found under {}: {why}", paths.join(", "))).into());
     }
-    Ok(cases)
+    // An empty shard is not an error: a CI matrix may have more shards than cases.
+    Ok(cases.into_iter().filter(|c| filter.in_shard(c)).collect())
 }
 
 fn run_cases(args: RunArgs) -> Result<u8> {
@@ -62,6 +63,7 @@ fn run_cases(args: RunArgs) -> Result<u8> {
             }
             other => other.clone(),
         },
+        digests: args.format != Format::Human,
     };
     let jobs = config::jobs(args.jobs)?;
     let cases = select(&args.selection)?;
@@ -79,7 +81,7 @@ fn run_cases(args: RunArgs) -> Result<u8> {
     let start = Instant::now();
     let mut write_error: Option<std::io::Error> = None;
     let (results, not_run) = runner::run_all(&cases, &opts, jobs, args.fail_fast, |r| {
-        let line = human::case_line(r, style);
+        let line = human::case_line(r, style, &rerun_command(&args, &r.name));
         progress.suspend(|| {
             if let Err(e) = human_out.write_all(line.as_bytes()) {
                 write_error.get_or_insert(e);
@@ -89,10 +91,15 @@ fn run_cases(args: RunArgs) -> Result<u8> {
     });
     progress.finish_and_clear();
     let duration = start.elapsed();
+    let mut results = results;
+    let mut origins = discover::Origins::default();
+    for (r, case) in results.iter_mut().zip(&cases) {
+        r.origin = origins.of(case);
+    }
     let summary = Summary::of(&results, not_run);
     let tail = format!(
         "{}{}",
-        human::failure_details(&results, style),
+        human::failure_details(&results, style, &|name: &str| rerun_command(&args, name)),
         human::summary(&summary, duration, style)
     );
     human_out.write_all(tail.as_bytes()).ok();
@@ -107,7 +114,7 @@ fn run_cases(args: RunArgs) -> Result<u8> {
         Format::Human if human_to_file => {
             let mut s = String::new();
             for r in &results {
-                s.push_str(&human::case_line(r, style));
+                s.push_str(&human::case_line(r, style, &rerun_command(&args, &r.name)));
             }
             s.push_str(&tail);
             Some(s)
@@ -134,6 +141,58 @@ fn run_cases(args: RunArgs) -> Result<u8> {
     } else {
         exit::OK
     })
+}
+
+/// The command that re-runs one case alone with the same settings: the same paths (so the
+/// case keeps its name, and expectations still match) narrowed by an anchored `--filter`.
+fn rerun_command(args: &RunArgs, case: &str) -> String {
+    let mut parts = vec!["onnx-idx-check".to_string(), "run".to_string()];
+    parts.extend(
+        args.selection
+            .paths
+            .iter()
+            .map(|p| shell_quote(&p.display().to_string())),
+    );
+    parts.push("--filter".into());
+    parts.push(shell_quote(&format!("^{}$", regex::escape(case))));
+    let mut flag = |name: &str, value: Option<String>| {
+        parts.push(format!("--{name}"));
+        if let Some(v) = value {
+            parts.push(shell_quote(&v));
+        }
+    };
+    if let Some(dir) = &args.actual {
+        flag("actual", Some(dir.display().to_string()));
+    }
+    if args.rtol != 1e-3 {
+        flag("rtol", Some(args.rtol.to_string()));
+    }
+    if args.atol != 1e-7 {
+        flag("atol", Some(args.atol.to_string()));
+    }
+    if args.exact {
+        flag("exact", None);
+    }
+    if args.tolerant {
+        flag("tolerant", None);
+    }
+    if args.max_tensor_bytes != "4GiB" {
+        flag("max-tensor-bytes", Some(args.max_tensor_bytes.clone()));
+    }
+    parts.join(" ")
+}
+
+/// Quotes a word for a POSIX shell when it needs it.
+fn shell_quote(word: &str) -> String {
+    let safe = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-./:=@%+,".contains(&b));
+    if safe {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 fn progress_bar(len: usize, wanted: bool) -> indicatif::ProgressBar {

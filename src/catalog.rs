@@ -92,7 +92,7 @@ fn summarize(set: DTypeSet) -> String {
         let all_float8 = float8.iter().all(|d| set.contains(d));
         let mut extra: Vec<&str> = set
             .iter()
-            .filter(|d| !CLASSIC15.contains(*d) && !(all_float8 && float8.contains(*d)))
+            .filter(|d| !(CLASSIC15.contains(*d) || all_float8 && float8.contains(*d)))
             .map(DType::name)
             .collect();
         if all_float8 {

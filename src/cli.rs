@@ -57,6 +57,10 @@ pub struct Selection {
     /// Leave out cases whose name matches this regular expression (repeatable).
     #[arg(long, value_name = "RE")]
     pub exclude: Vec<String>,
+    /// Only shard K of N (1 <= K <= N): a stable hash partition of the case names, for CI
+    /// matrices. Every case lands in exactly one shard, whatever the machine or the run.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
 }
 
 /// Arguments of `run`.

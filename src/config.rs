@@ -13,11 +13,52 @@ use thiserror::Error;
 #[error("{0}")]
 pub struct UsageError(pub String);
 
-/// Compiled `--filter` / `--exclude`.
+/// Compiled `--filter` / `--exclude` / `--shard`.
 #[derive(Debug, Default)]
 pub struct CaseFilter {
     include: Vec<Regex>,
     exclude: Vec<Regex>,
+    shard: Option<Shard>,
+}
+
+/// `--shard K/N`: this run takes the cases whose name hashes to `k - 1` modulo `n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based shard number.
+    pub k: u64,
+    /// Number of shards.
+    pub n: u64,
+}
+
+impl Shard {
+    /// Parses `K/N`.
+    pub fn parse(s: &str) -> Result<Shard, UsageError> {
+        let bad = || {
+            UsageError(format!(
+                "--shard '{s}': expected K/N with 1 <= K <= N, e.g. 2/4"
+            ))
+        };
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (k, n): (u64, u64) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if k == 0 || n == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// Whether the case named `name` belongs to this shard. FNV-1a keeps the partition stable
+    /// across platforms, Rust versions and runs (std's hasher is randomly seeded).
+    pub fn contains(&self, name: &str) -> bool {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in name.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h % self.n == self.k - 1
+    }
 }
 
 impl CaseFilter {
@@ -32,7 +73,13 @@ impl CaseFilter {
         Ok(CaseFilter {
             include: compile("filter", &sel.filter)?,
             exclude: compile("exclude", &sel.exclude)?,
+            shard: sel.shard.as_deref().map(Shard::parse).transpose()?,
         })
+    }
+
+    /// Whether a case falls in the selected shard (every case without `--shard`).
+    pub fn in_shard(&self, case: &Case) -> bool {
+        self.shard.is_none_or(|s| s.contains(&case.name))
     }
 
     /// Whether a case is selected.
@@ -121,6 +168,30 @@ pub fn jobs(requested: Option<usize>) -> Result<usize, UsageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_partition_the_cases_exactly_once() {
+        let shards: Vec<Shard> = (1..=3)
+            .map(|k| Shard::parse(&format!("{k}/3")).unwrap())
+            .collect();
+        for i in 0..200 {
+            let name = format!("onnx-node/test_case_{i}");
+            assert_eq!(
+                shards.iter().filter(|s| s.contains(&name)).count(),
+                1,
+                "{name}"
+            );
+        }
+        // The hash is fixed: this assignment must never change between versions.
+        assert!(
+            Shard::parse("1/2").unwrap().contains("a")
+                != Shard::parse("2/2").unwrap().contains("a")
+        );
+        assert!(Shard { k: 1, n: 1 }.contains("anything"));
+        for bad in ["0/3", "4/3", "1/0", "x/2", "3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn byte_sizes_take_binary_suffixes() {

@@ -120,6 +120,63 @@ fn case_name(root: &Path, dir: &Path) -> String {
     }
 }
 
+/// Finds where a case's data comes from: the first line of a `PROVENANCE` file (or
+/// `PROVENANCE.md` / `PROVENANCE.txt`), else an "ONNX x.y.z" release named in a `README.md`,
+/// looking in the case directory and then each parent up to the path the case was found under.
+/// Results are cached per directory, since sibling cases share them.
+#[derive(Debug, Default)]
+pub struct Origins {
+    cache: std::collections::HashMap<PathBuf, Option<String>>,
+}
+
+impl Origins {
+    /// The origin of `case`, if its tree names one.
+    pub fn of(&mut self, case: &Case) -> Option<String> {
+        let depth = case.rel.components().count();
+        let mut dir = case.dir.clone();
+        for level in 0..=depth {
+            if let Some(found) = self.in_dir(&dir) {
+                return Some(found);
+            }
+            if level < depth && !dir.pop() {
+                break;
+            }
+        }
+        None
+    }
+
+    fn in_dir(&mut self, dir: &Path) -> Option<String> {
+        if let Some(cached) = self.cache.get(dir) {
+            return cached.clone();
+        }
+        let found = origin_in(dir);
+        self.cache.insert(dir.to_path_buf(), found.clone());
+        found
+    }
+}
+
+fn origin_in(dir: &Path) -> Option<String> {
+    // Small text files only: a hostile tree could hold anything under these names.
+    let read = |name: &str| {
+        let path = dir.join(name);
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        (meta.is_file() && meta.len() <= 1 << 20).then(|| std::fs::read_to_string(&path).ok())?
+    };
+    for name in ["PROVENANCE", "PROVENANCE.md", "PROVENANCE.txt"] {
+        if let Some(text) = read(name) {
+            let line = text
+                .lines()
+                .map(|l| l.trim_start_matches('#').trim())
+                .find(|l| !l.is_empty())?;
+            return Some(line.chars().take(200).collect());
+        }
+    }
+    let readme = read("README.md")?;
+    let re =
+        regex::Regex::new(r"(?i)\bonnx\W{0,3}(?:version\s+|==\s*|v)?(\d+\.\d+(?:\.\d+)?)").ok()?;
+    re.captures(&readme).map(|c| format!("ONNX {}", &c[1]))
+}
+
 /// `test_data_set_N` directories (not symlinks) of a case, ordered by N.
 fn data_sets(dir: &Path, warnings: &mut Vec<String>) -> Vec<DataSet> {
     let entries = match std::fs::read_dir(dir) {
@@ -195,6 +252,35 @@ mod tests {
         std::fs::write(dir.join("model.onnx"), b"").unwrap();
         let found = discover(&[dir]).unwrap();
         assert_eq!(found.cases[0].name, "test_gather_0");
+    }
+
+    #[test]
+    fn origins_come_from_provenance_files_or_readmes_up_the_tree() {
+        let root = tempfile::tempdir().unwrap();
+        for case in ["node/a", "mine/b"] {
+            std::fs::create_dir_all(root.path().join(case)).unwrap();
+            std::fs::write(root.path().join(case).join("model.onnx"), b"").unwrap();
+        }
+        std::fs::write(
+            root.path().join("node/README.md"),
+            "Exported from the `onnx` 1.23.2 package.\nONNX **1.23.2**",
+        )
+        .unwrap();
+        std::fs::write(
+            root.path().join("mine/PROVENANCE"),
+            "\n# hand-written by the runtime team\n",
+        )
+        .unwrap();
+        let found = discover(&[root.path().to_path_buf()]).unwrap();
+        let mut origins = Origins::default();
+        let got: Vec<Option<String>> = found.cases.iter().map(|c| origins.of(c)).collect();
+        assert_eq!(
+            got,
+            vec![
+                Some("hand-written by the runtime team".into()),
+                Some("ONNX 1.23.2".into())
+            ]
+        );
     }
 
     #[test]

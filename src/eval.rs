@@ -243,8 +243,23 @@ fn non_tensor_kind(v: &ValueInfoProto) -> Option<&'static str> {
 impl Plan<'_> {
     /// `Op-since` of every node, in graph order, without duplicates.
     pub fn resolved_ops(&self) -> Vec<String> {
+        self.op_versions(true)
+    }
+
+    /// `Op-since` of the operators under test (graph plumbing left out unless the graph has
+    /// nothing else), for per-operator summaries.
+    pub fn tested_ops(&self) -> Vec<String> {
+        let tested = self.op_versions(false);
+        if tested.is_empty() {
+            self.op_versions(true)
+        } else {
+            tested
+        }
+    }
+
+    fn op_versions(&self, plumbing: bool) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for s in &self.steps {
+        for s in self.steps.iter().filter(|s| plumbing || !s.def.plumbing) {
             let d = s.def.domain;
             let name = if d.is_empty() {
                 format!("{}-{}", s.def.op_type, s.version.since)

@@ -24,6 +24,8 @@ pub struct RunOptions {
     pub max_tensor_bytes: usize,
     /// `--actual DIR`: judge these outputs of a runtime under test instead of our own result.
     pub actual: Option<PathBuf>,
+    /// Record the sha256 of every model and tensor file read (for the JSON and JUnit reports).
+    pub digests: bool,
 }
 
 impl Default for RunOptions {
@@ -32,12 +34,36 @@ impl Default for RunOptions {
             tolerance: Tolerance::default(),
             max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES,
             actual: None,
+            digests: false,
         }
     }
 }
 
 /// 4 GiB (decision D12).
 pub const DEFAULT_MAX_TENSOR_BYTES: usize = 4 << 30;
+
+/// What loading a case's files leaves besides tensors: digests and storage forms.
+#[derive(Debug, Default)]
+struct Record {
+    /// (file relative to the case directory, sha256 hex).
+    files: Vec<(String, String)>,
+}
+
+impl Record {
+    /// Loads a tensor file, noting its digest when asked.
+    fn tensor(
+        &mut self,
+        path: &Path,
+        file: &str,
+        opts: &RunOptions,
+    ) -> Result<load::LoadedTensor, LoadError> {
+        let loaded = load::load_tensor_file_with(path, file, opts.max_tensor_bytes, opts.digests)?;
+        if let Some(sha) = &loaded.sha256 {
+            self.files.push((file.to_string(), sha.clone()));
+        }
+        Ok(loaded)
+    }
+}
 
 /// A non-pass verdict with its reason.
 struct Verdict(Status, String);
@@ -148,6 +174,9 @@ pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
         path: case.dir.clone(),
         ops: Vec::new(),
         opset: BTreeMap::new(),
+        op_versions: Vec::new(),
+        files: Vec::new(),
+        origin: None,
         status: Status::Passed,
         reason: None,
         data_sets: Vec::new(),
@@ -185,14 +214,30 @@ fn severity(s: Status) -> u8 {
 
 fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Result<(), Verdict> {
     let limit = load::file_limit(opts.max_tensor_bytes);
-    let model = load::load_model(&case.dir.join("model.onnx"), "model.onnx", limit)?;
+    let (model, sha) = load::load_model_with(
+        &case.dir.join("model.onnx"),
+        "model.onnx",
+        limit,
+        opts.digests,
+    )?;
+    if let Some(sha) = sha {
+        result.files.push(("model.onnx".to_string(), sha));
+    }
     result.ops = eval::op_names(&model);
     let opsets = eval::opsets(&model)?;
     result.opset = opsets
         .iter()
         .map(|(d, v)| (eval::display_domain(d).to_string(), *v))
         .collect();
+    // Until the plan resolves, the per-operator summary counts the bare op types.
+    result.op_versions = result
+        .ops
+        .iter()
+        .filter(|o| !matches!(o.as_str(), "Constant" | "Identity"))
+        .cloned()
+        .collect();
     let plan = eval::plan(&model)?;
+    result.op_versions = plan.tested_ops();
     let ctx = TensorContext {
         base_dir: &case.dir,
         max_bytes: opts.max_tensor_bytes,
@@ -208,11 +253,18 @@ fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Re
             "no test_data_set_N directory: nothing to check".into(),
         ));
     }
+    let mut record = Record::default();
     for ds in &case.data_sets {
-        result
-            .data_sets
-            .push(run_data_set(&plan, &initializers, case, ds, opts));
+        result.data_sets.push(run_data_set(
+            &plan,
+            &initializers,
+            case,
+            ds,
+            opts,
+            &mut record,
+        ));
     }
+    result.files.append(&mut record.files);
     Ok(())
 }
 
@@ -222,6 +274,7 @@ fn run_data_set(
     case: &Case,
     ds: &DataSet,
     opts: &RunOptions,
+    record: &mut Record,
 ) -> DataSetResult {
     let mut r = DataSetResult {
         name: ds.name.clone(),
@@ -229,7 +282,7 @@ fn run_data_set(
         reason: None,
         outputs: Vec::new(),
     };
-    match load_and_evaluate(plan, initializers, case, ds, opts) {
+    match load_and_evaluate(plan, initializers, case, ds, opts, record) {
         Ok(outputs) => {
             r.outputs = outputs;
             if let Some(o) = r.outputs.iter().find(|o| o.status != Status::Passed) {
@@ -257,6 +310,7 @@ fn load_and_evaluate(
     case: &Case,
     ds: &DataSet,
     opts: &RunOptions,
+    record: &mut Record,
 ) -> Result<Vec<OutputResult>, Verdict> {
     let files = DataSetFiles::scan(ds)?;
     // Under --actual the expected files are optional: our kernels stand in where they are missing.
@@ -269,22 +323,18 @@ fn load_and_evaluate(
     let mut inputs = Vec::with_capacity(plan.inputs.len());
     for (k, info) in plan.inputs.iter().enumerate() {
         let file = format!("{}/input_{k}.pb", ds.name);
-        let (_, t) = load::load_tensor_file(
-            &ds.dir.join(format!("input_{k}.pb")),
-            &file,
-            opts.max_tensor_bytes,
-        )?;
+        let t = record
+            .tensor(&ds.dir.join(format!("input_{k}.pb")), &file, opts)?
+            .tensor;
         check_declared(info, &t, &file, "input")?;
         inputs.push(t);
     }
     let mut expected = Vec::with_capacity(n_expected);
     for k in 0..n_expected {
         let file = format!("{}/output_{k}.pb", ds.name);
-        let (_, t) = load::load_tensor_file(
-            &ds.dir.join(format!("output_{k}.pb")),
-            &file,
-            opts.max_tensor_bytes,
-        )?;
+        let t = record
+            .tensor(&ds.dir.join(format!("output_{k}.pb")), &file, opts)?
+            .tensor;
         expected.push(t);
     }
     let runtime = match &opts.actual {
@@ -293,7 +343,8 @@ fn load_and_evaluate(
             case,
             ds,
             plan.outputs.len(),
-            opts.max_tensor_bytes,
+            opts,
+            record,
         )?),
         None => None,
     };
@@ -328,17 +379,16 @@ fn load_and_evaluate(
                     .map(|(info, a)| spec_error_output(&info.name, &reason, explain(&a), a))
                     .collect()),
                 None => {
-                    let hint =
-                        expected
-                            .iter()
-                            .find_map(|e| explain(e))
-                            .map_or(String::new(), |c| {
-                                format!(
-                                    " (the expected output matches a known bug: {}, {})",
-                                    c.id(),
-                                    c.sentence()
-                                )
-                            });
+                    let hint = expected
+                        .iter()
+                        .find_map(explain)
+                        .map_or(String::new(), |c| {
+                            format!(
+                                " (the expected output matches a known bug: {}, {})",
+                                c.id(),
+                                c.sentence()
+                            )
+                        });
                     Err(Verdict(Status::Errored, format!("{reason}{hint}")))
                 }
             };
@@ -450,7 +500,8 @@ fn load_actual(
     case: &Case,
     ds: &DataSet,
     n: usize,
-    max_bytes: usize,
+    opts: &RunOptions,
+    record: &mut Record,
 ) -> Result<Vec<Tensor>, Verdict> {
     let dir = root.join(&case.rel).join(&ds.name);
     (0..n)
@@ -463,8 +514,9 @@ fn load_actual(
                     format!("actual output {shown} is missing"),
                 ));
             }
-            load::load_tensor_file(&path, &shown, max_bytes)
-                .map(|(_, t)| t)
+            record
+                .tensor(&path, &shown, opts)
+                .map(|l| l.tensor)
                 .map_err(Verdict::from)
         })
         .collect()

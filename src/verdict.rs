@@ -89,6 +89,15 @@ pub struct CaseResult {
     pub ops: Vec<String>,
     /// The opset imports (domain, `ai.onnx` for the default one, -> version).
     pub opset: BTreeMap<String, i64>,
+    /// The operators under test as resolved versions (`Gather-13`), or as bare op types when the
+    /// model could not be resolved; keys of the per-operator summary.
+    pub op_versions: Vec<String>,
+    /// sha256 of every model and tensor file read (path relative to the case directory -> hex),
+    /// when digests were requested.
+    pub files: Vec<(String, String)>,
+    /// Where the case's data comes from, when its tree says (a PROVENANCE file, or a README
+    /// naming the ONNX release).
+    pub origin: Option<String>,
     /// The verdict.
     pub status: Status,
     /// Why it did not pass: the first non-passing data set's reason, or the case-level one.
@@ -99,8 +108,32 @@ pub struct CaseResult {
     pub duration: Duration,
 }
 
-/// Counts over a run.
+/// Verdict counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Passed.
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Errored.
+    pub errored: usize,
+    /// Skipped.
+    pub skipped: usize,
+}
+
+impl Counts {
+    fn add(&mut self, s: Status) {
+        match s {
+            Status::Passed => self.passed += 1,
+            Status::Failed => self.failed += 1,
+            Status::Errored => self.errored += 1,
+            Status::Skipped => self.skipped += 1,
+        }
+    }
+}
+
+/// Counts over a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Cases run.
     pub total: usize,
@@ -114,6 +147,8 @@ pub struct Summary {
     pub skipped: usize,
     /// Cases not run because `--fail-fast` stopped the run.
     pub not_run: usize,
+    /// Counts per operator version (`Gather-13`; a bare op type when unresolved).
+    pub by_op: BTreeMap<String, Counts>,
 }
 
 impl Summary {
@@ -125,6 +160,9 @@ impl Summary {
             ..Summary::default()
         };
         for c in cases {
+            for op in &c.op_versions {
+                s.by_op.entry(op.clone()).or_default().add(c.status);
+            }
             match c.status {
                 Status::Passed => s.passed += 1,
                 Status::Failed => s.failed += 1,

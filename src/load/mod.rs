@@ -134,17 +134,7 @@ fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
 
 /// Reads and decodes `model.onnx`.
 pub fn load_model(path: &Path, file: &str, limit: u64) -> Result<ModelProto, LoadError> {
-    let bytes = read_file(path, file, limit)?;
-    if bytes.is_empty() {
-        return Err(LoadError::Empty {
-            file: file.to_string(),
-        });
-    }
-    ModelProto::decode(bytes.as_slice()).map_err(|e| LoadError::Decode {
-        file: file.to_string(),
-        what: "ModelProto",
-        detail: decode_detail(&e),
-    })
+    load_model_with(path, file, limit, false).map(|(m, _)| m)
 }
 
 /// The decoder's message without its boilerplate prefix, and with a field path of many levels
@@ -180,6 +170,119 @@ pub fn convert_tensor(
     })
 }
 
+/// How a tensor's values were stored in its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StorageForm {
+    /// `raw_data`, little-endian bytes.
+    Raw,
+    /// A typed field (`float_data`, `int32_data`, ...).
+    Typed,
+    /// External data.
+    External,
+    /// No data at all (an empty tensor).
+    Empty,
+}
+
+impl StorageForm {
+    /// The form of a proto's data.
+    pub fn of(p: &TensorProto) -> StorageForm {
+        if p.data_location == crate::pb::tensor_proto::DataLocation::External as i32 {
+            StorageForm::External
+        } else if !p.raw_data.is_empty() {
+            StorageForm::Raw
+        } else if p.float_data.is_empty()
+            && p.int32_data.is_empty()
+            && p.string_data.is_empty()
+            && p.int64_data.is_empty()
+            && p.double_data.is_empty()
+            && p.uint64_data.is_empty()
+        {
+            StorageForm::Empty
+        } else {
+            StorageForm::Typed
+        }
+    }
+}
+
+/// A tensor file, loaded.
+#[derive(Debug)]
+pub struct LoadedTensor {
+    /// The name stored in the file.
+    pub name: String,
+    /// The tensor.
+    pub tensor: Tensor,
+    /// How its values were stored.
+    pub form: StorageForm,
+    /// sha256 of the file, in hex, when asked for.
+    pub sha256: Option<String>,
+}
+
+/// Hex sha256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// [`load_model`], also returning the file's sha256 when `digest` is set.
+pub fn load_model_with(
+    path: &Path,
+    file: &str,
+    limit: u64,
+    digest: bool,
+) -> Result<(ModelProto, Option<String>), LoadError> {
+    let bytes = read_file(path, file, limit)?;
+    if bytes.is_empty() {
+        return Err(LoadError::Empty {
+            file: file.to_string(),
+        });
+    }
+    let sha = digest.then(|| sha256_hex(&bytes));
+    let model = ModelProto::decode(bytes.as_slice()).map_err(|e| LoadError::Decode {
+        file: file.to_string(),
+        what: "ModelProto",
+        detail: decode_detail(&e),
+    })?;
+    Ok((model, sha))
+}
+
+/// Reads a `.pb` tensor file, with its storage form and (when `digest` is set) its sha256.
+/// External data is resolved against the file's own directory.
+pub fn load_tensor_file_with(
+    path: &Path,
+    file: &str,
+    max_bytes: usize,
+    digest: bool,
+) -> Result<LoadedTensor, LoadError> {
+    let bytes = read_file(path, file, file_limit(max_bytes))?;
+    if bytes.is_empty() {
+        return Err(LoadError::Empty {
+            file: file.to_string(),
+        });
+    }
+    let sha256 = digest.then(|| sha256_hex(&bytes));
+    let proto = TensorProto::decode(bytes.as_slice()).map_err(|e| LoadError::Decode {
+        file: file.to_string(),
+        what: "TensorProto",
+        detail: decode_detail(&e),
+    })?;
+    drop(bytes);
+    let base_dir = path.parent().unwrap_or(Path::new("."));
+    let ctx = TensorContext {
+        base_dir,
+        max_bytes,
+    };
+    let tensor = convert_tensor(&proto, file, &ctx)?;
+    Ok(LoadedTensor {
+        form: StorageForm::of(&proto),
+        name: proto.name,
+        tensor,
+        sha256,
+    })
+}
+
 /// Reads a `.pb` tensor file; returns the tensor's stored name and the tensor. External data is
 /// resolved against the file's own directory.
 pub fn load_tensor_file(
@@ -187,22 +290,5 @@ pub fn load_tensor_file(
     file: &str,
     max_bytes: usize,
 ) -> Result<(String, Tensor), LoadError> {
-    let bytes = read_file(path, file, file_limit(max_bytes))?;
-    if bytes.is_empty() {
-        return Err(LoadError::Empty {
-            file: file.to_string(),
-        });
-    }
-    let proto = TensorProto::decode(bytes.as_slice()).map_err(|e| LoadError::Decode {
-        file: file.to_string(),
-        what: "TensorProto",
-        detail: decode_detail(&e),
-    })?;
-    let base_dir = path.parent().unwrap_or(Path::new("."));
-    let ctx = TensorContext {
-        base_dir,
-        max_bytes,
-    };
-    let t = convert_tensor(&proto, file, &ctx)?;
-    Ok((proto.name, t))
+    load_tensor_file_with(path, file, max_bytes, false).map(|l| (l.name, l.tensor))
 }

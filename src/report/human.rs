@@ -38,7 +38,8 @@ fn seconds(d: Duration) -> String {
 }
 
 /// The line printed when a case finishes, plus its reason on a second line when it did not pass.
-pub fn case_line(c: &CaseResult, style: Style) -> String {
+/// `rerun` is the command that re-runs the case alone, shown for failed and errored cases.
+pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
     let mut s = format!(
         "{} {} {}\n",
         style.status(c.status),
@@ -48,11 +49,19 @@ pub fn case_line(c: &CaseResult, style: Style) -> String {
     if let Some(reason) = &c.reason {
         let _ = writeln!(s, "{:>17} {reason}", "");
     }
+    if matches!(c.status, Status::Failed | Status::Errored) {
+        let _ = writeln!(s, "{:>17} {} {rerun}", "", style.paint("2", "rerun:"));
+    }
     s
 }
 
-/// The mismatch tables of every failed case (empty when nothing failed).
-pub fn failure_details(cases: &[CaseResult], style: Style) -> String {
+/// The mismatch tables of every failed case, each ending with the command that re-runs the case
+/// alone (`rerun` maps a case name to it).
+pub fn failure_details(
+    cases: &[CaseResult],
+    style: Style,
+    rerun: &dyn Fn(&str) -> String,
+) -> String {
     let mut s = String::new();
     for c in cases.iter().filter(|c| c.status == Status::Failed) {
         for ds in &c.data_sets {
@@ -141,6 +150,7 @@ pub fn failure_details(cases: &[CaseResult], style: Style) -> String {
                 }
             }
         }
+        let _ = writeln!(s, "    {} {}", style.paint("2", "rerun:"), rerun(&c.name));
     }
     s
 }
@@ -148,6 +158,27 @@ pub fn failure_details(cases: &[CaseResult], style: Style) -> String {
 /// `Summary [   0.420s] 37 cases: 35 passed, 1 failed, 1 skipped`, between rules; categories
 /// other than passed appear only when non-zero.
 pub fn summary(summary: &Summary, duration: Duration, style: Style) -> String {
+    let mut table = String::new();
+    let w = summary.by_op.keys().map(String::len).max().unwrap_or(0);
+    for (op, c) in &summary.by_op {
+        let mut parts = Vec::new();
+        for (n, what) in [
+            (c.passed, "passed"),
+            (c.failed, "failed"),
+            (c.errored, "errored"),
+            (c.skipped, "skipped"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        let _ = writeln!(table, "  {op:<w$}  {}", parts.join(", "));
+    }
+    format!("{table}{}", summary_line(summary, duration, style))
+}
+
+/// The closing line alone (also printed to stderr when a machine format takes stdout).
+pub fn summary_line(summary: &Summary, duration: Duration, style: Style) -> String {
     let mut parts = vec![style.paint("32", &format!("{} passed", summary.passed))];
     if summary.failed > 0 {
         parts.push(style.paint("31", &format!("{} failed", summary.failed)));

@@ -18,7 +18,7 @@ pub struct Report<'a> {
     /// The tool.
     pub tool: Tool<'a>,
     /// Counts.
-    pub summary: JsonSummary,
+    pub summary: JsonSummary<'a>,
     /// Every case, in path order.
     pub cases: Vec<JsonCase<'a>>,
 }
@@ -34,7 +34,7 @@ pub struct Tool<'a> {
 
 /// `summary`.
 #[derive(Debug, Serialize)]
-pub struct JsonSummary {
+pub struct JsonSummary<'a> {
     /// Cases run.
     pub total: usize,
     /// Passed.
@@ -49,6 +49,21 @@ pub struct JsonSummary {
     pub not_run: usize,
     /// Wall time of the run.
     pub duration_ms: u64,
+    /// Counts per operator version (`Gather-13`; a bare op type when unresolved).
+    pub by_op: BTreeMap<&'a str, JsonCounts>,
+}
+
+/// Verdict counts of one operator version.
+#[derive(Debug, Serialize)]
+pub struct JsonCounts {
+    /// Passed.
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Errored.
+    pub errored: usize,
+    /// Skipped.
+    pub skipped: usize,
 }
 
 /// One entry of `cases`.
@@ -68,8 +83,22 @@ pub struct JsonCase<'a> {
     pub reason: Option<&'a str>,
     /// Wall time.
     pub duration_ms: u64,
+    /// Where the data comes from, when the case tree says (a PROVENANCE file or a README naming
+    /// the ONNX release).
+    pub origin: Option<&'a str>,
+    /// sha256 of every model and tensor file read.
+    pub files: Vec<JsonFile<'a>>,
     /// Data sets.
     pub data_sets: Vec<JsonDataSet<'a>>,
+}
+
+/// One file read, with its digest.
+#[derive(Debug, Serialize)]
+pub struct JsonFile<'a> {
+    /// Path relative to the case directory (absolute for `--actual` files).
+    pub path: &'a str,
+    /// sha256, hex.
+    pub sha256: &'a str,
 }
 
 /// One entry of `data_sets`.
@@ -120,7 +149,7 @@ pub struct JsonOutput<'a> {
 pub fn build<'a>(
     tool: &'a ToolInfo,
     cases: &'a [CaseResult],
-    summary: &Summary,
+    summary: &'a Summary,
     duration: Duration,
 ) -> Report<'a> {
     Report {
@@ -137,6 +166,19 @@ pub fn build<'a>(
             skipped: summary.skipped,
             not_run: summary.not_run,
             duration_ms: millis(duration),
+            by_op: summary
+                .by_op
+                .iter()
+                .map(|(op, c)| {
+                    let counts = JsonCounts {
+                        passed: c.passed,
+                        failed: c.failed,
+                        errored: c.errored,
+                        skipped: c.skipped,
+                    };
+                    (op.as_str(), counts)
+                })
+                .collect(),
         },
         cases: cases.iter().map(case).collect(),
     }
@@ -151,6 +193,12 @@ fn case(c: &CaseResult) -> JsonCase<'_> {
         status: c.status.as_str(),
         reason: c.reason.as_deref(),
         duration_ms: millis(c.duration),
+        origin: c.origin.as_deref(),
+        files: c
+            .files
+            .iter()
+            .map(|(path, sha256)| JsonFile { path, sha256 })
+            .collect(),
         data_sets: c.data_sets.iter().map(data_set).collect(),
     }
 }

@@ -37,6 +37,13 @@ pub fn render(
         let mut tc = TestCase::new(c.name.as_str(), status);
         tc.set_classname(classname(&c.name));
         tc.set_time(c.duration);
+        // Provenance: where the data comes from and exactly which bytes were judged.
+        if let Some(origin) = &c.origin {
+            tc.add_property(Property::new("origin", origin.as_str()));
+        }
+        for (path, sha) in &c.files {
+            tc.add_property(Property::new(format!("sha256:{path}"), sha.as_str()));
+        }
         suite.add_test_case(tc);
     }
     report.add_test_suite(suite);
