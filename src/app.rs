@@ -2,7 +2,8 @@
 //! status.
 
 use crate::cli::{
-    BenchArgs, Cli, Command, Format, ListArgs, ListFormat, OpsArgs, RunArgs, Selection,
+    BenchArgs, Cli, Command, CoverageArgs, Format, ListArgs, ListFormat, OpsArgs, RunArgs,
+    Selection,
 };
 use crate::config::{self, CaseFilter, UsageError};
 use crate::discover::{self, Case};
@@ -22,6 +23,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::List(args) => list(args),
         Command::Ops(args) => ops(args),
         Command::Bench(args) => bench(args),
+        Command::Coverage(args) => coverage(args),
     }
 }
 
@@ -64,6 +66,7 @@ fn run_cases(args: RunArgs) -> Result<u8> {
             other => other.clone(),
         },
         digests: args.format != Format::Human,
+        coverage: false,
     };
     let jobs = config::jobs(args.jobs)?;
     let cases = select(&args.selection)?;
@@ -247,6 +250,36 @@ fn ops(args: OpsArgs) -> Result<u8> {
         ListFormat::Json => {
             let mut s = serde_json::to_string_pretty(&crate::catalog::matrix())
                 .context("serialising the matrix")?;
+            s.push('\n');
+            s
+        }
+    };
+    write_stdout(&doc)?;
+    Ok(exit::OK)
+}
+
+fn coverage(args: CoverageArgs) -> Result<u8> {
+    let cases = select(&args.selection)?;
+    let opts = RunOptions {
+        coverage: true,
+        ..RunOptions::default()
+    };
+    let (results, _) = runner::run_all(&cases, &opts, config::jobs(args.jobs)?, false, |_| {});
+    let rows = crate::coverage::report(&results);
+    let doc = match args.format {
+        ListFormat::Human => {
+            let passed = results
+                .iter()
+                .filter(|r| r.status == crate::verdict::Status::Passed)
+                .count();
+            format!(
+                "{}{passed} of {} cases passed; traits counted from passing cases only\n",
+                crate::coverage::render(&rows),
+                results.len()
+            )
+        }
+        ListFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&rows).context("serialising the coverage")?;
             s.push('\n');
             s
         }

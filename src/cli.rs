@@ -43,6 +43,11 @@ pub enum Command {
     /// kernel creates its output. Prints min / median / max over --iters runs after --warmup runs,
     /// and the bytes a kernel must move (data or updates read, indices read, output written).
     Bench(BenchArgs),
+    /// Evaluate the cases under PATH... and show, per operator version, which traits the passing
+    /// cases exercise and which none does: int32/int64 indices, negative indices, duplicates,
+    /// rank-0 indices, zero-size dims, batch_dims > 0, each reduction or mode, each data type,
+    /// raw and typed storage.
+    Coverage(CoverageArgs),
 }
 
 /// Where cases are found and which of them are selected.
@@ -133,6 +138,20 @@ pub struct OpsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ListFormat::Human)]
     pub format: ListFormat,
+}
+
+/// Arguments of `coverage`.
+#[derive(Debug, Args)]
+pub struct CoverageArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub selection: Selection,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
+    /// Cases evaluated in parallel [default: the number of cores].
+    #[arg(long, short, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// Arguments of `bench`.

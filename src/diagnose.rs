@@ -843,6 +843,20 @@ pub fn classify(
     None
 }
 
+/// Whether the op reads one data element twice (gathers) or writes one output element more than
+/// once (scatters): the "duplicates" trait of coverage.
+pub fn has_duplicates(subj: &Subject<'_>) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    match semantics(subj, &Quirks::default()) {
+        Some(Semantics::Gathered { origin, .. }) => origin
+            .iter()
+            .filter_map(|o| o.0)
+            .any(|src| !seen.insert(src)),
+        Some(Semantics::Scattered { pairs, .. }) => pairs.iter().any(|p| !seen.insert(p.0)),
+        None => false,
+    }
+}
+
 /// Where output element `flat` comes from under the correct semantics, e.g.
 /// `data[1,0], from indices[1,0] = -2 on axis 0`; `None` when the op is not modelled.
 pub fn provenance(subj: &Subject<'_>, flat: usize) -> Option<String> {

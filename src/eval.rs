@@ -273,6 +273,16 @@ impl Plan<'_> {
         out
     }
 
+    /// The number of nodes.
+    pub fn step_count(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Whether node `step` is graph plumbing (Constant, Identity).
+    pub fn is_plumbing(&self, step: usize) -> bool {
+        self.steps.get(step).is_some_and(|s| s.def.plumbing)
+    }
+
     /// The operators of the resolved nodes, in graph order.
     pub fn defs(&self) -> impl Iterator<Item = &'static OpDef> + '_ {
         self.steps.iter().map(|s| s.def)

@@ -15,6 +15,7 @@ pub mod catalog;
 pub mod cli;
 pub mod compare;
 pub mod config;
+pub mod coverage;
 pub mod diagnose;
 pub mod discover;
 pub mod eval;

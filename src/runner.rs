@@ -26,6 +26,8 @@ pub struct RunOptions {
     pub actual: Option<PathBuf>,
     /// Record the sha256 of every model and tensor file read (for the JSON and JUnit reports).
     pub digests: bool,
+    /// Record the coverage traits of passing data sets (the `coverage` subcommand).
+    pub coverage: bool,
 }
 
 impl Default for RunOptions {
@@ -35,6 +37,7 @@ impl Default for RunOptions {
             max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES,
             actual: None,
             digests: false,
+            coverage: false,
         }
     }
 }
@@ -47,6 +50,10 @@ pub const DEFAULT_MAX_TENSOR_BYTES: usize = 4 << 30;
 struct Record {
     /// (file relative to the case directory, sha256 hex).
     files: Vec<(String, String)>,
+    /// How each graph input of the current data set was stored.
+    forms: std::collections::HashMap<String, load::StorageForm>,
+    /// Coverage traits of passing data sets.
+    traits: Vec<(String, std::collections::BTreeSet<String>)>,
 }
 
 impl Record {
@@ -177,6 +184,7 @@ pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
         op_versions: Vec::new(),
         files: Vec::new(),
         origin: None,
+        traits: Vec::new(),
         status: Status::Passed,
         reason: None,
         data_sets: Vec::new(),
@@ -265,6 +273,7 @@ fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Re
         ));
     }
     result.files.append(&mut record.files);
+    result.traits.append(&mut record.traits);
     Ok(())
 }
 
@@ -323,9 +332,9 @@ fn load_and_evaluate(
     let mut inputs = Vec::with_capacity(plan.inputs.len());
     for (k, info) in plan.inputs.iter().enumerate() {
         let file = format!("{}/input_{k}.pb", ds.name);
-        let t = record
-            .tensor(&ds.dir.join(format!("input_{k}.pb")), &file, opts)?
-            .tensor;
+        let loaded = record.tensor(&ds.dir.join(format!("input_{k}.pb")), &file, opts)?;
+        record.forms.insert(info.name.clone(), loaded.form);
+        let t = loaded.tensor;
         check_declared(info, &t, &file, "input")?;
         inputs.push(t);
     }
@@ -462,6 +471,27 @@ fn load_and_evaluate(
             }
         }
         results.push(out);
+    }
+    if opts.coverage && results.iter().all(|o| o.status == Status::Passed) {
+        let initializers: std::collections::HashMap<&str, load::StorageForm> = plan
+            .initializers()
+            .iter()
+            .map(|p| (p.name.as_str(), load::StorageForm::of(p)))
+            .collect();
+        let forms = &record.forms;
+        let form = |name: &str| {
+            forms
+                .get(name)
+                .copied()
+                .or_else(|| initializers.get(name).copied())
+        };
+        let mut traits = Vec::new();
+        for step in (0..plan.step_count()).filter(|&s| !plan.is_plumbing(s)) {
+            if let Some(t) = trace(step) {
+                traits.push(crate::coverage::node_traits(&t, &form));
+            }
+        }
+        record.traits.extend(traits);
     }
     Ok(results)
 }

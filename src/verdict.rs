@@ -98,6 +98,9 @@ pub struct CaseResult {
     /// Where the case's data comes from, when its tree says (a PROVENANCE file, or a README
     /// naming the ONNX release).
     pub origin: Option<String>,
+    /// The coverage traits each operator version exercised in passing data sets, when
+    /// coverage was requested.
+    pub traits: Vec<(String, std::collections::BTreeSet<String>)>,
     /// The verdict.
     pub status: Status,
     /// Why it did not pass: the first non-passing data set's reason, or the case-level one.

@@ -1,0 +1,242 @@
+//! Coverage: which traits of each operator version the passing cases exercise (int32 and int64
+//! indices, negative indices, duplicates, rank-0 indices, zero-size dims, batch_dims > 0, each
+//! reduction or mode, each data type, raw and typed storage), and which none does.
+
+use crate::eval::Trace;
+use crate::load::StorageForm;
+use crate::ops::{attr, resolve, OpDef, OpVersion, Resolution, REGISTRY};
+use crate::verdict::{CaseResult, Status};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// `Op-since`, with the domain for non-ONNX ops.
+pub fn op_key(def: &OpDef, v: &OpVersion) -> String {
+    if def.domain.is_empty() {
+        format!("{}-{}", def.op_type, v.since)
+    } else {
+        format!("{}.{}-{}", def.domain, def.op_type, v.since)
+    }
+}
+
+/// The input that holds the indices, if the op has one.
+fn index_input(v: &OpVersion) -> Option<usize> {
+    v.inputs.iter().position(|i| i.name.ends_with("indices"))
+}
+
+/// The input whose dtype is the op's data type: the first input constrained by `T`.
+fn data_input(v: &OpVersion) -> Option<usize> {
+    v.inputs.iter().position(|i| i.constraint == "T")
+}
+
+/// Every trait a version can exercise.
+pub fn possible_traits(def: &OpDef, v: &OpVersion) -> BTreeSet<String> {
+    let mut t = BTreeSet::new();
+    if let Some(c) = v.constraints.iter().find(|c| c.name == "T") {
+        t.extend(c.dtypes.iter().map(|d| format!("dtype:{d}")));
+    }
+    if let Some(i) = index_input(v) {
+        let name = v.inputs[i].constraint;
+        if let Some(c) = v.constraints.iter().find(|c| c.name == name) {
+            t.extend(c.dtypes.iter().map(|d| format!("indices:{d}")));
+        }
+        // Negative indices are out of range at Gather-1 and Scatter-9 (D2) and never valid
+        // write indices for TensorScatter.
+        let negatives = !(v.since < 11 || def.op_type == "TensorScatter");
+        if negatives {
+            t.insert("negative-indices".into());
+        }
+        if matches!(def.op_type, "Gather" | "GatherGrad") {
+            t.insert("rank0-indices".into());
+        }
+        if def.op_type != "TensorScatter" {
+            t.insert("duplicates".into());
+        }
+    }
+    if v.attrs.contains(&"batch_dims") {
+        t.insert("batch_dims>0".into());
+    }
+    let prefix = if def.op_type == "TensorScatter" {
+        "mode"
+    } else {
+        "reduction"
+    };
+    if !def.op_type.ends_with("Grad") {
+        t.extend(
+            v.modes
+                .iter()
+                .filter(|m| !m.contains(' '))
+                .map(|m| format!("{prefix}:{m}")),
+        );
+    }
+    t.insert("zero-size-dims".into());
+    t.insert("storage:raw".into());
+    t.insert("storage:typed".into());
+    t
+}
+
+/// The traits one evaluated node exercises; `form` tells how a named value was stored in its file.
+pub fn node_traits(
+    trace: &Trace<'_>,
+    form: &dyn Fn(&str) -> Option<StorageForm>,
+) -> (String, BTreeSet<String>) {
+    let mut t = BTreeSet::new();
+    let Resolution::Found(def, v) = resolve(trace.domain, &trace.node.op_type, trace.since) else {
+        return (trace.node.op_type.clone(), t);
+    };
+    let input = |i: usize| trace.inputs.get(i).and_then(Option::as_ref);
+    if let Some(d) = data_input(v).and_then(input) {
+        t.insert(format!("dtype:{}", d.dtype()));
+    }
+    if let Some(idx) = index_input(v).and_then(input) {
+        t.insert(format!("indices:{}", idx.dtype()));
+        if idx
+            .to_i64_vec()
+            .is_some_and(|vals| vals.iter().any(|&x| x < 0))
+        {
+            t.insert("negative-indices".into());
+        }
+        if idx.rank() == 0 {
+            t.insert("rank0-indices".into());
+        }
+        if crate::diagnose::has_duplicates(&trace.subject()) {
+            t.insert("duplicates".into());
+        }
+    }
+    if attr::int(trace.node, "batch_dims", 0).is_ok_and(|b| b != 0) {
+        t.insert("batch_dims>0".into());
+    }
+    if def.op_type == "TensorScatter" {
+        if let Ok(m) = attr::string(trace.node, "mode", "linear") {
+            t.insert(format!("mode:{m}"));
+        }
+    } else if !v.modes.is_empty() && !def.op_type.ends_with("Grad") {
+        if let Ok(r) = attr::string(trace.node, "reduction", "none") {
+            t.insert(format!("reduction:{r}"));
+        }
+    }
+    if trace
+        .inputs
+        .iter()
+        .flatten()
+        .any(|x| x.shape().contains(&0))
+    {
+        t.insert("zero-size-dims".into());
+    }
+    for name in &trace.node.input {
+        match form(name) {
+            Some(StorageForm::Raw) => {
+                t.insert("storage:raw".into());
+            }
+            Some(StorageForm::Typed) => {
+                t.insert("storage:typed".into());
+            }
+            _ => {}
+        }
+    }
+    (op_key(def, v), t)
+}
+
+/// One row of the coverage report.
+#[derive(Debug, Serialize)]
+pub struct Row {
+    /// `Op-since`.
+    pub op: String,
+    /// Passing cases that use this version.
+    pub passing_cases: usize,
+    /// Traits some passing case exercises.
+    pub covered: Vec<String>,
+    /// Traits no passing case exercises.
+    pub missing: Vec<String>,
+}
+
+/// Aggregates the traits of passing cases into one row per registered operator version
+/// (plumbing left out), in registry order.
+pub fn report(results: &[CaseResult]) -> Vec<Row> {
+    let mut seen: BTreeMap<String, (usize, BTreeSet<String>)> = BTreeMap::new();
+    for r in results.iter().filter(|r| r.status == Status::Passed) {
+        let mut ops_in_case = BTreeSet::new();
+        for (op, traits) in &r.traits {
+            let e = seen.entry(op.clone()).or_default();
+            e.1.extend(traits.iter().cloned());
+            ops_in_case.insert(op.clone());
+        }
+        for op in ops_in_case {
+            seen.entry(op).or_default().0 += 1;
+        }
+    }
+    let mut rows = Vec::new();
+    for def in REGISTRY.iter().filter(|d| !d.plumbing) {
+        for v in def.versions.iter().filter(|v| !v.deprecated) {
+            let key = op_key(def, v);
+            let possible = possible_traits(def, v);
+            let (cases, covered) = seen.get(&key).cloned().unwrap_or_default();
+            rows.push(Row {
+                op: key,
+                passing_cases: cases,
+                covered: possible.intersection(&covered).cloned().collect(),
+                missing: possible.difference(&covered).cloned().collect(),
+            });
+        }
+    }
+    rows
+}
+
+/// The human table.
+pub fn render(rows: &[Row]) -> String {
+    let w = rows.iter().map(|r| r.op.len()).max().unwrap_or(2);
+    let mut s = String::new();
+    for r in rows {
+        let total = r.covered.len() + r.missing.len();
+        let _ = writeln!(
+            s,
+            "{:<w$}  {:>4} passing cases  {:>3}/{total} traits covered",
+            r.op,
+            r.passing_cases,
+            r.covered.len()
+        );
+        if !r.missing.is_empty() {
+            let _ = writeln!(s, "{:<w$}  missing: {}", "", r.missing.join(" "));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::REGISTRY;
+
+    #[test]
+    fn possible_traits_follow_the_version() {
+        let gather = REGISTRY
+            .iter()
+            .find(|d| d.op_type == "Gather" && d.domain.is_empty())
+            .unwrap();
+        let v1 = possible_traits(gather, &gather.versions[0]);
+        assert!(
+            !v1.contains("negative-indices")
+                && v1.contains("rank0-indices")
+                && !v1.contains("dtype:bfloat16")
+        );
+        let v13 = possible_traits(gather, &gather.versions[2]);
+        assert!(
+            v13.contains("negative-indices")
+                && v13.contains("dtype:bfloat16")
+                && v13.contains("indices:int32")
+        );
+        let se = REGISTRY
+            .iter()
+            .find(|d| d.op_type == "ScatterElements")
+            .unwrap();
+        let v18 = possible_traits(se, se.versions.last().unwrap());
+        assert!(
+            v18.contains("reduction:max")
+                && v18.contains("duplicates")
+                && !v18.contains("rank0-indices")
+        );
+        let nd = REGISTRY.iter().find(|d| d.op_type == "GatherND").unwrap();
+        assert!(!possible_traits(nd, &nd.versions[0]).contains("batch_dims>0"));
+        assert!(possible_traits(nd, &nd.versions[1]).contains("batch_dims>0"));
+    }
+}
