@@ -2,15 +2,16 @@
 //! status.
 
 use crate::cli::{
-    BenchArgs, Cli, Command, CoverageArgs, Format, ListArgs, ListFormat, OpsArgs, RunArgs,
-    Selection,
+    BenchArgs, Cli, Command, CoverageArgs, Format, ListArgs, ListFormat, OpsArgs, ReviewArgs,
+    RunArgs, Selection,
 };
 use crate::config::{self, CaseFilter, UsageError};
 use crate::discover::{self, Case};
 use crate::exit;
+use crate::expectations::{Date, Expectations, Judgement, Outcome};
 use crate::report::{human, json, junit, TOOL};
 use crate::runner::{self, RunOptions};
-use crate::verdict::Summary;
+use crate::verdict::{CaseResult, ExpectationNote, Status, Summary};
 use anyhow::{Context, Result};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::List(args) => list(args),
         Command::Ops(args) => ops(args),
         Command::Bench(args) => bench(args),
+        Command::Review(args) => review(args),
         Command::Coverage(args) => coverage(args),
     }
 }
@@ -54,6 +56,7 @@ fn select(sel: &Selection) -> Result<Vec<Case>> {
 }
 
 fn run_cases(args: RunArgs) -> Result<u8> {
+    let expectations = load_expectations(&args)?;
     let opts = RunOptions {
         tolerance: config::tolerance(&args)?,
         max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
@@ -67,9 +70,22 @@ fn run_cases(args: RunArgs) -> Result<u8> {
         },
         digests: args.format != Format::Human,
         coverage: false,
+        pending: args.pending.clone(),
+        expectations: expectations.clone().map(std::sync::Arc::new),
     };
     let jobs = config::jobs(args.jobs)?;
     let cases = select(&args.selection)?;
+    let today = Date::today();
+    let note_for = |r: &CaseResult| {
+        expectations.as_ref().and_then(|e| {
+            note(
+                e,
+                &e.judge(std::slice::from_ref(r), today),
+                0,
+                args.deny_skip,
+            )
+        })
+    };
     // The human report goes to stdout unless a machine format takes stdout.
     let machine_to_stdout = args.format != Format::Human && args.output.is_none();
     let human_to_file = args.format == Format::Human && args.output.is_some();
@@ -83,8 +99,10 @@ fn run_cases(args: RunArgs) -> Result<u8> {
     let progress = progress_bar(cases.len(), !machine_to_stdout && !human_to_file);
     let start = Instant::now();
     let mut write_error: Option<std::io::Error> = None;
-    let (results, not_run) = runner::run_all(&cases, &opts, jobs, args.fail_fast, |r| {
-        let line = human::case_line(r, style, &rerun_command(&args, &r.name));
+    let (mut results, not_run) = runner::run_all(&cases, &opts, jobs, args.fail_fast, |r| {
+        let mut shown = r.clone();
+        shown.expectation = note_for(r);
+        let line = human::case_line(&shown, style, &rerun_command(&args, &r.name));
         progress.suspend(|| {
             if let Err(e) = human_out.write_all(line.as_bytes()) {
                 write_error.get_or_insert(e);
@@ -94,17 +112,57 @@ fn run_cases(args: RunArgs) -> Result<u8> {
     });
     progress.finish_and_clear();
     let duration = start.elapsed();
-    let mut results = results;
     let mut origins = discover::Origins::default();
     for (r, case) in results.iter_mut().zip(&cases) {
         r.origin = origins.of(case);
     }
+    // Expectations: judge every case, then the entries themselves (expired, unmatched).
+    let mut gate = Vec::new();
+    let mut expectation_report = None;
+    if let Some(exp) = &expectations {
+        let (exp, updated) = if args.update_expectations {
+            let text = exp.update(&results);
+            std::fs::write(exp.path(), &text)
+                .with_context(|| format!("writing {}", exp.path().display()))?;
+            let updated = Expectations::parse(&text, exp.path())
+                .with_context(|| format!("re-reading the updated {}", exp.path().display()))?;
+            (updated, true)
+        } else {
+            (exp.clone(), false)
+        };
+        let judgement = exp.judge(&results, today);
+        for (i, r) in results.iter_mut().enumerate() {
+            r.expectation = note(&exp, &judgement, i, args.deny_skip);
+        }
+        let pattern = |i: &usize| exp.entries()[*i].case.clone();
+        let expired: Vec<String> = judgement.expired.iter().map(pattern).collect();
+        let unmatched: Vec<String> = judgement.unmatched.iter().map(pattern).collect();
+        for e in &expired {
+            gate.push(format!(
+                "expectations: the entry for '{e}' has expired (its `until` date has passed)"
+            ));
+        }
+        if args.strict_expectations {
+            for u in &unmatched {
+                gate.push(format!(
+                    "expectations: the entry for '{u}' matches no case (--strict-expectations)"
+                ));
+            }
+        }
+        expectation_report = Some(json::ExpectationsReport {
+            file: exp.path().display().to_string(),
+            updated,
+            expired,
+            unmatched,
+        });
+    }
     let summary = Summary::of(&results, not_run);
-    let tail = format!(
-        "{}{}",
-        human::failure_details(&results, style, &|name: &str| rerun_command(&args, name)),
-        human::summary(&summary, duration, style)
-    );
+    let mut tail =
+        human::failure_details(&results, style, &|name: &str| rerun_command(&args, name));
+    if let Some(er) = &expectation_report {
+        tail.push_str(&human::expectations(er, args.strict_expectations, style));
+    }
+    tail.push_str(&human::summary(&summary, duration, style));
     human_out.write_all(tail.as_bytes()).ok();
     human_out.flush().ok();
     drop(human_out);
@@ -123,7 +181,13 @@ fn run_cases(args: RunArgs) -> Result<u8> {
             Some(s)
         }
         Format::Human => None,
-        Format::Json => Some(json::render(&TOOL, &results, &summary, duration)),
+        Format::Json => Some(json::render(
+            &TOOL,
+            &results,
+            &summary,
+            duration,
+            expectation_report.as_ref(),
+        )),
         Format::Junit => Some(junit::render(&TOOL, &results, &summary, duration)),
     };
     if let Some(doc) = document {
@@ -131,18 +195,68 @@ fn run_cases(args: RunArgs) -> Result<u8> {
             Some(path) => write_file(path, &doc)?,
             None => {
                 write_stdout(&doc)?;
+                for g in &gate {
+                    eprintln!("{g}");
+                }
                 eprint!(
                     "{}",
-                    human::summary(&summary, duration, human::Style { color: false })
+                    human::summary_line(&summary, duration, human::Style { color: false })
                 );
             }
         }
     }
-    let bad = summary.failed + summary.errored + if args.deny_skip { summary.skipped } else { 0 };
-    Ok(if bad > 0 {
+    let bad_case = results.iter().any(|r| match &r.expectation {
+        Some(n) if n.outcome != "tolerance-only" => n.fails_gate,
+        _ => {
+            matches!(r.status, Status::Failed | Status::Errored)
+                || (args.deny_skip && r.status == Status::Skipped)
+        }
+    });
+    Ok(if bad_case || !gate.is_empty() {
         exit::CASES_FAILED
     } else {
         exit::OK
+    })
+}
+
+/// Loads `--expectations`; with `--update-expectations` a missing file starts empty.
+fn load_expectations(args: &RunArgs) -> Result<Option<Expectations>> {
+    let Some(path) = &args.expectations else {
+        return Ok(None);
+    };
+    if args.update_expectations && !path.exists() {
+        return Ok(Some(
+            Expectations::parse("", path).map_err(|e| UsageError(e.to_string()))?,
+        ));
+    }
+    Expectations::load(path)
+        .map(Some)
+        .map_err(|e| UsageError(e.to_string()).into())
+}
+
+/// What the expectations say of result `index` of a judgement.
+fn note(
+    exp: &Expectations,
+    judgement: &Judgement,
+    index: usize,
+    deny_skip: bool,
+) -> Option<ExpectationNote> {
+    let j = judgement.cases.get(index)?.as_ref()?;
+    let entry = exp.entries().get(j.entry)?;
+    let (outcome, detail) = match &j.outcome {
+        Outcome::ExpectedFailure => ("expected-failure", None),
+        Outcome::UnexpectedlyPassed => ("unexpectedly-passed", None),
+        Outcome::Different(how) => ("different", Some(how.clone())),
+        Outcome::ToleranceOnly => ("tolerance-only", None),
+    };
+    let _ = deny_skip;
+    Some(ExpectationNote {
+        outcome,
+        entry: entry.case.clone(),
+        reason: entry.reason.clone(),
+        link: entry.link.clone(),
+        detail,
+        fails_gate: j.outcome.fails_gate(),
     })
 }
 
@@ -256,6 +370,39 @@ fn ops(args: OpsArgs) -> Result<u8> {
     };
     write_stdout(&doc)?;
     Ok(exit::OK)
+}
+
+fn review(args: ReviewArgs) -> Result<u8> {
+    let found = discover::discover(&args.paths).map_err(|e| UsageError(e.to_string()))?;
+    for w in &found.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mode = if args.accept_all {
+        crate::review::Mode::AcceptAll
+    } else if args.reject_all {
+        crate::review::Mode::RejectAll
+    } else if args.list {
+        crate::review::Mode::List
+    } else {
+        crate::review::Mode::Interactive
+    };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout().lock();
+    let summary = crate::review::review(
+        &args.dir,
+        &found.cases,
+        mode,
+        &mut input,
+        &mut out,
+        config::use_color(args.color),
+    )
+    .map_err(|e| UsageError(e.to_string()))?;
+    Ok(if summary.problems > 0 {
+        exit::CASES_FAILED
+    } else {
+        exit::OK
+    })
 }
 
 fn coverage(args: CoverageArgs) -> Result<u8> {

@@ -43,6 +43,9 @@ pub enum Command {
     /// kernel creates its output. Prints min / median / max over --iters runs after --warmup runs,
     /// and the bytes a kernel must move (data or updates read, indices read, output written).
     Bench(BenchArgs),
+    /// Walk the pending snapshots written by `run --pending DIR` and accept (replace the expected
+    /// output_K.pb), reject (delete the snapshot) or skip each.
+    Review(ReviewArgs),
     /// Evaluate the cases under PATH... and show, per operator version, which traits the passing
     /// cases exercise and which none does: int32/int64 indices, negative indices, duplicates,
     /// rank-0 indices, zero-size dims, batch_dims > 0, each reduction or mode, each data type,
@@ -82,6 +85,22 @@ pub struct RunArgs {
     /// failed.
     #[arg(long, value_name = "DIR")]
     pub actual: Option<PathBuf>,
+    /// Known failures: a TOML file of expected verdicts (see the README). A listed case that
+    /// still fails the same way does not fail the run; one that now passes, fails differently or
+    /// whose entry has expired does.
+    #[arg(long, value_name = "FILE")]
+    pub expectations: Option<PathBuf>,
+    /// Rewrite the --expectations file to the current results (keeping the reasons and links of
+    /// entries that remain; new entries get reason = "TODO").
+    #[arg(long, requires = "expectations")]
+    pub update_expectations: bool,
+    /// Fail the run when an expectations entry matches no case (a warning otherwise).
+    #[arg(long, requires = "expectations")]
+    pub strict_expectations: bool,
+    /// Write onnx-idx-check's result for every failed or missing expected output to DIR
+    /// (DIR/<case>/<data set>/output_K.pb.new, with a readable .diff beside it), for `review`.
+    #[arg(long, value_name = "DIR", conflicts_with = "actual")]
+    pub pending: Option<PathBuf>,
     /// Report format. json and junit go to --output, or to stdout (the human summary then goes
     /// to stderr).
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -138,6 +157,29 @@ pub struct OpsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ListFormat::Human)]
     pub format: ListFormat,
+}
+
+/// Arguments of `review`.
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The directory given to `run --pending`.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The case trees the snapshots belong to (the PATHs given to `run`).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Accept every snapshot without asking.
+    #[arg(long, conflicts_with_all = ["reject_all", "list"])]
+    pub accept_all: bool,
+    /// Reject every snapshot without asking.
+    #[arg(long, conflicts_with = "list")]
+    pub reject_all: bool,
+    /// List the snapshots and change nothing.
+    #[arg(long)]
+    pub list: bool,
+    /// When to colour the output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
 }
 
 /// Arguments of `coverage`.

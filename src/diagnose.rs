@@ -76,10 +76,10 @@ impl BugClass {
             BugClass::NegativeNotNormalized => {
                 "negative indices were not normalised (read as index 0 or as a zero element instead of counting from the back)"
             }
-            BugClass::OobWrapped => "out-of-range indices were wrapped modulo the axis size instead of being an error",
-            BugClass::OobClamped => "out-of-range indices were clamped to the nearest valid index instead of being an error",
+            BugClass::OobWrapped => "out-of-range indices were wrapped modulo the axis size",
+            BugClass::OobClamped => "out-of-range indices were clamped to the nearest valid index",
             BugClass::OobZeroFilled => {
-                "out-of-range indices produced zeros (or their updates were dropped) instead of being an error"
+                "out-of-range indices produced zeros (or their updates were dropped)"
             }
             BugClass::FirstWriteWins => "duplicate indices kept the first write instead of the last in row-major order",
             BugClass::ReductionIgnored => "the reduction attribute was ignored: updates overwrote instead of combining",
@@ -274,6 +274,12 @@ fn semantics<'a>(subj: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
             gather(data, indices, axis, 0, q)
         }
         ("org.openvinotoolkit", "Gather") => {
+            // OpenVINO's correct semantics zero-fill out-of-range indices.
+            let zero = Quirks {
+                oob: Oob::Zero,
+                ..*q
+            };
+            let q = if q.oob == Oob::Invalid { &zero } else { q };
             let (data, indices, axis_t) = (input(0)?, input(1)?, input(2)?);
             let axis = if q.axis_zero {
                 0

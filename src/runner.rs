@@ -28,6 +28,11 @@ pub struct RunOptions {
     pub digests: bool,
     /// Record the coverage traits of passing data sets (the `coverage` subcommand).
     pub coverage: bool,
+    /// `--pending DIR`: write our result for every failed or missing expected output there, for
+    /// `review`.
+    pub pending: Option<PathBuf>,
+    /// Per-case tolerance overrides from an expectations file.
+    pub expectations: Option<std::sync::Arc<crate::expectations::Expectations>>,
 }
 
 impl Default for RunOptions {
@@ -38,6 +43,8 @@ impl Default for RunOptions {
             actual: None,
             digests: false,
             coverage: false,
+            pending: None,
+            expectations: None,
         }
     }
 }
@@ -184,6 +191,7 @@ pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
         op_versions: Vec::new(),
         files: Vec::new(),
         origin: None,
+        expectation: None,
         traits: Vec::new(),
         status: Status::Passed,
         reason: None,
@@ -246,6 +254,23 @@ fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Re
         .collect();
     let plan = eval::plan(&model)?;
     result.op_versions = plan.tested_ops();
+    // An expectations entry may loosen (or tighten) the tolerance of this case alone.
+    let adjusted;
+    let opts = match &opts.expectations {
+        Some(e) => {
+            let tolerance = e.tolerance_for(
+                &case.name,
+                result.opset.get("ai.onnx").copied(),
+                opts.tolerance,
+            );
+            adjusted = RunOptions {
+                tolerance,
+                ..opts.clone()
+            };
+            &adjusted
+        }
+        None => opts,
+    };
     let ctx = TensorContext {
         base_dir: &case.dir,
         max_bytes: opts.max_tensor_bytes,
@@ -294,8 +319,14 @@ fn run_data_set(
     match load_and_evaluate(plan, initializers, case, ds, opts, record) {
         Ok(outputs) => {
             r.outputs = outputs;
-            if let Some(o) = r.outputs.iter().find(|o| o.status != Status::Passed) {
-                r.status = Status::Failed;
+            // A missing expected file (under --pending) errors the data set; a difference fails it.
+            if let Some(o) = r
+                .outputs
+                .iter()
+                .max_by_key(|o| severity(o.status))
+                .filter(|o| o.status != Status::Passed)
+            {
+                r.status = o.status;
                 r.reason = Some(format!(
                     "output '{}': {}",
                     o.name,
@@ -322,13 +353,10 @@ fn load_and_evaluate(
     record: &mut Record,
 ) -> Result<Vec<OutputResult>, Verdict> {
     let files = DataSetFiles::scan(ds)?;
-    // Under --actual the expected files are optional: our kernels stand in where they are missing.
-    let n_expected = if opts.actual.is_some() && files.outputs.is_empty() {
-        0
-    } else {
-        plan.outputs.len()
-    };
-    files.check_counts(plan.inputs.len(), n_expected, &ds.name)?;
+    // Under --actual and --pending the expected files are optional: our kernels stand in where
+    // they are missing (--actual), or their result is written for review (--pending).
+    let lenient = opts.actual.is_some() || opts.pending.is_some();
+    files.check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name, lenient)?;
     let mut inputs = Vec::with_capacity(plan.inputs.len());
     for (k, info) in plan.inputs.iter().enumerate() {
         let file = format!("{}/input_{k}.pb", ds.name);
@@ -338,13 +366,17 @@ fn load_and_evaluate(
         check_declared(info, &t, &file, "input")?;
         inputs.push(t);
     }
-    let mut expected = Vec::with_capacity(n_expected);
-    for k in 0..n_expected {
+    let mut expected: Vec<Option<Tensor>> = Vec::with_capacity(plan.outputs.len());
+    for k in 0..plan.outputs.len() {
+        if !files.outputs.contains(&(k as u64)) {
+            expected.push(None);
+            continue;
+        }
         let file = format!("{}/output_{k}.pb", ds.name);
         let t = record
             .tensor(&ds.dir.join(format!("output_{k}.pb")), &file, opts)?
             .tensor;
-        expected.push(t);
+        expected.push(Some(t));
     }
     let runtime = match &opts.actual {
         Some(root) => Some(load_actual(
@@ -366,51 +398,66 @@ fn load_and_evaluate(
             opts.max_tensor_bytes,
         )
     };
-    let ours = match plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes) {
-        Ok(v) => v,
-        Err(EvalError::Kernel {
-            node,
-            step,
-            error: KernelError::Spec(why),
-        }) => {
-            let t = trace(step);
-            let explain = |output: &Tensor| {
-                t.as_ref()
-                    .and_then(|t| diagnose::classify(&t.subject(), None, output))
-            };
-            let reason = format!("node {node}: {why}");
-            return match runtime {
-                // The runtime produced outputs where the spec requires an error: each is failed.
-                Some(actual) => Ok(plan
-                    .outputs
-                    .iter()
-                    .zip(actual)
-                    .map(|(info, a)| spec_error_output(&info.name, &reason, explain(&a), a))
-                    .collect()),
-                None => {
-                    let hint = expected
+    let ours =
+        match plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes) {
+            Ok(v) => v,
+            Err(EvalError::Kernel {
+                node,
+                step,
+                error: KernelError::Spec(why),
+            }) => {
+                let t = trace(step);
+                let explain = |output: &Tensor| {
+                    t.as_ref()
+                        .and_then(|t| diagnose::classify(&t.subject(), None, output))
+                };
+                let reason = format!("node {node}: {why}");
+                return match runtime {
+                    // The runtime produced outputs where the spec requires an error: each is failed.
+                    Some(actual) => Ok(plan
+                        .outputs
                         .iter()
-                        .find_map(explain)
-                        .map_or(String::new(), |c| {
-                            format!(
-                                " (the expected output matches a known bug: {}, {})",
-                                c.id(),
-                                c.sentence()
-                            )
-                        });
-                    Err(Verdict(Status::Errored, format!("{reason}{hint}")))
-                }
-            };
-        }
-        Err(e) => return Err(e.into()),
-    };
+                        .zip(actual)
+                        .map(|(info, a)| spec_error_output(&info.name, &reason, explain(&a), a))
+                        .collect()),
+                    None => {
+                        let hint = expected.iter().flatten().find_map(explain).map_or(
+                            String::new(),
+                            |c| {
+                                format!(
+                                    " (the expected output matches a known bug: {}, {})",
+                                    c.id(),
+                                    c.sentence()
+                                )
+                            },
+                        );
+                        Err(Verdict(Status::Errored, format!("{reason}{hint}")))
+                    }
+                };
+            }
+            Err(e) => return Err(e.into()),
+        };
     let mut results = Vec::with_capacity(plan.outputs.len());
     for (k, (info, value)) in plan.outputs.iter().zip(&ours).enumerate() {
         let tolerance = &opts.tolerance;
         let (reference, checked) = match &runtime {
-            None => (&value.tensor, &expected[k]),
+            None => match &expected[k] {
+                Some(e) => (&value.tensor, e),
+                None => {
+                    // Only --pending gets here: no expected file to compare with.
+                    results.push(missing_expected(
+                        case,
+                        ds,
+                        k,
+                        &info.name,
+                        &value.tensor,
+                        opts,
+                    ));
+                    continue;
+                }
+            },
             Some(actual) => {
-                let reference = match expected.get(k) {
+                let reference = match expected.get(k).and_then(Option::as_ref) {
                     Some(e) => {
                         let d = compare(e, &value.tensor, value.arithmetic, tolerance);
                         if !d.passed {
@@ -470,6 +517,35 @@ fn load_and_evaluate(
                 }
             }
         }
+        if let (Some(dir), None, Status::Failed) = (&opts.pending, &runtime, out.status) {
+            let diff = crate::report::human::output_details(
+                &case.name,
+                &ds.name,
+                &out,
+                crate::report::human::Style { color: false },
+            );
+            match crate::pending::write(
+                dir,
+                &case.name,
+                &ds.name,
+                k,
+                &value.tensor,
+                &info.name,
+                &diff,
+            ) {
+                Ok(path) => append(
+                    &mut out.reason,
+                    &format!(
+                        "; onnx-idx-check's result is pending review in {}",
+                        path.display()
+                    ),
+                ),
+                Err(e) => append(
+                    &mut out.reason,
+                    &format!("; could not write the pending snapshot: {e}"),
+                ),
+            }
+        }
         results.push(out);
     }
     if opts.coverage && results.iter().all(|o| o.status == Status::Passed) {
@@ -494,6 +570,54 @@ fn load_and_evaluate(
         record.traits.extend(traits);
     }
     Ok(results)
+}
+
+fn append(reason: &mut Option<String>, text: &str) {
+    reason.get_or_insert_with(String::new).push_str(text);
+}
+
+/// Under `--pending`, an output with no expected file: our result is written for review and the
+/// output is errored (a missing file is a malformed case until the result is accepted).
+fn missing_expected(
+    case: &Case,
+    ds: &DataSet,
+    k: usize,
+    name: &str,
+    ours: &Tensor,
+    opts: &RunOptions,
+) -> OutputResult {
+    let file = format!("{}/output_{k}.pb", ds.name);
+    let diff = format!(
+        "--- {} {} output '{name}'\n    no expected output file ({file}); onnx-idx-check computed:\n    {}\n",
+        case.name,
+        ds.name,
+        crate::pending::preview(ours)
+    );
+    let mut reason = format!("{file} is missing");
+    if let Some(dir) = &opts.pending {
+        match crate::pending::write(dir, &case.name, &ds.name, k, ours, name, &diff) {
+            Ok(path) => reason.push_str(&format!(
+                "; onnx-idx-check's result is pending review in {}",
+                path.display()
+            )),
+            Err(e) => reason.push_str(&format!("; could not write the pending snapshot: {e}")),
+        }
+    }
+    OutputResult {
+        name: name.to_string(),
+        status: Status::Errored,
+        reason: Some(reason),
+        dtype: ours.dtype(),
+        actual_dtype: ours.dtype(),
+        expected_shape: Vec::new(),
+        actual_shape: ours.shape().to_vec(),
+        mismatches: 0,
+        max_abs_diff: None,
+        max_rel_diff: None,
+        first_mismatches: Vec::new(),
+        tolerant: false,
+        diagnosis: None,
+    }
 }
 
 /// The verdict of a runtime output produced where the spec requires an error.
@@ -589,12 +713,20 @@ impl DataSetFiles {
     }
 
     /// Exactly `input_0..n` and `output_0..m`, matched by K to the graph's inputs and outputs.
-    fn check_counts(&self, n_inputs: usize, n_outputs: usize, ds: &str) -> Result<(), Verdict> {
+    /// With `lenient_outputs`, missing output files are allowed (extra ones still are not).
+    fn check_counts(
+        &self,
+        n_inputs: usize,
+        n_outputs: usize,
+        ds: &str,
+        lenient_outputs: bool,
+    ) -> Result<(), Verdict> {
         for (kind, have, want) in [
             ("input", &self.inputs, n_inputs),
             ("output", &self.outputs, n_outputs),
         ] {
-            if let Some(missing) = (0..want as u64).find(|k| !have.contains(k)) {
+            let lenient = lenient_outputs && kind == "output";
+            if let Some(missing) = (0..want as u64).find(|k| !lenient && !have.contains(k)) {
                 return Err(Verdict(
                     Status::Errored,
                     format!(
@@ -693,7 +825,7 @@ impl Prepared {
                 .map_err(|e| e.to_string())?;
             let files = DataSetFiles::scan(ds).map_err(|Verdict(_, m)| m)?;
             files
-                .check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name)
+                .check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name, false)
                 .map_err(|Verdict(_, m)| m)?;
             let load = |kind: &str, k: usize| {
                 let file = format!("{}/{kind}_{k}.pb", ds.name);

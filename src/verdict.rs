@@ -98,6 +98,8 @@ pub struct CaseResult {
     /// Where the case's data comes from, when its tree says (a PROVENANCE file, or a README
     /// naming the ONNX release).
     pub origin: Option<String>,
+    /// What the expectations file says of this case, when one applies.
+    pub expectation: Option<ExpectationNote>,
     /// The coverage traits each operator version exercised in passing data sets, when
     /// coverage was requested.
     pub traits: Vec<(String, std::collections::BTreeSet<String>)>,
@@ -109,6 +111,23 @@ pub struct CaseResult {
     pub data_sets: Vec<DataSetResult>,
     /// Wall time spent on the case.
     pub duration: Duration,
+}
+
+/// An expectations entry applied to a case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExpectationNote {
+    /// `expected-failure`, `unexpectedly-passed`, `different` or `tolerance-only`.
+    pub outcome: &'static str,
+    /// The entry's case pattern.
+    pub entry: String,
+    /// The entry's reason.
+    pub reason: String,
+    /// The entry's link.
+    pub link: Option<String>,
+    /// How the case differs from the entry (`different` only).
+    pub detail: Option<String>,
+    /// Whether this fails the run.
+    pub fails_gate: bool,
 }
 
 /// Verdict counts.
@@ -152,6 +171,10 @@ pub struct Summary {
     pub not_run: usize,
     /// Counts per operator version (`Gather-13`; a bare op type when unresolved).
     pub by_op: BTreeMap<String, Counts>,
+    /// Failed, errored or skipped cases that an expectations entry lists as such.
+    pub expected_failures: usize,
+    /// Cases listed as failing that passed.
+    pub unexpected_passes: usize,
 }
 
 impl Summary {
@@ -165,6 +188,11 @@ impl Summary {
         for c in cases {
             for op in &c.op_versions {
                 s.by_op.entry(op.clone()).or_default().add(c.status);
+            }
+            match c.expectation.as_ref().map(|e| e.outcome) {
+                Some("expected-failure") => s.expected_failures += 1,
+                Some("unexpectedly-passed") => s.unexpected_passes += 1,
+                _ => {}
             }
             match c.status {
                 Status::Passed => s.passed += 1,

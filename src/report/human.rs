@@ -1,7 +1,7 @@
 //! The human report: one status line per case as it finishes, then the details of every failure
 //! (the mismatch table) and a closing summary line, in the manner of cargo-nextest.
 
-use crate::verdict::{CaseResult, Status, Summary};
+use crate::verdict::{CaseResult, OutputResult, Status, Summary};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -39,18 +39,172 @@ fn seconds(d: Duration) -> String {
 
 /// The line printed when a case finishes, plus its reason on a second line when it did not pass.
 /// `rerun` is the command that re-runs the case alone, shown for failed and errored cases.
+/// A case an expectations entry lists is labelled `XFAIL` while it fails as listed and `XPASS`
+/// when it unexpectedly passes.
 pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
-    let mut s = format!(
-        "{} {} {}\n",
-        style.status(c.status),
-        seconds(c.duration),
-        c.name
-    );
+    let outcome = c.expectation.as_ref().map(|e| e.outcome);
+    let label = match outcome {
+        Some("expected-failure") => style.paint("1;33", &format!("{:>7}", "XFAIL")),
+        Some("unexpectedly-passed") => style.paint("1;31", &format!("{:>7}", "XPASS")),
+        _ => style.status(c.status),
+    };
+    let mut s = format!("{label} {} {}\n", seconds(c.duration), c.name);
     if let Some(reason) = &c.reason {
         let _ = writeln!(s, "{:>17} {reason}", "");
     }
-    if matches!(c.status, Status::Failed | Status::Errored) {
+    if let Some(e) = &c.expectation {
+        let link = e.link.as_ref().map_or(String::new(), |l| format!(" <{l}>"));
+        let text = match e.outcome {
+            "expected-failure" => format!("expected: {}{link}", e.reason),
+            "unexpectedly-passed" => format!(
+                "unexpectedly passed: the expectations list '{}' as failing ({}); remove the entry{link}",
+                e.entry, e.reason
+            ),
+            "different" => format!(
+                "fails differently than expected: {} (entry '{}': {}){link}",
+                e.detail.as_deref().unwrap_or(""),
+                e.entry,
+                e.reason
+            ),
+            _ => format!("tolerance from the expectations: {}{link}", e.reason),
+        };
+        let _ = writeln!(s, "{:>17} {text}", "");
+    }
+    let gating = c
+        .expectation
+        .as_ref()
+        .is_none_or(|e| e.fails_gate || e.outcome == "tolerance-only");
+    if matches!(c.status, Status::Failed | Status::Errored) && gating {
         let _ = writeln!(s, "{:>17} {} {rerun}", "", style.paint("2", "rerun:"));
+    }
+    s
+}
+
+/// Problems of the expectations file itself: expired entries (each fails the run) and entries
+/// that matched no case (a warning, or a failure with `--strict-expectations`).
+pub fn expectations(
+    e: &crate::report::json::ExpectationsReport,
+    strict: bool,
+    style: Style,
+) -> String {
+    let mut s = String::new();
+    if e.updated {
+        let _ = writeln!(
+            s,
+            "\n{} rewrote {} to the current results",
+            style.paint("1;36", "expectations:"),
+            e.file
+        );
+    }
+    for p in &e.expired {
+        let _ = writeln!(
+            s,
+            "{} the entry for '{p}' in {} has expired (its `until` date has passed)",
+            style.paint("1;31", "expectations:"),
+            e.file
+        );
+    }
+    for p in &e.unmatched {
+        let (code, word) = if strict {
+            ("1;31", "error")
+        } else {
+            ("1;33", "warning")
+        };
+        let _ = writeln!(
+            s,
+            "{} the entry for '{p}' in {} matches no case",
+            style.paint(code, &format!("expectations {word}:")),
+            e.file
+        );
+    }
+    s
+}
+
+/// The details of one failed output: header, reason, shapes, differences, diagnosis and the
+/// mismatch table (also the `.diff` of a pending snapshot).
+pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\n{} {} {} output '{}'",
+        style.paint("1;31", "---"),
+        style.paint("1", case),
+        ds,
+        o.name
+    );
+    if let Some(r) = &o.reason {
+        let _ = writeln!(s, "    {r}");
+    }
+    let _ = writeln!(
+        s,
+        "    expected {} {:?}, got {} {:?}; {} comparison",
+        o.dtype,
+        o.expected_shape,
+        o.actual_dtype,
+        o.actual_shape,
+        if o.tolerant { "tolerant" } else { "exact" }
+    );
+    if o.mismatches > 0 {
+        let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.6e}"));
+        let _ = writeln!(
+            s,
+            "    mismatches: {}, max abs diff {}, max rel diff {}",
+            o.mismatches,
+            fmt(o.max_abs_diff),
+            fmt(o.max_rel_diff)
+        );
+    }
+    // The reason line already ends with the diagnosis when there is one.
+    if let Some(c) = o
+        .diagnosis
+        .filter(|_| !o.reason.as_deref().unwrap_or("").contains("diagnosis:"))
+    {
+        let _ = writeln!(
+            s,
+            "    {} {} ({})",
+            style.paint("1;36", "diagnosis:"),
+            c.sentence(),
+            c.id()
+        );
+    }
+    if !o.first_mismatches.is_empty() {
+        let rows: Vec<(String, &str, &str, &str)> = o
+            .first_mismatches
+            .iter()
+            .map(|m| {
+                let idx: Vec<String> = m.index.iter().map(|i| i.to_string()).collect();
+                (
+                    format!("[{}]", idx.join(",")),
+                    m.expected.as_str(),
+                    m.actual.as_str(),
+                    m.source.as_deref().unwrap_or(""),
+                )
+            })
+            .collect();
+        let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(5);
+        let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max(8);
+        let w2 = rows.iter().map(|r| r.2.len()).max().unwrap_or(0).max(6);
+        let from = if rows.iter().any(|r| !r.3.is_empty()) {
+            "correct value from"
+        } else {
+            ""
+        };
+        let head = format!(
+            "    {:<w0$}  {:<w1$}  {:<w2$}  {from}",
+            "index", "expected", "actual"
+        );
+        let _ = writeln!(s, "{}", head.trim_end());
+        for (i, e, a, src) in rows {
+            let line = format!("    {i:<w0$}  {e:<w1$}  {a:<w2$}  {src}");
+            let _ = writeln!(s, "{}", line.trim_end());
+        }
+        if o.mismatches > o.first_mismatches.len() {
+            let _ = writeln!(
+                s,
+                "    ... and {} more",
+                o.mismatches - o.first_mismatches.len()
+            );
+        }
     }
     s
 }
@@ -66,88 +220,7 @@ pub fn failure_details(
     for c in cases.iter().filter(|c| c.status == Status::Failed) {
         for ds in &c.data_sets {
             for o in ds.outputs.iter().filter(|o| o.status == Status::Failed) {
-                let _ = writeln!(
-                    s,
-                    "\n{} {} {} output '{}'",
-                    style.paint("1;31", "---"),
-                    style.paint("1", &c.name),
-                    ds.name,
-                    o.name
-                );
-                if let Some(r) = &o.reason {
-                    let _ = writeln!(s, "    {r}");
-                }
-                let _ = writeln!(
-                    s,
-                    "    expected {} {:?}, got {} {:?}; {} comparison",
-                    o.dtype,
-                    o.expected_shape,
-                    o.actual_dtype,
-                    o.actual_shape,
-                    if o.tolerant { "tolerant" } else { "exact" }
-                );
-                if o.mismatches > 0 {
-                    let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.6e}"));
-                    let _ = writeln!(
-                        s,
-                        "    mismatches: {}, max abs diff {}, max rel diff {}",
-                        o.mismatches,
-                        fmt(o.max_abs_diff),
-                        fmt(o.max_rel_diff)
-                    );
-                }
-                // The reason line already ends with the diagnosis when there is one.
-                if let Some(c) = o
-                    .diagnosis
-                    .filter(|_| !o.reason.as_deref().unwrap_or("").contains("diagnosis:"))
-                {
-                    let _ = writeln!(
-                        s,
-                        "    {} {} ({})",
-                        style.paint("1;36", "diagnosis:"),
-                        c.sentence(),
-                        c.id()
-                    );
-                }
-                if !o.first_mismatches.is_empty() {
-                    let rows: Vec<(String, &str, &str, &str)> = o
-                        .first_mismatches
-                        .iter()
-                        .map(|m| {
-                            let idx: Vec<String> = m.index.iter().map(|i| i.to_string()).collect();
-                            (
-                                format!("[{}]", idx.join(",")),
-                                m.expected.as_str(),
-                                m.actual.as_str(),
-                                m.source.as_deref().unwrap_or(""),
-                            )
-                        })
-                        .collect();
-                    let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(5);
-                    let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max(8);
-                    let w2 = rows.iter().map(|r| r.2.len()).max().unwrap_or(0).max(6);
-                    let from = if rows.iter().any(|r| !r.3.is_empty()) {
-                        "correct value from"
-                    } else {
-                        ""
-                    };
-                    let head = format!(
-                        "    {:<w0$}  {:<w1$}  {:<w2$}  {from}",
-                        "index", "expected", "actual"
-                    );
-                    let _ = writeln!(s, "{}", head.trim_end());
-                    for (i, e, a, src) in rows {
-                        let line = format!("    {i:<w0$}  {e:<w1$}  {a:<w2$}  {src}");
-                        let _ = writeln!(s, "{}", line.trim_end());
-                    }
-                    if o.mismatches > o.first_mismatches.len() {
-                        let _ = writeln!(
-                            s,
-                            "    ... and {} more",
-                            o.mismatches - o.first_mismatches.len()
-                        );
-                    }
-                }
+                s.push_str(&output_details(&c.name, &ds.name, o, style));
             }
         }
         let _ = writeln!(s, "    {} {}", style.paint("2", "rerun:"), rerun(&c.name));
@@ -188,6 +261,18 @@ pub fn summary_line(summary: &Summary, duration: Duration, style: Style) -> Stri
     }
     if summary.skipped > 0 {
         parts.push(style.paint("33", &format!("{} skipped", summary.skipped)));
+    }
+    if summary.expected_failures > 0 {
+        parts.push(style.paint(
+            "33",
+            &format!("{} expected failures", summary.expected_failures),
+        ));
+    }
+    if summary.unexpected_passes > 0 {
+        parts.push(style.paint(
+            "31",
+            &format!("{} unexpectedly passed", summary.unexpected_passes),
+        ));
     }
     if summary.not_run > 0 {
         parts.push(format!("{} not run (--fail-fast)", summary.not_run));

@@ -19,8 +19,42 @@ pub struct Report<'a> {
     pub tool: Tool<'a>,
     /// Counts.
     pub summary: JsonSummary<'a>,
+    /// The expectations file's own verdicts, when `--expectations` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expectations: Option<&'a ExpectationsReport>,
     /// Every case, in path order.
     pub cases: Vec<JsonCase<'a>>,
+}
+
+/// What `--expectations` found about the file itself.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExpectationsReport {
+    /// The file.
+    pub file: String,
+    /// Whether `--update-expectations` rewrote it.
+    pub updated: bool,
+    /// Case patterns of entries whose `until` date has passed (each fails the run).
+    pub expired: Vec<String>,
+    /// Case patterns of entries that matched no case (a warning; an error with
+    /// `--strict-expectations`).
+    pub unmatched: Vec<String>,
+}
+
+/// An expectations entry applied to a case.
+#[derive(Debug, Serialize)]
+pub struct JsonExpectation<'a> {
+    /// `expected-failure`, `unexpectedly-passed`, `different` or `tolerance-only`.
+    pub outcome: &'a str,
+    /// The entry's case pattern.
+    pub entry: &'a str,
+    /// The entry's reason.
+    pub reason: &'a str,
+    /// The entry's link.
+    pub link: Option<&'a str>,
+    /// How the case differs from the entry.
+    pub detail: Option<&'a str>,
+    /// Whether this fails the run.
+    pub fails_gate: bool,
 }
 
 /// `tool`.
@@ -49,6 +83,10 @@ pub struct JsonSummary<'a> {
     pub not_run: usize,
     /// Wall time of the run.
     pub duration_ms: u64,
+    /// Cases an expectations entry lists as failing that still fail the same way.
+    pub expected_failures: usize,
+    /// Cases listed as failing that passed (each fails the run).
+    pub unexpected_passes: usize,
     /// Counts per operator version (`Gather-13`; a bare op type when unresolved).
     pub by_op: BTreeMap<&'a str, JsonCounts>,
 }
@@ -83,6 +121,8 @@ pub struct JsonCase<'a> {
     pub reason: Option<&'a str>,
     /// Wall time.
     pub duration_ms: u64,
+    /// What the expectations file says of the case (null without one, or when no entry applies).
+    pub expectation: Option<JsonExpectation<'a>>,
     /// Where the data comes from, when the case tree says (a PROVENANCE file or a README naming
     /// the ONNX release).
     pub origin: Option<&'a str>,
@@ -151,6 +191,7 @@ pub fn build<'a>(
     cases: &'a [CaseResult],
     summary: &'a Summary,
     duration: Duration,
+    expectations: Option<&'a ExpectationsReport>,
 ) -> Report<'a> {
     Report {
         schema_version: SCHEMA_VERSION,
@@ -166,6 +207,8 @@ pub fn build<'a>(
             skipped: summary.skipped,
             not_run: summary.not_run,
             duration_ms: millis(duration),
+            expected_failures: summary.expected_failures,
+            unexpected_passes: summary.unexpected_passes,
             by_op: summary
                 .by_op
                 .iter()
@@ -180,6 +223,7 @@ pub fn build<'a>(
                 })
                 .collect(),
         },
+        expectations,
         cases: cases.iter().map(case).collect(),
     }
 }
@@ -194,6 +238,14 @@ fn case(c: &CaseResult) -> JsonCase<'_> {
         reason: c.reason.as_deref(),
         duration_ms: millis(c.duration),
         origin: c.origin.as_deref(),
+        expectation: c.expectation.as_ref().map(|e| JsonExpectation {
+            outcome: e.outcome,
+            entry: &e.entry,
+            reason: &e.reason,
+            link: e.link.as_deref(),
+            detail: e.detail.as_deref(),
+            fails_gate: e.fails_gate,
+        }),
         files: c
             .files
             .iter()
@@ -235,8 +287,9 @@ pub fn render(
     cases: &[CaseResult],
     summary: &Summary,
     duration: Duration,
+    expectations: Option<&ExpectationsReport>,
 ) -> String {
-    let mut s = serde_json::to_string_pretty(&build(tool, cases, summary, duration))
+    let mut s = serde_json::to_string_pretty(&build(tool, cases, summary, duration, expectations))
         .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialise the report: {e}\"}}"));
     s.push('\n');
     s

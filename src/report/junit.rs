@@ -20,14 +20,42 @@ pub fn render(
     suite.set_time(duration);
     suite.add_property(Property::new("tool.version", tool.version));
     for c in cases {
-        let mut status = match c.status {
-            Status::Passed => TestCaseStatus::success(),
-            Status::Failed => TestCaseStatus::non_success(NonSuccessKind::Failure),
-            Status::Errored => TestCaseStatus::non_success(NonSuccessKind::Error),
-            Status::Skipped => TestCaseStatus::skipped(),
+        let outcome = c.expectation.as_ref().map(|e| e.outcome);
+        // Expected failures are reported as skipped (they do not fail the gate); unexpected
+        // passes as failures (they do).
+        let mut status = match (outcome, c.status) {
+            (Some("expected-failure"), _) => TestCaseStatus::skipped(),
+            (Some("unexpectedly-passed"), _) => {
+                TestCaseStatus::non_success(NonSuccessKind::Failure)
+            }
+            (_, Status::Passed) => TestCaseStatus::success(),
+            (_, Status::Failed) => TestCaseStatus::non_success(NonSuccessKind::Failure),
+            (_, Status::Errored) => TestCaseStatus::non_success(NonSuccessKind::Error),
+            (_, Status::Skipped) => TestCaseStatus::skipped(),
         };
+        let expectation = c.expectation.as_ref().map(|e| match e.outcome {
+            "expected-failure" => format!("expected failure ({}): ", e.reason),
+            "unexpectedly-passed" => {
+                format!("unexpectedly passed: listed as failing ({}); ", e.reason)
+            }
+            "different" => format!(
+                "fails differently than expected: {}; ",
+                e.detail.as_deref().unwrap_or("")
+            ),
+            _ => String::new(),
+        });
+        if outcome == Some("unexpectedly-passed") {
+            status.set_message(
+                expectation
+                    .clone()
+                    .unwrap_or_default()
+                    .trim_end_matches("; ")
+                    .to_string(),
+            );
+            status.set_type("unexpectedly-passed");
+        }
         if let Some(reason) = &c.reason {
-            status.set_message(reason.as_str());
+            status.set_message(format!("{}{reason}", expectation.unwrap_or_default()));
             status.set_type(c.status.as_str());
             let details = details(c);
             if !details.is_empty() {

@@ -1,0 +1,538 @@
+//! Pending snapshots: the results of our kernels written beside the test tree (`run --pending DIR`)
+//! where an expected output failed or was missing, for `review` to accept or reject.
+//!
+//! Layout: `DIR/<case name>/test_data_set_N/output_K.pb.new` (a `TensorProto` file) and
+//! `output_K.pb.diff` beside it (text for people). `<case name>` is [`Case::name`], so its `/`
+//! separators become directories.
+//!
+//! Names that could leave DIR (absolute, `..`, empty components) are refused, existing directories
+//! on the way must be real directories (not symbolic links), files are written through a temporary
+//! file and a rename, and [`find`] never follows symbolic links.
+//!
+//! [`Case::name`]: crate::discover::Case::name
+
+use crate::load::save::encode_tensor;
+use crate::tensor::{value, Tensor};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use thiserror::Error;
+use walkdir::WalkDir;
+
+/// One pending snapshot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pending {
+    /// The case's name ([`Case::name`](crate::discover::Case::name)), `/`-separated.
+    pub case: String,
+    /// `test_data_set_N`.
+    pub data_set: String,
+    /// K of `output_K.pb`.
+    pub output: usize,
+    /// `DIR/<case>/<data set>/output_K.pb.new`.
+    pub new_file: PathBuf,
+    /// `DIR/<case>/<data set>/output_K.pb.diff` (it may be missing).
+    pub diff_file: PathBuf,
+}
+
+/// Why pending snapshots could not be written or listed.
+#[derive(Debug, Error)]
+pub enum PendingError {
+    /// A case or data set name that would escape DIR or is not a valid name there.
+    #[error("refusing {what} name '{name}': {why}")]
+    BadName {
+        /// "case" or "data set".
+        what: &'static str,
+        /// The name, escaped for display.
+        name: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// A path on the way is a symbolic link or a file where a directory must be.
+    #[error("{0}: not a directory (symbolic links are not followed)")]
+    NotADirectory(String),
+    /// DIR does not exist.
+    #[error("pending directory {0} does not exist (nothing pending?)")]
+    Missing(String),
+    /// A file or directory could not be read, created or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> PendingError + '_ {
+    move |source| PendingError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Writes `DIR/<case>/<data_set>/output_K.pb.new` (the tensor encoded as a `TensorProto` named
+/// `output_name`) and the `.diff` text beside it, creating the directories; returns the `.new`
+/// file's path. Refuses case names and data set names that would escape DIR (absolute, `..`, `.`,
+/// empty components) and data set names other than `test_data_set_N`; refuses to go through a
+/// symbolic link on the way. Both files replace earlier ones atomically.
+pub fn write(
+    dir: &Path,
+    case: &str,
+    data_set: &str,
+    output: usize,
+    tensor: &Tensor,
+    output_name: &str,
+    diff: &str,
+) -> Result<PathBuf, PendingError> {
+    let components = case_components(case)?;
+    check_data_set(data_set)?;
+    std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+    let mut at = dir.to_path_buf();
+    for c in components.iter().copied().chain([data_set]) {
+        at.push(c);
+        ensure_real_dir(&at)?;
+    }
+    // The diff first: an interrupted write leaves at worst a `.diff` that `find` ignores.
+    write_atomic(&at, &format!("output_{output}.pb.diff"), diff.as_bytes())?;
+    let new_name = format!("output_{output}.pb.new");
+    write_atomic(&at, &new_name, &encode_tensor(tensor, output_name))?;
+    Ok(at.join(new_name))
+}
+
+/// Every pending snapshot under DIR (every regular `output_K.pb.new` in a `test_data_set_N`
+/// directory below a case directory), sorted by case, data set number and output; symbolic links
+/// are never followed (nor listed). A missing DIR is an error.
+pub fn find(dir: &Path) -> Result<Vec<Pending>, PendingError> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(PendingError::NotADirectory(dir.display().to_string())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(PendingError::Missing(dir.display().to_string()))
+        }
+        Err(e) => return Err(io_error(dir)(e)),
+    }
+    let mut found: Vec<(u64, Pending)> = Vec::new();
+    for entry in WalkDir::new(dir).follow_links(false).sort_by_file_name() {
+        let entry = entry.map_err(|e| {
+            let path = e
+                .path()
+                .map_or_else(|| dir.display().to_string(), |p| p.display().to_string());
+            PendingError::Io {
+                path,
+                source: e.into(),
+            }
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Some(output) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| number(n, "output_", ".pb.new"))
+            .and_then(|k| usize::try_from(k).ok())
+        else {
+            continue;
+        };
+        let path = entry.path();
+        let Some(ds_dir) = path.parent() else {
+            continue;
+        };
+        let Some(ds_number) = ds_dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(data_set_number)
+        else {
+            continue;
+        };
+        let Some(rel) = ds_dir.parent().and_then(|p| p.strip_prefix(dir).ok()) else {
+            continue;
+        };
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if parts.is_empty() {
+            continue;
+        }
+        found.push((
+            ds_number,
+            Pending {
+                case: parts.join("/"),
+                data_set: format!("test_data_set_{ds_number}"),
+                output,
+                new_file: path.to_path_buf(),
+                diff_file: ds_dir.join(format!("output_{output}.pb.diff")),
+            },
+        ));
+    }
+    found.sort_by(|(na, a), (nb, b)| (&a.case, na, a.output).cmp(&(&b.case, nb, b.output)));
+    Ok(found.into_iter().map(|(_, p)| p).collect())
+}
+
+/// At most this many values appear in a [`preview`].
+pub const PREVIEW_VALUES: usize = 16;
+
+/// A rendered value longer than this many characters is cut (long strings).
+const PREVIEW_VALUE_CHARS: usize = 60;
+
+/// A short text preview of a tensor: its dtype, shape and first values, for the diff of an output
+/// that had no expected file. E.g. `float [3, 2], 6 values: 1.0, 1.2, 2.3, 3.4, 4.5, 5.7`, or
+/// `int64 [100], 100 values, the first 16: 0, 1, ..., 15, ...`.
+pub fn preview(t: &Tensor) -> String {
+    let n = t.numel();
+    let shape: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
+    let mut s = format!(
+        "{} [{}], {n} value{}",
+        t.dtype(),
+        shape.join(", "),
+        if n == 1 { "" } else { "s" }
+    );
+    if n == 0 {
+        return s;
+    }
+    let shown = n.min(PREVIEW_VALUES);
+    if shown < n {
+        let _ = write!(s, ", the first {shown}");
+    }
+    s.push_str(": ");
+    let values: Vec<String> = (0..shown)
+        .map(|i| {
+            let v = value::display(t, i);
+            match v.char_indices().nth(PREVIEW_VALUE_CHARS) {
+                Some((cut, _)) => format!("{}...", &v[..cut]),
+                None => v,
+            }
+        })
+        .collect();
+    s.push_str(&values.join(", "));
+    if shown < n {
+        s.push_str(", ...");
+    }
+    s
+}
+
+/// The components of a case name, each a plain name; anything that could leave DIR is refused.
+fn case_components(case: &str) -> Result<Vec<&str>, PendingError> {
+    let bad = |why| PendingError::BadName {
+        what: "case",
+        name: case.escape_debug().to_string(),
+        why,
+    };
+    if case.is_empty() {
+        return Err(bad("empty"));
+    }
+    let parts: Vec<&str> = case.split('/').collect();
+    for p in &parts {
+        check_component(p).map_err(bad)?;
+    }
+    Ok(parts)
+}
+
+/// A data set name must be one plain component, `test_data_set_N`.
+fn check_data_set(data_set: &str) -> Result<(), PendingError> {
+    let bad = |why| PendingError::BadName {
+        what: "data set",
+        name: data_set.escape_debug().to_string(),
+        why,
+    };
+    check_component(data_set).map_err(bad)?;
+    if data_set_number(data_set).is_none() {
+        return Err(bad("not test_data_set_N"));
+    }
+    Ok(())
+}
+
+/// One path component that stays where it is put: not empty, `.`, `..`, a root or a drive.
+fn check_component(p: &str) -> Result<(), &'static str> {
+    if p.is_empty() {
+        return Err("empty path component (absolute or doubled '/')");
+    }
+    if p == "." || p == ".." {
+        return Err("'.' or '..' component");
+    }
+    if p.contains('\0') {
+        return Err("NUL byte");
+    }
+    let mut comps = Path::new(p).components();
+    match (comps.next(), comps.next()) {
+        (Some(Component::Normal(c)), None) if c == p => Ok(()),
+        _ => Err("not a plain file name"),
+    }
+}
+
+/// N of `test_data_set_N`.
+pub(crate) fn data_set_number(name: &str) -> Option<u64> {
+    number(name, "test_data_set_", "")
+}
+
+/// The decimal number between `prefix` and `suffix`.
+fn number(name: &str, prefix: &str, suffix: &str) -> Option<u64> {
+    let digits = name.strip_prefix(prefix)?.strip_suffix(suffix)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Creates `path` as a directory unless it is one; a symbolic link or a file there is refused.
+pub(crate) fn ensure_real_dir(path: &Path) -> Result<(), PendingError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(PendingError::NotADirectory(path.display().to_string())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            match std::fs::create_dir(path) {
+                Ok(()) => Ok(()),
+                // Created meanwhile by someone else: check what it is.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    match std::fs::symlink_metadata(path) {
+                        Ok(m) if m.is_dir() => Ok(()),
+                        _ => Err(PendingError::NotADirectory(path.display().to_string())),
+                    }
+                }
+                Err(e) => Err(io_error(path)(e)),
+            }
+        }
+        Err(e) => Err(io_error(path)(e)),
+    }
+}
+
+/// Writes `dir/name` through a fresh temporary file in `dir` (created exclusively, so never
+/// through a symbolic link) renamed over it: readers see the old file or the new one, and a
+/// symbolic link at `dir/name` is replaced rather than followed.
+pub(crate) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), PendingError> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let target = dir.join(name);
+    let (tmp, mut file) = loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io_error(&tmp)(e)),
+        }
+    };
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(io_error(&tmp))
+        .and_then(|()| {
+            drop(file);
+            std::fs::rename(&tmp, &target).map_err(io_error(&target))
+        });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::load_tensor_file;
+    use crate::tensor::DType;
+
+    fn floats(v: &[f32]) -> Tensor {
+        Tensor::from_elems(
+            DType::Float,
+            vec![v.len()],
+            v.iter().map(|f| f.to_bits()).collect(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn write_then_find_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = floats(&[1.0, -0.0, 2.5]);
+        let new = write(
+            dir.path(),
+            "onnx-node/test_gather_0",
+            "test_data_set_10",
+            1,
+            &t,
+            "y",
+            "diff text\n",
+        )
+        .unwrap();
+        assert_eq!(
+            new,
+            dir.path()
+                .join("onnx-node/test_gather_0/test_data_set_10/output_1.pb.new")
+        );
+        write(dir.path(), "b", "test_data_set_2", 0, &t, "y", "d").unwrap();
+        write(dir.path(), "b", "test_data_set_2", 10, &t, "y", "d").unwrap();
+        write(dir.path(), "b", "test_data_set_2", 2, &t, "y", "d").unwrap();
+        write(
+            dir.path(),
+            "onnx-node/test_gather_0",
+            "test_data_set_9",
+            0,
+            &t,
+            "y",
+            "d",
+        )
+        .unwrap();
+        let found = find(dir.path()).unwrap();
+        let keys: Vec<(&str, &str, usize)> = found
+            .iter()
+            .map(|p| (p.case.as_str(), p.data_set.as_str(), p.output))
+            .collect();
+        assert_eq!(
+            keys,
+            vec![
+                ("b", "test_data_set_2", 0),
+                ("b", "test_data_set_2", 2),
+                ("b", "test_data_set_2", 10),
+                ("onnx-node/test_gather_0", "test_data_set_9", 0),
+                ("onnx-node/test_gather_0", "test_data_set_10", 1),
+            ]
+        );
+        let last = &found[4];
+        assert_eq!(last.new_file, new);
+        assert_eq!(
+            std::fs::read_to_string(&last.diff_file).unwrap(),
+            "diff text\n"
+        );
+        let (name, back) = load_tensor_file(&new, "new", 1 << 20).unwrap();
+        assert_eq!(name, "y");
+        assert_eq!(back, t);
+        // Rewriting replaces, and leaves no temporary files behind.
+        write(
+            dir.path(),
+            "b",
+            "test_data_set_2",
+            0,
+            &floats(&[7.0]),
+            "y",
+            "e",
+        )
+        .unwrap();
+        let b = dir.path().join("b/test_data_set_2");
+        let (_, back) = load_tensor_file(&b.join("output_0.pb.new"), "new", 1 << 20).unwrap();
+        assert_eq!(back, floats(&[7.0]));
+        let names: Vec<String> = std::fs::read_dir(&b)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(names.is_empty(), "{names:?}");
+    }
+
+    #[test]
+    fn names_that_escape_are_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("pending");
+        let t = floats(&[1.0]);
+        for case in [
+            "",
+            "/etc",
+            "../x",
+            "a/../../x",
+            "a/./b",
+            "a//b",
+            "a/",
+            ".",
+            "..",
+            "a\0b",
+        ] {
+            let r = write(&dir, case, "test_data_set_0", 0, &t, "y", "");
+            assert!(
+                matches!(r, Err(PendingError::BadName { what: "case", .. })),
+                "{case:?}: {r:?}"
+            );
+        }
+        for ds in [
+            "..",
+            "/tmp",
+            "a/b",
+            "",
+            "test_data_set_",
+            "test_data_set_x",
+            "other",
+        ] {
+            let r = write(&dir, "c", ds, 0, &t, "y", "");
+            assert!(
+                matches!(
+                    r,
+                    Err(PendingError::BadName {
+                        what: "data set",
+                        ..
+                    })
+                ),
+                "{ds:?}: {r:?}"
+            );
+        }
+        // Names are checked before anything is created.
+        assert!(!dir.exists());
+        assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_neither_written_through_nor_found() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("pending");
+        let outside = root.path().join("outside");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(outside.join("test_data_set_0")).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("link")).unwrap();
+        let t = floats(&[1.0]);
+        let r = write(&dir, "link", "test_data_set_0", 0, &t, "y", "");
+        assert!(matches!(r, Err(PendingError::NotADirectory(_))), "{r:?}");
+        assert!(!outside.join("test_data_set_0/output_0.pb.new").exists());
+        // A snapshot reachable only through the link is not listed.
+        std::fs::write(outside.join("test_data_set_0/output_0.pb.new"), b"x").unwrap();
+        // Nor is a symlinked .new file.
+        std::fs::create_dir_all(dir.join("c/test_data_set_0")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.join("test_data_set_0/output_0.pb.new"),
+            dir.join("c/test_data_set_0/output_0.pb.new"),
+        )
+        .unwrap();
+        assert!(find(&dir).unwrap().is_empty());
+    }
+
+    #[test]
+    fn find_ignores_other_files_and_needs_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in [
+            "c/test_data_set_0/output_0.pb.diff",
+            "c/test_data_set_0/output_x.pb.new",
+            "c/test_data_set_0/input_0.pb.new",
+            "c/other/output_0.pb.new",
+            "test_data_set_0/output_0.pb.new",
+        ] {
+            let p = dir.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, b"x").unwrap();
+        }
+        assert!(find(dir.path()).unwrap().is_empty());
+        assert!(matches!(
+            find(&dir.path().join("nope")),
+            Err(PendingError::Missing(_))
+        ));
+    }
+
+    #[test]
+    fn preview_shows_dtype_shape_and_the_first_values() {
+        let t = floats(&[1.0, -0.0, f32::NAN]);
+        assert_eq!(preview(&t), "float [3], 3 values: 1.0, -0.0, NaN");
+        let t = Tensor::from_elems(DType::Int64, vec![4, 5], (0..20u64).collect()).unwrap();
+        assert_eq!(
+            preview(&t),
+            "int64 [4, 5], 20 values, the first 16: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, ..."
+        );
+        let t = Tensor::from_elems(DType::Int64, vec![], vec![7u64]).unwrap();
+        assert_eq!(preview(&t), "int64 [], 1 value: 7");
+        let t = Tensor::from_elems(DType::Bool, vec![0, 3], Vec::<u8>::new()).unwrap();
+        assert_eq!(preview(&t), "bool [0, 3], 0 values");
+        let t = Tensor::from_elems(DType::String, vec![1], vec![vec![b'a'; 500]]).unwrap();
+        let p = preview(&t);
+        assert!(p.len() < 100 && p.ends_with("..."), "{p}");
+    }
+}
