@@ -4,6 +4,8 @@
 //! exit status and reports. Expected verdicts and values are stated literally; nothing here calls
 //! the library's kernels.
 
+// Official ONNX node tests from outside the operator families (tests/fixtures/onnx-node-sample).
+mod onnx_node_sample;
 // Hostile inputs that cannot be committed: symbolic links, hard links, FIFOs, huge claims.
 mod hostile;
 // Options of `run` and the other subcommands.

@@ -1,6 +1,6 @@
 //! `testdata/` is the tool's conformance baseline: every case in it must pass.
 
-use crate::support::{cases, count, root, run_json};
+use crate::support::{case, cases, count, root, run_json};
 
 #[test]
 fn every_case_under_testdata_passes_and_the_run_exits_0() {
@@ -50,4 +50,44 @@ fn every_passing_output_is_compared_and_matches() {
             }
         }
     }
+}
+
+#[test]
+fn the_new_operators_have_spec_examples_compared_as_d9_says() {
+    let (_, report) = run_json(&root().join("testdata/spec-examples"), &[]);
+    // (name prefix, cases at least, how float outputs are compared)
+    for (prefix, at_least, comparison) in [
+        ("openvino_gather8_example", 7, "exact"),
+        ("gather_nd_example", 5, "exact"),
+        ("scatter_nd_example", 4, "exact"),
+        ("scatter_nd_reduction_", 4, "tolerant"),
+        ("tensor_scatter_", 2, "exact"),
+        // The backward pass adds, so its float outputs get the tolerance.
+        ("gather_grad_", 2, "tolerant"),
+        ("gather_elements_grad_", 2, "tolerant"),
+    ] {
+        let matching: Vec<_> = cases(&report)
+            .iter()
+            .filter(|c| c["name"].as_str().unwrap().starts_with(prefix))
+            .collect();
+        assert!(matching.len() >= at_least, "{prefix}: {}", matching.len());
+        for c in matching {
+            assert_eq!(c["status"], "passed", "{c:#}");
+            let o = &c["data_sets"][0]["outputs"][0];
+            if matches!(o["dtype"].as_str(), Some("float" | "double" | "float16")) {
+                assert_eq!(o["comparison"], comparison, "{}", c["name"]);
+            }
+        }
+    }
+    let ov = case(&report, "openvino_gather8_example7_opset13");
+    assert_eq!(ov["ops"], serde_json::json!(["org.openvinotoolkit.Gather"]));
+    assert_eq!(
+        ov["opset"],
+        serde_json::json!({"ai.onnx": 13, "org.openvinotoolkit": 8})
+    );
+    let grad = case(&report, "gather_grad_axis0_opset13");
+    assert_eq!(
+        grad["opset"],
+        serde_json::json!({"ai.onnx": 13, "com.microsoft": 1})
+    );
 }

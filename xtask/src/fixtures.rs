@@ -27,6 +27,10 @@ use std::path::PathBuf;
 
 const COMMAND: &str = "fixtures";
 
+/// `tests/fixtures/onnx-node-sample/`: official ONNX node tests copied by hand (see its README),
+/// not generated here; `cargo xtask fixtures` leaves it alone.
+pub const ONNX_NODE_SAMPLE: &str = "onnx-node-sample";
+
 const MODEL: &str = "model.onnx";
 const INPUT_0: &str = "test_data_set_0/input_0.pb";
 const INPUT_1: &str = "test_data_set_0/input_1.pb";
@@ -126,7 +130,7 @@ pub fn generate(check: bool) -> Result<()> {
         ensure_file_contents(&dir.join(name), text.as_bytes(), check, COMMAND)?;
         expected.insert(PathBuf::from(name));
     }
-    testdata::remove_strays(&dir, &expected, check, COMMAND)
+    testdata::remove_strays(&dir, &expected, &[ONNX_NODE_SAMPLE], check, COMMAND)
 }
 
 const GITATTRIBUTES: &str = "\
@@ -228,7 +232,12 @@ fn readme_text(fixtures: &[Fixture]) -> String {
          its reason and the exit status, then runs the whole tree at once and checks that every\n\
          verdict is the one the fixture gets alone. To add a fixture: describe it in\n\
          `xtask/src/fixtures.rs`, run `cargo xtask fixtures`, and give it a test in\n\
-         `tests/cli/verdicts.rs` (`every_fixture_has_a_test_of_its_own` fails until you do).\n",
+         `tests/cli/verdicts.rs` (`every_fixture_has_a_test_of_its_own` fails until you do).\n\
+         \n\
+         `onnx-node-sample/` is the exception: it is not generated but holds a few official ONNX\n\
+         node tests from outside the operator families, copied unmodified (its README says from\n\
+         where). `tests/cli/onnx_node_sample.rs` asserts their verdicts; `cargo xtask fixtures`\n\
+         leaves that directory alone, and the tests above skip it.\n",
     );
     for group in Group::ALL {
         s.push_str(&format!(
@@ -239,7 +248,10 @@ fn readme_text(fixtures: &[Fixture]) -> String {
         for f in fixtures.iter().filter(|f| f.group == group) {
             s.push_str(&format!(
                 "| `{}` | {} | {} | {} |\n",
-                f.name, f.case.op_type, f.case.opset, f.about
+                f.name,
+                testdata::op_label(&f.case),
+                f.case.opset,
+                f.about
             ));
         }
     }
@@ -272,7 +284,9 @@ fn case(op_type: &'static str, opset: i64) -> Case {
         name: "",
         source: "",
         op_type,
+        domain: "",
         opset,
+        imports: Vec::new(),
         attributes: Vec::new(),
         inputs: Vec::new(),
         outputs: Vec::new(),
@@ -288,6 +302,8 @@ trait Build {
     fn output(self, t: Tensor) -> Self;
     fn typed(self) -> Self;
     fn with_attribute(self, name: &'static str, value: i64) -> Self;
+    fn with_str(self, name: &'static str, value: &'static str) -> Self;
+    fn in_domain(self, domain: &'static str, version: i64) -> Self;
 }
 
 impl Build for Case {
@@ -318,6 +334,18 @@ impl Build for Case {
 
     fn with_attribute(mut self, name: &'static str, value: i64) -> Self {
         self.attributes.push(Attribute::Int(name, value));
+        self
+    }
+
+    fn with_str(mut self, name: &'static str, value: &'static str) -> Self {
+        self.attributes.push(Attribute::Str(name, value));
+        self
+    }
+
+    /// Puts the node in `domain` and imports that domain at `version`, after ai.onnx.
+    fn in_domain(mut self, domain: &'static str, version: i64) -> Self {
+        self.domain = domain;
+        self.imports.push((domain, version));
         self
     }
 }
@@ -408,6 +436,8 @@ fn external(file: &'static str, location: &'static str) -> Edit {
 
 /// OpenVINO's operator domain (D13).
 const OPENVINO: &str = "org.openvinotoolkit";
+/// onnxruntime's contrib and training domain (D14).
+const MICROSOFT: &str = "com.microsoft";
 
 /// Adds an opset import.
 fn import(domain: &'static str, version: i64) -> Edit {
@@ -486,6 +516,66 @@ fn scatter_example2(op_type: &'static str, opset: i64) -> Case {
         .output(f32s("output", &[1, 5], &[1.0, 1.1, 3.0, 2.1, 5.0]))
 }
 
+/// GatherND-`opset` Example 1: data [[0, 1], [2, 3]] at [0, 0] and [1, 1] is [0, 3]; `expected`
+/// stands in the expected output.
+fn gather_nd_example1(opset: i64, expected: &[i64]) -> Case {
+    case("GatherND", opset)
+        .input(i64s("data", &[2, 2], &[0, 1, 2, 3]))
+        .input(i64s("indices", &[2, 2], &[0, 0, 1, 1]))
+        .output(i64s("output", &[2], expected))
+}
+
+/// ScatterND-`opset` on data [1..8] with `indices` (shape [4, 1]) and updates [9, 10, 11, 12];
+/// with ScatterND Example 1's indices [4, 3, 1, 7] the output is [1, 11, 3, 10, 9, 6, 7, 12].
+fn scatter_nd_1d(opset: i64, indices: &[i64], expected: &[f32]) -> Case {
+    case("ScatterND", opset)
+        .input(f32s(
+            "data",
+            &[8],
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+        ))
+        .input(i64s("indices", &[4, 1], indices))
+        .input(f32s("updates", &[4], &[9.0, 10.0, 11.0, 12.0]))
+        .output(f32s("output", &[8], expected))
+}
+
+/// TensorScatter-24 on past_cache zeros (2, 4, 2) with update (2, 2, 2) = rows [1, 2], [3, 4]
+/// (batch 0) and [5, 6], [7, 8] (batch 1), and `write_indices` (default axis -2 = 1).
+fn tensor_scatter(write_indices: Tensor, expected: &[f32]) -> Case {
+    case("TensorScatter", 24)
+        .input(f32s("past_cache", &[2, 4, 2], &[0.0; 16]))
+        .input(f32s(
+            "update",
+            &[2, 2, 2],
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+        ))
+        .input(write_indices)
+        .output(f32s("present_cache", &[2, 4, 2], expected))
+}
+
+/// OpenVINO Gather-8 (org.openvinotoolkit 8 beside ai.onnx 13) on data [1, 2, 3, 4, 5] with
+/// `indices`, the `axis` input and `batch_dims`.
+fn openvino_gather(indices: Tensor, axis: Tensor, batch_dims: i64, expected: Tensor) -> Case {
+    case("Gather", 13)
+        .in_domain(OPENVINO, 8)
+        .with_attribute("batch_dims", batch_dims)
+        .input(i64s("data", &[5], &[1, 2, 3, 4, 5]))
+        .input(indices)
+        .input(axis)
+        .output(expected)
+}
+
+/// com.microsoft GatherGrad-1, axis 0, on `shape` with `indices` and float `dY`.
+fn gather_grad(shape: &[i64], indices: Tensor, dy: Tensor, expected: Tensor) -> Case {
+    case("GatherGrad", 13)
+        .in_domain(MICROSOFT, 1)
+        .axis(0)
+        .input(i64s("shape", &[shape.len() as i64], shape))
+        .input(indices)
+        .input(dy)
+        .output(expected)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The fixtures.
 
@@ -495,6 +585,7 @@ pub fn fixtures() -> Vec<Fixture> {
     all.extend(failing());
     all.extend(errored_spec());
     all.extend(errored_nd());
+    all.extend(errored_new_ops());
     all.extend(errored_files());
     all.extend(skipped());
     all
@@ -535,11 +626,12 @@ fn passing() -> Vec<Fixture> {
             "OpenVINO Gather-8 (org.openvinotoolkit 8, beside ai.onnx 13) leaves out-of-range \
              indices' outputs zero instead of erroring (D13)",
             case("Gather", 13)
+                .in_domain(OPENVINO, 8)
                 .input(f32s("data", &[5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
                 .input(i64s("indices", &[3], &[3, 10, -20]))
                 .input(i64s("axis", &[], &[0]))
                 .output(f32s("output", &[3], &[4.0, 0.0, 0.0])),
-            vec![node_domain(OPENVINO), import(OPENVINO, 8)],
+            vec![],
         ),
         fixture(
             Passing,
@@ -551,6 +643,15 @@ fn passing() -> Vec<Fixture> {
                 external(INPUT_0, "data.bin"),
                 Edit::Bytes("test_data_set_0/data.bin", le_f32(&[1.0, 2.0])),
             ],
+        ),
+        // Rows 0 and 2 of [[1, 2], [3, 4], [5, 6]].
+        fixture(
+            Passing,
+            "default_domain_imported_as_ai_onnx",
+            "a Gather node (domain \"\") in a model that imports the default domain under its \
+             long name \"ai.onnx\" (D1: \"\" and \"ai.onnx\" are the same domain)",
+            gather_rows(&[1.0, 2.0, 5.0, 6.0]),
+            vec![model(|m| m.opset_import[0].domain = "ai.onnx".into())],
         ),
     ]
 }
@@ -633,6 +734,89 @@ fn failing() -> Vec<Fixture> {
                 .input(i64s("data", &[4], &[10, 20, 30, 40]))
                 .input(i64s("indices", &[], &[3]))
                 .output(i64s("output", &[1], &[40])),
+            vec![],
+        ),
+        // GatherND Example 1 gives [0, 3].
+        fixture(
+            Failing,
+            "gathernd_wrong_value",
+            "GatherND-13 Example 1 with the expected [0, 2]; data[1][1] is 3",
+            gather_nd_example1(13, &[0, 2]),
+            vec![],
+        ),
+        // indices [4, 3, 4, 7] with reduction none: [4] gets 9, then 11 (the last write wins,
+        // D7), [3] gets 10, [7] gets 12: [1, 2, 3, 10, 11, 6, 7, 12].
+        fixture(
+            Failing,
+            "scatternd_wrong_value",
+            "ScatterND-13 writing [4] twice; the expected output keeps the first write (9) where \
+             the last write in row-major order (11) wins (D7)",
+            scatter_nd_1d(
+                13,
+                &[4, 3, 4, 7],
+                &[1.0, 2.0, 3.0, 10.0, 9.0, 6.0, 7.0, 12.0],
+            ),
+            vec![],
+        ),
+        // Circular, write_indices [1, 3]: batch 0 rows 1, 2 = [1, 2], [3, 4]; batch 1 row 3 =
+        // [5, 6] and row (3 + 1) mod 4 = 0 = [7, 8]. The expected output leaves row 0 at zero.
+        fixture(
+            Failing,
+            "tensor_scatter_wrong_value",
+            "TensorScatter-24 in circular mode; the expected output drops the write that wraps \
+             around to row 0 of batch 1",
+            tensor_scatter(
+                i64s("write_indices", &[2], &[1, 3]),
+                &[
+                    0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 6.0,
+                ],
+            )
+            .with_str("mode", "circular"),
+            vec![],
+        ),
+        // Spec Example 7: [3, 10, -20] gives [4, 0, 0]; clamping would give [4, 5, 1].
+        fixture(
+            Failing,
+            "openvino_gather_wrong_value",
+            "OpenVINO Gather-8 Example 7 with the expected output of a runtime that clamps \
+             out-of-range indices ([4, 5, 1]) where Gather-8 fills zeros ([4, 0, 0])",
+            openvino_gather(
+                i64s("indices", &[3], &[3, 10, -20]),
+                i64s("axis", &[], &[0]),
+                0,
+                i64s("output", &[3], &[4, 5, 1]),
+            ),
+            vec![],
+        ),
+        // indices [0, 0, 2], dY [1, 2, 3]: dX[0] = 1 + 2 = 3, dX[2] = 3, so [3, 0, 3]
+        // (np.add.at(np.zeros(3), [0, 0, 2], [1, 2, 3])). Overwriting gives [2, 0, 3].
+        fixture(
+            Failing,
+            "gather_grad_wrong_value",
+            "GatherGrad-1 with a repeated index; the expected dX overwrites (2) where the \
+             gradient accumulates (1 + 2 = 3)",
+            gather_grad(
+                &[3],
+                i64s("indices", &[3], &[0, 0, 2]),
+                f32s("dY", &[3], &[1.0, 2.0, 3.0]),
+                f32s("dX", &[3], &[2.0, 0.0, 3.0]),
+            ),
+            vec![],
+        ),
+        // axis 1, indices [[1, 1, 1]], dY [[1, 2, 4]] on shape [1, 2]: dX[0][1] = 1 + 2 + 4 = 7
+        // (np.add.at(dX, (0, [1, 1, 1]), [1, 2, 4])), so [[0, 7]]; overwriting gives [[0, 4]].
+        fixture(
+            Failing,
+            "gather_elements_grad_wrong_value",
+            "GatherElementsGrad-1 with a repeated index; the expected dX overwrites (4) where \
+             the gradient accumulates (1 + 2 + 4 = 7)",
+            case("GatherElementsGrad", 13)
+                .in_domain(MICROSOFT, 1)
+                .axis(1)
+                .input(f32s("dY", &[1, 3], &[1.0, 2.0, 4.0]))
+                .input(i64s("shape", &[2], &[1, 2]))
+                .input(i64s("indices", &[1, 3], &[1, 1, 1]))
+                .output(f32s("dX", &[1, 2], &[0.0, 4.0])),
             vec![],
         ),
     ]
@@ -896,6 +1080,159 @@ fn errored_nd() -> Vec<Fixture> {
     ]
 }
 
+/// Spec violations of GatherND, ScatterND, TensorScatter, OpenVINO Gather-8 and GatherGrad (D3,
+/// D5, D6, D13, D14, SEMANTICS.md sections 3, 4 and 6). The expected outputs are never compared.
+fn errored_new_ops() -> Vec<Fixture> {
+    use Group::Errored;
+    let ts_zeros = [0.0; 16];
+    vec![
+        // b = 1 leaves r - b = 1 dimension to index, but the tuples have k = 2 components.
+        fixture(
+            Errored,
+            "gathernd_k_exceeds_rank_minus_batch_dims",
+            "GatherND-13 with batch_dims 1 on rank-2 data and tuples of 2: k = 2 > r - b = 1 (D6)",
+            case("GatherND", 13)
+                .with_attribute("batch_dims", 1)
+                .input(i64s("data", &[2, 2], &[0, 1, 2, 3]))
+                .input(i64s("indices", &[2, 2], &[0, 1, 1, 0]))
+                .output(i64s("output", &[2], &[0, 0])),
+            vec![],
+        ),
+        // ORT's CPU kernel accepts this (it checks only that 4 is a multiple of 2, ORT#25053).
+        fixture(
+            Errored,
+            "gathernd_batch_dims_mismatch",
+            "GatherND-13 with batch_dims 1: indices' batch dim is 4, data's is 2 (D6)",
+            case("GatherND", 13)
+                .with_attribute("batch_dims", 1)
+                .input(f32s(
+                    "data",
+                    &[2, 2, 2],
+                    &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0],
+                ))
+                .input(i64s("indices", &[4, 1], &[0, 1, 1, 0]))
+                .output(f32s("output", &[4, 2], &[0.0; 8])),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "gathernd_batch_dims_negative",
+            "GatherND-13 with batch_dims -1; the spec requires 0 <= b < min(q, r) (D6)",
+            gather_nd_example1(13, &[0, 3]).with_attribute("batch_dims", -1),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "scatternd_index_out_of_range",
+            "ScatterND-13 Example 1 with indices[2,0] = 8 on data of 8 elements (D3)",
+            scatter_nd_1d(13, &[4, 3, 8, 7], &[0.0; 8]),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "scatternd_reduction_attribute_opset13",
+            "a reduction attribute at ScatterND-13, which has none (D5)",
+            scatter_nd_1d(13, &[4, 3, 1, 7], &[0.0; 8]).reduction("add"),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "scatternd_reduction_max_opset16",
+            "reduction \"max\" at ScatterND-16, which allows none/add/mul (D5)",
+            scatter_nd_1d(16, &[4, 3, 1, 7], &[0.0; 8]).reduction("max"),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "tensor_scatter_linear_overflow",
+            "TensorScatter-24 in linear mode with write_indices[0] + L = 3 + 2 > M = 4",
+            tensor_scatter(i64s("write_indices", &[2], &[3, 0]), &ts_zeros),
+            vec![],
+        ),
+        // The reference evaluator wraps -1 through Python's negative indexing.
+        fixture(
+            Errored,
+            "tensor_scatter_negative_write_index",
+            "TensorScatter-24 with write_indices[1] = -1 (write indices are never negative, D2)",
+            tensor_scatter(i64s("write_indices", &[2], &[0, -1]), &ts_zeros),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "tensor_scatter_axis_0",
+            "TensorScatter-24 with axis 0, the batch axis",
+            tensor_scatter(i64s("write_indices", &[2], &[0, 0]), &ts_zeros).axis(0),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "tensor_scatter_mode_foo",
+            "TensorScatter-24 with mode \"foo\" (linear or circular)",
+            tensor_scatter(i64s("write_indices", &[2], &[0, 0]), &ts_zeros).with_str("mode", "foo"),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "tensor_scatter_write_indices_length",
+            "TensorScatter-24 with 3 write_indices for a batch of 2",
+            tensor_scatter(i64s("write_indices", &[3], &[0, 1, 2]), &ts_zeros),
+            vec![],
+        ),
+        // Rank-1 data and indices: batch_dims may be at most 1, and must not exceed axis 0.
+        fixture(
+            Errored,
+            "openvino_gather_batch_dims_exceeds_axis",
+            "OpenVINO Gather-8 with batch_dims 1 and axis 0: batch_dims must be <= axis (D13)",
+            openvino_gather(
+                i64s("indices", &[5], &[0, 1, 2, 3, 4]),
+                i64s("axis", &[], &[0]),
+                1,
+                i64s("output", &[5], &[1, 2, 3, 4, 5]),
+            ),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "openvino_gather_axis_two_elements",
+            "OpenVINO Gather-8 whose axis input is [0, 0], two elements (D13)",
+            openvino_gather(
+                i64s("indices", &[2], &[0, 4]),
+                i64s("axis", &[2], &[0, 0]),
+                0,
+                i64s("output", &[2], &[1, 5]),
+            ),
+            vec![],
+        ),
+        // The forward Gather(data (3, 2), indices [0, 2], axis 0) gives dY of shape (2, 2), not
+        // the (3, 2) given.
+        fixture(
+            Errored,
+            "gather_grad_dy_shape_mismatch",
+            "GatherGrad-1 with dY of shape [3, 2] where shape [3, 2] and indices [2] need [2, 2] \
+             (D14)",
+            gather_grad(
+                &[3, 2],
+                i64s("indices", &[2], &[0, 2]),
+                f32s("dY", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+                f32s("dX", &[3, 2], &[0.0; 6]),
+            ),
+            vec![],
+        ),
+        fixture(
+            Errored,
+            "gather_grad_index_out_of_range",
+            "GatherGrad-1 with indices[1] = 3 on an axis of size 3 (D3, D14)",
+            gather_grad(
+                &[3, 2],
+                i64s("indices", &[2], &[0, 3]),
+                f32s("dY", &[2, 2], &[1.0, 2.0, 3.0, 4.0]),
+                f32s("dX", &[3, 2], &[0.0; 6]),
+            ),
+            vec![],
+        ),
+    ]
+}
+
 /// Malformed files (D10-D12, section 8) and data sets that do not match the graph.
 fn errored_files() -> Vec<Fixture> {
     use Group::Errored;
@@ -1134,6 +1471,39 @@ mod tests {
 
     fn find(name: &str) -> Fixture {
         fixtures().into_iter().find(|f| f.name == name).unwrap()
+    }
+
+    #[test]
+    fn the_hand_copied_onnx_node_sample_is_kept() {
+        let sample = project_root().join("tests/fixtures").join(ONNX_NODE_SAMPLE);
+        assert!(sample.join("README.md").is_file(), "{}", sample.display());
+        assert!(!fixtures().iter().any(|f| f.group.dir() == ONNX_NODE_SAMPLE));
+    }
+
+    #[test]
+    fn stray_removal_leaves_foreign_directories_alone() {
+        let dir = std::env::temp_dir().join(format!("xtask-strays-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for rel in ["kept/a.pb", "stray/b.pb", "sample/c.pb", "sample/d/e.pb"] {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, b"x").unwrap();
+        }
+        let expected: BTreeSet<PathBuf> = [PathBuf::from("kept/a.pb")].into();
+        // Check mode names the stray, not the foreign files.
+        let err = testdata::remove_strays(&dir, &expected, &["sample"], true, COMMAND)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("stray/b.pb") && !err.contains("sample/"),
+            "{err}"
+        );
+        testdata::remove_strays(&dir, &expected, &["sample"], false, COMMAND).unwrap();
+        assert!(!dir.join("stray").exists());
+        assert!(dir.join("kept/a.pb").is_file());
+        assert!(dir.join("sample/c.pb").is_file() && dir.join("sample/d/e.pb").is_file());
+        testdata::remove_strays(&dir, &expected, &["sample"], true, COMMAND).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
