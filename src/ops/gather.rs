@@ -8,14 +8,15 @@
 //!
 //! A pure copy of contiguous blocks of `prod(data.shape[axis+1..])` elements.
 
-use super::index::{normalize_axis, normalize_indices, Negatives};
+use super::fast;
+use super::index::{normalize_axis, normalize_indices, Indices, Negatives};
 use super::{
     attr, check_heap_bytes, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef,
     OpVersion,
 };
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
-use crate::tensor::{numel, Elem, Tensor};
+use crate::tensor::{numel, Elem, Layout, Storage, Tensor};
 
 const INPUTS: &[InputSpec] = &[
     InputSpec {
@@ -114,7 +115,6 @@ fn eval(inv: &Invocation<'_>, negatives: Negatives) -> Result<Evaluated, KernelE
     }
     let axis = normalize_axis(attr::int(inv.node, "axis", 0)?, data.rank(), "axis")?;
     let dshape = data.shape();
-    let idx = normalize_indices(indices, "indices", dshape[axis], axis, negatives)?;
     let mut oshape = dshape[..axis].to_vec();
     oshape.extend_from_slice(indices.shape());
     oshape.extend_from_slice(&dshape[axis + 1..]);
@@ -124,14 +124,41 @@ fn eval(inv: &Invocation<'_>, negatives: Negatives) -> Result<Evaluated, KernelE
         axis_len: dshape[axis],
         inner: numel(&dshape[axis + 1..]).unwrap_or(0),
     };
-    let out = crate::dispatch_by_width!(
-        data.dtype(),
-        Err(KernelError::Unsupported(format!(
-            "Gather on {} is not implemented",
-            data.dtype()
-        ))),
-        gather_t(data, &idx, geometry, oshape, inv.max_bytes)
-    )?;
+    // The index check that reports the first offending position, for the slow path and for
+    // the fast path's failures.
+    let validate = || normalize_indices(indices, "indices", dshape[axis], axis, negatives);
+    let out = match data.dtype().layout() {
+        Layout::String => {
+            let idx = validate()?;
+            gather_t::<Vec<u8>>(data, &idx, geometry, oshape, inv.max_bytes)?
+        }
+        Layout::Packed(_) => {
+            return Err(KernelError::Unsupported(format!(
+                "Gather on {} is not implemented",
+                data.dtype()
+            )))
+        }
+        Layout::Bytes(_) => {
+            let ind = Indices::of(indices).ok_or_else(|| spec_err!("indices must be integers"))?;
+            let from_back = negatives == Negatives::FromBack;
+            let storage = crate::dispatch_words!(
+                data.dtype(),
+                None,
+                gather_words(data, &ind, geometry, from_back)
+            );
+            match storage {
+                Some(storage) => {
+                    Tensor::new(data.dtype(), oshape, storage).map_err(|e| spec_err!("{e}"))?
+                }
+                None => {
+                    validate()?;
+                    return Err(spec_err!(
+                        "internal error: an index was refused but every index is valid"
+                    ));
+                }
+            }
+        }
+    };
     Ok(Evaluated {
         outputs: vec![out],
         arithmetic: false,
@@ -144,6 +171,20 @@ struct Geometry {
     outer: usize,
     axis_len: usize,
     inner: usize,
+}
+
+/// The fast path for fixed-width elements; `None` when an index is out of range.
+fn gather_words<T: Elem + Copy>(
+    data: &Tensor,
+    ind: &Indices<'_>,
+    g: Geometry,
+    from_back: bool,
+) -> Option<Storage> {
+    let src = data.elems::<T>()?;
+    crate::with_indices!(ind, |v| fast::gather(
+        src, v, g.outer, g.axis_len, g.inner, from_back
+    ))
+    .map(T::into_storage)
 }
 
 fn gather_t<T: Elem>(

@@ -7,14 +7,15 @@
 //!
 //! Shape rule (D6): equal ranks, `indices.shape[d] <= data.shape[d]` off the axis, the axis free.
 
-use super::index::{normalize_axis, normalize_indices, Negatives};
+use super::fast;
+use super::index::{normalize_axis, normalize_indices, Indices, Negatives};
 use super::{
     attr, check_heap_bytes, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef,
     OpVersion,
 };
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
-use crate::tensor::{strides, Elem, Tensor};
+use crate::tensor::{numel, strides, Elem, Layout, Storage, Tensor};
 
 const INPUTS: &[InputSpec] = &[
     InputSpec {
@@ -113,22 +114,63 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
         indices.shape(),
         attr::int(inv.node, "axis", 0)?,
     )?;
-    let idx = normalize_indices(
-        indices,
-        "indices",
-        data.shape()[axis],
-        axis,
-        Negatives::FromBack,
-    )?;
     inv.check_output_size(data.dtype(), indices.shape())?;
-    let out = crate::dispatch_by_width!(
-        data.dtype(),
-        Err(KernelError::Unsupported(format!(
-            "GatherElements on {} is not implemented",
-            data.dtype()
-        ))),
-        gather_elements_t(data, indices.shape(), &idx, axis, inv.max_bytes)
-    )?;
+    let validate = || {
+        normalize_indices(
+            indices,
+            "indices",
+            data.shape()[axis],
+            axis,
+            Negatives::FromBack,
+        )
+    };
+    let (ds, is) = (data.shape(), indices.shape());
+    // The fast path needs the data and indices to agree off the axis, so both flatten to
+    // [outer, axis, inner].
+    let aligned = ds
+        .iter()
+        .zip(is)
+        .enumerate()
+        .all(|(d, (a, b))| d == axis || a == b);
+    let words = match (data.dtype().layout(), aligned) {
+        (Layout::Bytes(_), true) => {
+            let ind = Indices::of(indices).ok_or_else(|| spec_err!("indices must be integers"))?;
+            let shape = Flat {
+                outer: numel(&ds[..axis]).unwrap_or(0),
+                len: is[axis],
+                axis_len: ds[axis],
+                inner: numel(&ds[axis + 1..]).unwrap_or(0),
+            };
+            Some(crate::dispatch_words!(
+                data.dtype(),
+                None,
+                gather_elements_words(data, &ind, shape)
+            ))
+        }
+        _ => None,
+    };
+    let out = match words {
+        Some(Some(storage)) => {
+            Tensor::new(data.dtype(), is.to_vec(), storage).map_err(|e| spec_err!("{e}"))?
+        }
+        Some(None) => {
+            validate()?;
+            return Err(spec_err!(
+                "internal error: an index was refused but every index is valid"
+            ));
+        }
+        None => {
+            let idx = validate()?;
+            crate::dispatch_by_width!(
+                data.dtype(),
+                Err(KernelError::Unsupported(format!(
+                    "GatherElements on {} is not implemented",
+                    data.dtype()
+                ))),
+                gather_elements_t(data, is, &idx, axis, inv.max_bytes)
+            )?
+        }
+    };
     Ok(Evaluated {
         outputs: vec![out],
         arithmetic: false,
@@ -168,6 +210,28 @@ pub fn for_each_element(
             coord[d] = 0;
         }
     }
+}
+
+/// Data and indices seen as `[outer, axis, inner]`.
+#[derive(Clone, Copy)]
+struct Flat {
+    outer: usize,
+    len: usize,
+    axis_len: usize,
+    inner: usize,
+}
+
+/// The fast path for fixed-width elements; `None` when an index is out of range.
+fn gather_elements_words<T: Elem + Copy>(
+    data: &Tensor,
+    ind: &Indices<'_>,
+    f: Flat,
+) -> Option<Storage> {
+    let src = data.elems::<T>()?;
+    crate::with_indices!(ind, |v| fast::gather_elements(
+        src, v, f.outer, f.len, f.axis_len, f.inner
+    ))
+    .map(T::into_storage)
 }
 
 fn gather_elements_t<T: Elem>(

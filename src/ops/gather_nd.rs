@@ -17,7 +17,7 @@ use super::{
 };
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
-use crate::tensor::{numel, Elem, Tensor};
+use crate::tensor::{numel, Elem, Layout, Storage, Tensor};
 
 const INPUTS: &[InputSpec] = &[
     InputSpec {
@@ -139,7 +139,6 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
             r - b
         ));
     }
-    let offsets = tuple_offsets(indices, &dshape[b..b + k], b)?;
     let mut oshape = ishape[..q - 1].to_vec();
     oshape.extend_from_slice(&dshape[b + k..]);
     inv.check_output_size(data.dtype(), &oshape)?;
@@ -149,18 +148,60 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
         block: numel(&dshape[b..]).unwrap_or(0),
         slice: numel(&dshape[b + k..]).unwrap_or(0),
     };
-    let out = crate::dispatch_by_width!(
-        data.dtype(),
-        Err(KernelError::Unsupported(format!(
-            "GatherND on {} is not implemented",
-            data.dtype()
-        ))),
-        gather_nd_t(data, &offsets, &g, oshape, inv.max_bytes)
-    )?;
+    let dims = &dshape[b..b + k];
+    let validate = || tuple_offsets(indices, dims, b);
+    let out = match data.dtype().layout() {
+        Layout::Bytes(_) => {
+            let idx: &[i64] = bytemuck::cast_slice(
+                indices
+                    .elems::<u64>()
+                    .ok_or_else(|| spec_err!("indices must be int64"))?,
+            );
+            let total = numel(&oshape).unwrap_or(0);
+            match crate::dispatch_words!(
+                data.dtype(),
+                None,
+                gather_nd_words(data, idx, dims, &g, total)
+            ) {
+                Some(storage) => {
+                    Tensor::new(data.dtype(), oshape, storage).map_err(|e| spec_err!("{e}"))?
+                }
+                None => {
+                    validate()?;
+                    return Err(spec_err!(
+                        "internal error: an index was refused but every index is valid"
+                    ));
+                }
+            }
+        }
+        _ => {
+            let offsets = validate()?;
+            crate::dispatch_by_width!(
+                data.dtype(),
+                Err(KernelError::Unsupported(format!(
+                    "GatherND on {} is not implemented",
+                    data.dtype()
+                ))),
+                gather_nd_t(data, &offsets, &g, oshape, inv.max_bytes)
+            )?
+        }
+    };
     Ok(Evaluated {
         outputs: vec![out],
         arithmetic: false,
     })
+}
+
+/// The fast path for fixed-width elements; `None` when an index is out of range.
+fn gather_nd_words<T: Elem + Copy>(
+    data: &Tensor,
+    idx: &[i64],
+    dims: &[usize],
+    g: &Geometry,
+    total: usize,
+) -> Option<Storage> {
+    let src = data.elems::<T>()?;
+    super::fast::gather_nd(src, idx, dims, g.tuples, g.block, g.slice, total).map(T::into_storage)
 }
 
 fn gather_nd_t<T: Elem>(

@@ -151,6 +151,60 @@ pub fn tuple_offsets(
     Ok(out)
 }
 
+/// An index tensor's values, borrowed when they are int32 or int64 words (no copy), widened
+/// otherwise (OpenVINO accepts any integer type).
+pub enum Indices<'a> {
+    /// int32 words.
+    I32(&'a [i32]),
+    /// int64 words.
+    I64(&'a [i64]),
+    /// Any other integer type, widened.
+    Wide(Vec<i64>),
+}
+
+impl<'a> Indices<'a> {
+    /// The values of an integer tensor.
+    pub fn of(t: &'a Tensor) -> Option<Indices<'a>> {
+        use crate::tensor::DType;
+        Some(match t.dtype() {
+            DType::Int32 => Indices::I32(bytemuck::cast_slice(t.elems::<u32>()?)),
+            DType::Int64 => Indices::I64(bytemuck::cast_slice(t.elems::<u64>()?)),
+            _ => Indices::Wide(t.to_i64_vec()?),
+        })
+    }
+}
+
+/// Evaluates `$body` with `$v` bound to the index words as `&[i32]` or `&[i64]`.
+#[macro_export]
+macro_rules! with_indices {
+    ($indices:expr, |$v:ident| $body:expr) => {
+        match $indices {
+            $crate::ops::index::Indices::I32($v) => $body,
+            $crate::ops::index::Indices::I64($v) => $body,
+            $crate::ops::index::Indices::Wide(ref w) => {
+                let $v: &[i64] = w;
+                $body
+            }
+        }
+    };
+}
+
+/// Calls `$f::<T>($args)` with `T` the word type of the fixed-width `$dtype`; strings and packed
+/// types evaluate `$other` instead.
+#[macro_export]
+macro_rules! dispatch_words {
+    ($dtype:expr, $other:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
+        match $dtype.layout() {
+            $crate::tensor::Layout::Bytes(1) => $f::<u8>($($arg),*),
+            $crate::tensor::Layout::Bytes(2) => $f::<u16>($($arg),*),
+            $crate::tensor::Layout::Bytes(4) => $f::<u32>($($arg),*),
+            $crate::tensor::Layout::Bytes(8) => $f::<u64>($($arg),*),
+            $crate::tensor::Layout::Bytes(_) => $f::<u128>($($arg),*),
+            _ => $other,
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

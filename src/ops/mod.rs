@@ -7,6 +7,9 @@
 //! kernels only see inputs that passed them.
 
 pub mod attr;
+#[cfg(test)]
+mod determinism;
+pub mod fast;
 pub mod gather;
 pub mod gather_elements;
 pub mod gather_grad;

@@ -8,9 +8,11 @@
 
 use super::KernelError;
 use crate::spec_err;
-use crate::tensor::{DType, Elem, Storage};
+use crate::tensor::{DType, Elem, Layout, Storage};
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64 as C64};
+use rayon::prelude::*;
+use std::ops::Range;
 
 /// A scatter reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,9 +67,35 @@ impl Reduction {
 
 /// The order in which updates reach the output: calls `f(dst, src)` for each element update, with
 /// `dst` a flat offset into the output and `src` one into the updates.
-pub trait Visit {
+///
+/// Plans that can enumerate the updates aimed at a range of the output cheaply override
+/// [`Visit::visit_range`] and [`Visit::updates`]; then large scatters run on several threads, each
+/// owning a contiguous range of the output and applying the updates aimed there in their order.
+/// Every element still receives its updates sequentially in row-major order, so results are
+/// bit-identical at every thread count (D8).
+pub trait Visit: Sync {
     /// Calls `f` once per element update, in application order.
     fn visit<F: FnMut(usize, usize)>(&self, f: F);
+
+    /// Calls `f` for the updates whose destination lies in `range`, in application order.
+    fn visit_range<F: FnMut(usize, usize)>(&self, range: Range<usize>, mut f: F) {
+        self.visit(|d, s| {
+            if range.contains(&d) {
+                f(d, s)
+            }
+        })
+    }
+
+    /// How many element updates the plan makes, when it supports [`Visit::visit_range`]
+    /// efficiently; 0 keeps it on one thread.
+    fn updates(&self) -> usize {
+        0
+    }
+
+    /// Output ranges given to [`Visit::visit_range`] start and end at multiples of this.
+    fn grain(&self) -> usize {
+        1
+    }
 }
 
 /// Applies `updates` to `out` along `plan` with `reduction`, for elements of `dtype`.
@@ -79,13 +107,16 @@ pub fn apply<V: Visit>(
     plan: &V,
 ) -> Result<(), KernelError> {
     if reduction == Reduction::None {
-        return crate::dispatch_by_width!(
-            dtype,
-            Err(KernelError::Unsupported(format!(
-                "scattering {dtype} (a packed sub-byte type) is not implemented"
-            ))),
-            overwrite(out, updates, plan)
-        );
+        return match dtype.layout() {
+            Layout::String => overwrite::<Vec<u8>>(out, updates, plan),
+            _ => crate::dispatch_words!(
+                dtype,
+                Err(KernelError::Unsupported(format!(
+                    "scattering {dtype} (a packed sub-byte type) is not implemented"
+                ))),
+                overwrite_words(out, updates, plan)
+            ),
+        };
     }
     use DType::*;
     use Reduction::*;
@@ -247,8 +278,39 @@ fn overwrite<T: Elem>(
     Ok(())
 }
 
-fn combine<T: Copy, V: Visit>(out: &mut [T], upd: &[T], plan: &V, f: impl Fn(T, T) -> T) {
-    plan.visit(|d, s| out[d] = f(out[d], upd[s]));
+fn overwrite_words<T: Elem + Copy>(
+    out: &mut Storage,
+    updates: &Storage,
+    plan: &impl Visit,
+) -> Result<(), KernelError> {
+    let (o, u) = words::<T>(out, updates)?;
+    combine(o, u, plan, |_, u| u);
+    Ok(())
+}
+
+fn combine<T: Copy + Send + Sync, V: Visit>(
+    out: &mut [T],
+    upd: &[T],
+    plan: &V,
+    f: impl Fn(T, T) -> T + Sync,
+) {
+    let grain = plan.grain().max(1);
+    let threads = rayon::current_num_threads();
+    let big = plan.updates().saturating_mul(std::mem::size_of::<T>()) >= super::fast::PAR_MIN_BYTES;
+    if !big || threads < 2 || out.len() < 2 * grain || out.len() % grain != 0 {
+        plan.visit(|d, s| out[d] = f(out[d], upd[s]));
+        return;
+    }
+    // Contiguous output ranges, one per thread (a few more for balance), at grain boundaries.
+    let rows = out.len() / grain;
+    let per = rows.div_ceil(threads * 4).max(1) * grain;
+    out.par_chunks_mut(per).enumerate().for_each(|(p, chunk)| {
+        let lo = p * per;
+        plan.visit_range(lo..lo + chunk.len(), |d, s| {
+            let c = &mut chunk[d - lo];
+            *c = f(*c, upd[s]);
+        });
+    });
 }
 
 #[cfg(test)]

@@ -13,8 +13,9 @@
 //! Updates apply in row-major order of `indices`, so with duplicates the last write wins (D7) and
 //! reductions accumulate in that order (D8).
 
+use super::fast::{self, IndexWord};
 use super::gather_elements::{check_element_shapes, for_each_element};
-use super::index::{normalize_indices, Negatives};
+use super::index::{normalize_indices, Indices, Negatives};
 use super::reduction::{self, Reduction, Visit};
 use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
 use crate::spec_err;
@@ -177,20 +178,66 @@ fn eval_v18(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
     scatter(inv, Negatives::FromBack, r)
 }
 
-/// The element updates of a ScatterElements, in row-major order of `indices`.
-struct ElementPlan<'a> {
+/// The element updates of a ScatterElements, in row-major order of `indices` (already checked
+/// to be in range).
+struct ElementPlan<'a, I> {
     ishape: &'a [usize],
     dshape: &'a [usize],
     axis: usize,
     axis_stride: usize,
-    idx: &'a [usize],
+    idx: &'a [I],
 }
 
-impl Visit for ElementPlan<'_> {
+impl<I: IndexWord> ElementPlan<'_, I> {
+    #[inline(always)]
+    fn index(&self, pos: usize) -> usize {
+        fast::norm(self.idx[pos].get(), self.dshape[self.axis], true).unwrap_or(0)
+    }
+}
+
+impl<I: IndexWord> Visit for ElementPlan<'_, I> {
     fn visit<F: FnMut(usize, usize)>(&self, mut f: F) {
         for_each_element(self.ishape, self.dshape, self.axis, |pos, base| {
-            f(base + self.idx[pos] * self.axis_stride, pos)
+            f(base + self.index(pos) * self.axis_stride, pos)
         });
+    }
+
+    fn visit_range<F: FnMut(usize, usize)>(&self, range: std::ops::Range<usize>, mut f: F) {
+        if self.axis == 0 {
+            // Destinations can be anywhere: scan everything, keep what lands in the range.
+            return self.visit(|d, s| {
+                if range.contains(&d) {
+                    f(d, s)
+                }
+            });
+        }
+        // Off axis 0, row i of the indices writes only to row i of the output.
+        let row = self.grain();
+        let irow: usize = self.ishape[1..].iter().product();
+        let rows = (range.start / row)..(range.end / row).min(self.ishape[0]);
+        for i in rows {
+            for_each_element(
+                &self.ishape[1..],
+                &self.dshape[1..],
+                self.axis - 1,
+                |p, base| {
+                    let pos = i * irow + p;
+                    f(i * row + base + self.index(pos) * self.axis_stride, pos)
+                },
+            );
+        }
+    }
+
+    fn updates(&self) -> usize {
+        self.idx.len()
+    }
+
+    fn grain(&self) -> usize {
+        if self.axis == 0 {
+            1
+        } else {
+            self.dshape[1..].iter().product()
+        }
     }
 }
 
@@ -214,23 +261,31 @@ fn scatter(
             indices.shape()
         ));
     }
-    let idx = normalize_indices(indices, "indices", data.shape()[axis], axis, negatives)?;
     inv.check_output_size(data.dtype(), data.shape())?;
-    let plan = ElementPlan {
-        ishape: indices.shape(),
-        dshape: data.shape(),
-        axis,
-        axis_stride: strides(data.shape())[axis],
-        idx: &idx,
-    };
-    let mut storage = data.storage().clone();
-    reduction::apply(
-        data.dtype(),
-        reduction,
-        &mut storage,
-        updates.storage(),
-        &plan,
-    )?;
+    let ind = Indices::of(indices).ok_or_else(|| spec_err!("indices must be integers"))?;
+    let from_back = negatives == Negatives::FromBack;
+    let s = data.shape()[axis];
+    if !crate::with_indices!(ind, |v| fast::all_valid(v, s, from_back)) {
+        // Report the first offending position.
+        normalize_indices(indices, "indices", s, axis, negatives)?;
+    }
+    let mut storage = fast::copy_storage(data.storage());
+    crate::with_indices!(ind, |v| {
+        let plan = ElementPlan {
+            ishape: indices.shape(),
+            dshape: data.shape(),
+            axis,
+            axis_stride: strides(data.shape())[axis],
+            idx: v,
+        };
+        reduction::apply(
+            data.dtype(),
+            reduction,
+            &mut storage,
+            updates.storage(),
+            &plan,
+        )
+    })?;
     let out =
         Tensor::new(data.dtype(), data.shape().to_vec(), storage).map_err(|e| spec_err!("{e}"))?;
     Ok(Evaluated {

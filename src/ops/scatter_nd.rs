@@ -155,6 +155,26 @@ impl Visit for SlicePlan<'_> {
             }
         }
     }
+
+    fn visit_range<F: FnMut(usize, usize)>(&self, range: std::ops::Range<usize>, mut f: F) {
+        // Ranges are whole slices, so a tuple's slice is either all inside or all outside.
+        for (t, &o) in self.offsets.iter().enumerate() {
+            let (dst, src) = (o * self.slice, t * self.slice);
+            if range.contains(&dst) {
+                for e in 0..self.slice {
+                    f(dst + e, src + e);
+                }
+            }
+        }
+    }
+
+    fn updates(&self) -> usize {
+        self.offsets.len() * self.slice
+    }
+
+    fn grain(&self) -> usize {
+        self.slice
+    }
 }
 
 fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, KernelError> {
@@ -189,7 +209,7 @@ fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, K
         offsets: &offsets,
         slice: numel(&dshape[k..]).unwrap_or(0),
     };
-    let mut storage = data.storage().clone();
+    let mut storage = super::fast::copy_storage(data.storage());
     reduction::apply(
         data.dtype(),
         reduction,

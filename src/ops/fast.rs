@@ -1,0 +1,249 @@
+//! The data-movement loops of the gathers for fixed-width elements: index validation fused into
+//! the copy (each index is read once), outputs written once into uninitialised memory, and large
+//! outputs split over rayon's threads by contiguous output blocks.
+//!
+//! Fusing validation into the copy keeps decision D3 intact: an out-of-range index makes the
+//! kernel return no output at all (the partly written buffer is dropped unread), and the caller
+//! then finds the first offending position with a sequential scan, so the message is the same
+//! whatever the thread count.
+
+use rayon::prelude::*;
+use std::mem::MaybeUninit;
+
+/// Outputs smaller than this are built on the calling thread: spawning costs more than copying.
+pub const PAR_MIN_BYTES: usize = 1 << 20;
+
+/// Roughly how many bytes one parallel task writes.
+const TASK_BYTES: usize = 1 << 16;
+
+/// An index word: int32 or int64, read as signed.
+pub trait IndexWord: Copy + Send + Sync + 'static {
+    /// The value, widened.
+    fn get(self) -> i64;
+}
+
+impl IndexWord for i32 {
+    #[inline(always)]
+    fn get(self) -> i64 {
+        i64::from(self)
+    }
+}
+
+impl IndexWord for i64 {
+    #[inline(always)]
+    fn get(self) -> i64 {
+        self
+    }
+}
+
+/// Normalises index `k` against an axis of size `s`: negatives count from the back when
+/// `negatives` is set. `None` when out of range.
+#[inline(always)]
+pub fn norm(k: i64, s: usize, negatives: bool) -> Option<usize> {
+    let k = if k < 0 && negatives {
+        k.wrapping_add(s as i64)
+    } else {
+        k
+    };
+    ((k as u64) < s as u64).then_some(k as usize)
+}
+
+/// Builds a `total`-element vector by calling `fill(start, chunk)` on disjoint chunks covering
+/// it, each a whole number of `row` elements; in parallel when the output is large. `None` when
+/// any `fill` returns false (nothing of the vector is kept).
+pub fn build<T, F>(total: usize, row: usize, fill: F) -> Option<Vec<T>>
+where
+    T: Copy + Send + Sync,
+    F: Fn(usize, &mut [MaybeUninit<T>]) -> bool + Sync,
+{
+    let mut out: Vec<T> = Vec::with_capacity(total);
+    let spare = &mut out.spare_capacity_mut()[..total];
+    let size = std::mem::size_of::<T>().max(1);
+    let ok = if total * size >= PAR_MIN_BYTES && row > 0 {
+        let rows_per_task = (TASK_BYTES / (row * size)).max(1);
+        let grain = rows_per_task * row;
+        spare
+            .par_chunks_mut(grain)
+            .enumerate()
+            .all(|(c, chunk)| fill(c * grain, chunk))
+    } else {
+        fill(0, spare)
+    };
+    if !ok {
+        return None;
+    }
+    // SAFETY: every element of 0..total was written by `fill`, which returned true for each chunk.
+    unsafe { out.set_len(total) };
+    Some(out)
+}
+
+/// Copies `src` into uninitialised `dst` of the same length.
+#[inline(always)]
+pub fn copy_into<T: Copy>(dst: &mut [MaybeUninit<T>], src: &[T]) {
+    debug_assert_eq!(dst.len(), src.len());
+    let n = dst.len().min(src.len());
+    // SAFETY: both slices hold at least n elements and cannot overlap (dst is uninitialised
+    // memory of a vector being built, src borrowed from an input).
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<T>(), n) }
+}
+
+/// Gather: output rows of `inner` elements, row `(o, j)` copied from data row
+/// `o * axis_len + norm(idx[j])`.
+pub fn gather<T: Copy + Send + Sync, I: IndexWord>(
+    src: &[T],
+    idx: &[I],
+    outer: usize,
+    axis_len: usize,
+    inner: usize,
+    negatives: bool,
+) -> Option<Vec<T>> {
+    let n = idx.len();
+    let total = outer * n * inner;
+    if total == 0 {
+        // Nothing to copy, but every index must still be valid.
+        return idx
+            .iter()
+            .all(|k| norm(k.get(), axis_len, negatives).is_some())
+            .then(Vec::new);
+    }
+    build(total, inner, |start, chunk| {
+        let first = start / inner;
+        for (r, dst) in chunk.chunks_exact_mut(inner).enumerate() {
+            let row = first + r;
+            let (o, j) = (row / n, row % n);
+            let Some(k) = norm(idx[j].get(), axis_len, negatives) else {
+                return false;
+            };
+            let s = (o * axis_len + k) * inner;
+            copy_into(dst, &src[s..s + inner]);
+        }
+        true
+    })
+}
+
+/// GatherElements where indices and data agree on every dim but the axis: the output is
+/// `[outer, len, inner]` (len = indices' axis dim), `out[o, i, m] = data[o, norm(idx[o, i, m]), m]`.
+pub fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
+    src: &[T],
+    idx: &[I],
+    outer: usize,
+    len: usize,
+    axis_len: usize,
+    inner: usize,
+) -> Option<Vec<T>> {
+    let total = outer * len * inner;
+    if total == 0 {
+        return Some(Vec::new());
+    }
+    if inner == 1 {
+        // The axis is the last dim: each output row reads within one data row.
+        return build(total, len, |start, chunk| {
+            let mut pos = start;
+            for dst in chunk.chunks_exact_mut(len) {
+                let base = (pos / len) * axis_len;
+                for (e, d) in dst.iter_mut().enumerate() {
+                    let Some(k) = norm(idx[pos + e].get(), axis_len, true) else {
+                        return false;
+                    };
+                    d.write(src[base + k]);
+                }
+                pos += len;
+            }
+            true
+        });
+    }
+    // Otherwise walk each output row of `inner` elements in column tiles, so that the data rows
+    // the tile picks from stay in cache while every output row of the block is written.
+    build(total, inner, |start, chunk| {
+        let first = start / inner;
+        let rows = chunk.len() / inner;
+        const TILE: usize = 256;
+        let mut t0 = 0;
+        while t0 < inner {
+            let t1 = (t0 + TILE).min(inner);
+            for r in 0..rows {
+                let row = first + r;
+                let o = row / len;
+                let dst = &mut chunk[r * inner + t0..r * inner + t1];
+                let ibase = row * inner;
+                for (m, d) in (t0..t1).zip(dst.iter_mut()) {
+                    let Some(k) = norm(idx[ibase + m].get(), axis_len, true) else {
+                        return false;
+                    };
+                    d.write(src[(o * axis_len + k) * inner + m]);
+                }
+            }
+            t0 = t1;
+        }
+        true
+    })
+}
+
+/// GatherND: each of `batches * tuples` index tuples of length `k` selects a slice of `slice`
+/// elements from its batch block of `block` elements; `dims` are the k data dims indexed.
+pub fn gather_nd<T: Copy + Send + Sync>(
+    src: &[T],
+    idx: &[i64],
+    dims: &[usize],
+    tuples: usize,
+    block: usize,
+    slice: usize,
+    total: usize,
+) -> Option<Vec<T>> {
+    let k = dims.len();
+    let strides = crate::tensor::strides(dims);
+    let offset = |t: usize| -> Option<usize> {
+        let mut off = 0;
+        for j in 0..k {
+            off += norm(idx[t * k + j], dims[j], true)? * strides[j];
+        }
+        Some(off)
+    };
+    if total == 0 {
+        return (0..idx.len() / k.max(1))
+            .all(|t| offset(t).is_some())
+            .then(Vec::new);
+    }
+    build(total, slice, |start, chunk| {
+        let first = start / slice;
+        for (r, dst) in chunk.chunks_exact_mut(slice).enumerate() {
+            let t = first + r;
+            let Some(off) = offset(t) else { return false };
+            let s = (t / tuples) * block + off * slice;
+            copy_into(dst, &src[s..s + slice]);
+        }
+        true
+    })
+}
+
+/// A copy of `src`, in parallel when large (a scatter's starting point).
+pub fn copy<T: Copy + Send + Sync>(src: &[T]) -> Vec<T> {
+    build(src.len(), 1, |start, chunk| {
+        copy_into(chunk, &src[start..start + chunk.len()]);
+        true
+    })
+    .unwrap_or_default()
+}
+
+/// Whether every index is in range for an axis of size `s` (in parallel when there are many).
+pub fn all_valid<I: IndexWord>(idx: &[I], s: usize, negatives: bool) -> bool {
+    let ok = |c: &[I]| c.iter().all(|k| norm(k.get(), s, negatives).is_some());
+    if std::mem::size_of_val(idx) >= PAR_MIN_BYTES {
+        idx.par_chunks(1 << 16).all(ok)
+    } else {
+        ok(idx)
+    }
+}
+
+/// A copy of a tensor's storage (a scatter's starting point), in parallel for large words.
+pub fn copy_storage(s: &crate::tensor::Storage) -> crate::tensor::Storage {
+    use crate::tensor::Storage;
+    match s {
+        Storage::W8(v) => Storage::W8(copy(v)),
+        Storage::W16(v) => Storage::W16(copy(v)),
+        Storage::W32(v) => Storage::W32(copy(v)),
+        Storage::W64(v) => Storage::W64(copy(v)),
+        Storage::W128(v) => Storage::W128(copy(v)),
+        other => other.clone(),
+    }
+}
