@@ -106,6 +106,21 @@ pub fn gather<T: Copy + Send + Sync, I: IndexWord>(
             .all(|k| norm(k.get(), axis_len, negatives).is_some())
             .then(Vec::new);
     }
+    if inner == 1 {
+        // Gathering the last axis: each output row picks single elements from one data row.
+        return build(total, n, |start, chunk| {
+            for (r, dst) in chunk.chunks_exact_mut(n).enumerate() {
+                let base = (start / n + r) * axis_len;
+                for (d, k) in dst.iter_mut().zip(idx) {
+                    let Some(k) = norm(k.get(), axis_len, negatives) else {
+                        return false;
+                    };
+                    d.write(src[base + k]);
+                }
+            }
+            true
+        });
+    }
     build(total, inner, |start, chunk| {
         let first = start / inner;
         for (r, dst) in chunk.chunks_exact_mut(inner).enumerate() {
@@ -152,31 +167,65 @@ pub fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
             true
         });
     }
-    // Otherwise walk each output row of `inner` elements in column tiles, so that the data rows
-    // the tile picks from stay in cache while every output row of the block is written.
-    build(total, inner, |start, chunk| {
-        let first = start / inner;
-        let rows = chunk.len() / inner;
-        const TILE: usize = 256;
-        let mut t0 = 0;
-        while t0 < inner {
-            let t1 = (t0 + TILE).min(inner);
-            for r in 0..rows {
-                let row = first + r;
-                let o = row / len;
-                let dst = &mut chunk[r * inner + t0..r * inner + t1];
-                let ibase = row * inner;
-                for (m, d) in (t0..t1).zip(dst.iter_mut()) {
-                    let Some(k) = norm(idx[ibase + m].get(), axis_len, true) else {
-                        return false;
-                    };
-                    d.write(src[(o * axis_len + k) * inner + m]);
-                }
+    // Otherwise the element of output row (o, i) at column m comes from data row
+    // (o, idx[o, i, m]) at the same column m: rows far apart, columns in step. Each task takes a
+    // band of columns through every row, so the data lines of that band stay in cache while all
+    // the output rows read from them; tasks write disjoint columns of the output.
+    let size = std::mem::size_of::<T>().max(1);
+    let band = ((1usize << 20) / (axis_len.max(1) * size))
+        .clamp(16, inner.max(16))
+        .next_multiple_of(16)
+        .min(inner);
+    let bands: Vec<(usize, usize, usize)> = (0..outer)
+        .flat_map(|o| {
+            (0..inner)
+                .step_by(band)
+                .map(move |t0| (o, t0, (t0 + band).min(inner)))
+        })
+        .collect();
+    let mut out: Vec<T> = Vec::with_capacity(total);
+    let dst = SharedOut(out.spare_capacity_mut().as_mut_ptr());
+    let fill = |&(o, t0, t1): &(usize, usize, usize)| -> bool {
+        for i in 0..len {
+            let row = (o * len + i) * inner;
+            for m in t0..t1 {
+                let Some(k) = norm(idx[row + m].get(), axis_len, true) else {
+                    return false;
+                };
+                // SAFETY: row + m < total (o < outer, i < len, m < inner) and no other task
+                // writes column m of this row, since bands are disjoint.
+                unsafe { dst.write(row + m, src[(o * axis_len + k) * inner + m]) };
             }
-            t0 = t1;
         }
         true
-    })
+    };
+    let ok = if total * size >= PAR_MIN_BYTES {
+        bands.par_iter().all(fill)
+    } else {
+        bands.iter().all(fill)
+    };
+    if !ok {
+        return None;
+    }
+    // SAFETY: the bands cover every (o, i, m) of the output once, and all succeeded.
+    unsafe { out.set_len(total) };
+    Some(out)
+}
+
+/// The spare capacity of an output vector, written at disjoint offsets by several threads.
+struct SharedOut<T>(*mut MaybeUninit<T>);
+
+// SAFETY: tasks write disjoint elements, and the vector is not touched until they finish.
+unsafe impl<T: Send> Send for SharedOut<T> {}
+unsafe impl<T: Send> Sync for SharedOut<T> {}
+
+impl<T> SharedOut<T> {
+    /// # Safety
+    /// `at` must be within the capacity, and no other thread may write it.
+    #[inline(always)]
+    unsafe fn write(&self, at: usize, v: T) {
+        unsafe { (*self.0.add(at)).write(v) };
+    }
 }
 
 /// GatherND: each of `batches * tuples` index tuples of length `k` selects a slice of `slice`

@@ -96,6 +96,12 @@ pub trait Visit: Sync {
     fn grain(&self) -> usize {
         1
     }
+
+    /// Whether [`Visit::visit_range`] reads only the updates aimed at its range (rather than
+    /// scanning them all): then the output can be cut into more parts than threads for balance.
+    fn selective(&self) -> bool {
+        false
+    }
 }
 
 /// Applies `updates` to `out` along `plan` with `reduction`, for elements of `dtype`.
@@ -301,9 +307,11 @@ fn combine<T: Copy + Send + Sync, V: Visit>(
         plan.visit(|d, s| out[d] = f(out[d], upd[s]));
         return;
     }
-    // Contiguous output ranges, one per thread (a few more for balance), at grain boundaries.
+    // Contiguous output ranges at grain boundaries: one per thread when every range scans all
+    // the updates, a few more for balance when ranges read only their own.
     let rows = out.len() / grain;
-    let per = rows.div_ceil(threads * 4).max(1) * grain;
+    let parts = if plan.selective() { threads * 4 } else { threads };
+    let per = rows.div_ceil(parts).max(1) * grain;
     out.par_chunks_mut(per).enumerate().for_each(|(p, chunk)| {
         let lo = p * per;
         plan.visit_range(lo..lo + chunk.len(), |d, s| {

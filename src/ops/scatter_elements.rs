@@ -232,6 +232,10 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
         self.idx.len()
     }
 
+    fn selective(&self) -> bool {
+        self.axis != 0
+    }
+
     fn grain(&self) -> usize {
         if self.axis == 0 {
             1
