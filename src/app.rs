@@ -31,12 +31,19 @@ pub fn run(cli: Cli) -> Result<u8> {
 
 /// Discovers the selected cases; no case at all is a usage error.
 fn select(sel: &Selection) -> Result<Vec<Case>> {
+    select_with_names(sel).map(|(cases, _)| cases)
+}
+
+/// [`select`], also returning the names of every case found before `--filter`, `--exclude` and
+/// `--shard` (expectations entries for cases left out are not "unmatched").
+fn select_with_names(sel: &Selection) -> Result<(Vec<Case>, Vec<String>)> {
     let filter = CaseFilter::new(sel)?;
     let found = discover::discover(&sel.paths).map_err(|e| UsageError(e.to_string()))?;
     for w in &found.warnings {
         eprintln!("warning: {w}");
     }
     let total = found.cases.len();
+    let names: Vec<String> = found.cases.iter().map(|c| c.name.clone()).collect();
     let cases: Vec<Case> = found
         .cases
         .into_iter()
@@ -52,7 +59,10 @@ fn select(sel: &Selection) -> Result<Vec<Case>> {
         return Err(UsageError(format!("no case found under {}: {why}", paths.join(", "))).into());
     }
     // An empty shard is not an error: a CI matrix may have more shards than cases.
-    Ok(cases.into_iter().filter(|c| filter.in_shard(c)).collect())
+    Ok((
+        cases.into_iter().filter(|c| filter.in_shard(c)).collect(),
+        names,
+    ))
 }
 
 fn run_cases(args: RunArgs) -> Result<u8> {
@@ -74,7 +84,7 @@ fn run_cases(args: RunArgs) -> Result<u8> {
         expectations: expectations.clone().map(std::sync::Arc::new),
     };
     let jobs = config::jobs(args.jobs)?;
-    let cases = select(&args.selection)?;
+    let (cases, all_names) = select_with_names(&args.selection)?;
     let today = Date::today();
     let note_for = |r: &CaseResult| {
         expectations.as_ref().and_then(|e| {
@@ -136,7 +146,13 @@ fn run_cases(args: RunArgs) -> Result<u8> {
         }
         let pattern = |i: &usize| exp.entries()[*i].case.clone();
         let expired: Vec<String> = judgement.expired.iter().map(pattern).collect();
-        let unmatched: Vec<String> = judgement.unmatched.iter().map(pattern).collect();
+        // Entries for cases that --filter, --exclude or --shard left out are not unmatched.
+        let unmatched: Vec<String> = judgement
+            .unmatched
+            .iter()
+            .filter(|&&i| !all_names.iter().any(|n| exp.pattern_matches(i, n)))
+            .map(pattern)
+            .collect();
         for e in &expired {
             gate.push(format!(
                 "expectations: the entry for '{e}' has expired (its `until` date has passed)"
@@ -295,6 +311,9 @@ fn rerun_command(args: &RunArgs, case: &str) -> String {
     }
     if args.max_tensor_bytes != "4GiB" {
         flag("max-tensor-bytes", Some(args.max_tensor_bytes.clone()));
+    }
+    if let Some(file) = &args.expectations {
+        flag("expectations", Some(file.display().to_string()));
     }
     parts.join(" ")
 }

@@ -357,7 +357,7 @@ fn semantics<'a>(subj: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
                 indices,
                 dy,
                 axis,
-                Reduction::Add,
+                q.reduction.unwrap_or(Reduction::Add),
                 q,
             )
         }
@@ -675,7 +675,7 @@ fn gather_grad<'a>(
         shape: shape.to_vec(),
         updates: dy,
         pairs,
-        reduction: Reduction::Add,
+        reduction: q.reduction.unwrap_or(Reduction::Add),
         index: IndexInfo {
             values,
             shape: indices.shape().to_vec(),
@@ -833,6 +833,17 @@ pub fn classify(
     if reference.is_some_and(|r| identical(r, actual)) {
         return None;
     }
+    // A quirk explains the output only if it changes something: compare with the correct result,
+    // or, where the spec requires an error, with what the op computes when its indices are valid
+    // (then an error about something else, such as a dtype, is not blamed on index handling).
+    let computed;
+    let baseline = match reference {
+        Some(r) => Some(r),
+        None => {
+            computed = semantics(subj, &Quirks::default()).and_then(|s| execute(&s));
+            computed.as_ref()
+        }
+    };
     // The grads' reduction is their accumulation: "ignored" there means overwrite.
     for class in BugClass::ALL {
         for q in quirk_variants(class, subj) {
@@ -840,8 +851,8 @@ pub fn classify(
                 continue;
             };
             let Some(out) = execute(&sem) else { continue };
-            let differs_from_reference = reference.is_none_or(|r| !identical(r, &out));
-            if differs_from_reference && identical(&out, actual) {
+            let changes_something = baseline.is_none_or(|b| !identical(b, &out));
+            if changes_something && identical(&out, actual) {
                 return Some(class);
             }
         }

@@ -811,6 +811,11 @@ impl Expectations {
 
     /// Whether entry `i` applies to a case: its pattern matches the name and its opset range
     /// admits the case's `ai.onnx` opset.
+    /// Whether entry `i`'s case pattern matches `case_name` (opset range aside).
+    pub fn pattern_matches(&self, i: usize, case_name: &str) -> bool {
+        self.matchers.get(i).is_some_and(|m| m.is_match(case_name))
+    }
+
     fn matches(&self, i: usize, case_name: &str, opset: Option<i64>) -> bool {
         self.matchers[i].is_match(case_name) && self.entries[i].admits_opset(opset)
     }
@@ -1215,7 +1220,7 @@ rtol = 0
             reason: failed.then(|| "differs".to_string()),
             dtype: DType::Float,
             actual_dtype: DType::Float,
-            expected_shape: vec![3, 2],
+            expected_shape: Some(vec![3, 2]),
             actual_shape: vec![3, 2],
             mismatches,
             max_abs_diff: None,

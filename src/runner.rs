@@ -413,12 +413,15 @@ fn load_and_evaluate(
                 };
                 let reason = format!("node {node}: {why}");
                 return match runtime {
-                    // The runtime produced outputs where the spec requires an error: each is failed.
+                    // Every output the runtime produced where the spec requires an error is
+                    // failed; producing none at all is what the spec asks for.
                     Some(actual) => Ok(plan
                         .outputs
                         .iter()
                         .zip(actual)
-                        .map(|(info, a)| spec_error_output(&info.name, &reason, explain(&a), a))
+                        .filter_map(|(info, (_, a))| {
+                            a.map(|a| spec_error_output(&info.name, &reason, explain(&a), a))
+                        })
                         .collect()),
                     None => {
                         let hint = expected.iter().flatten().find_map(explain).map_or(
@@ -437,6 +440,7 @@ fn load_and_evaluate(
             }
             Err(e) => return Err(e.into()),
         };
+    let runtime = runtime.map(all_present).transpose()?;
     let mut results = Vec::with_capacity(plan.outputs.len());
     for (k, (info, value)) in plan.outputs.iter().zip(&ours).enumerate() {
         let tolerance = &opts.tolerance;
@@ -496,7 +500,7 @@ fn load_and_evaluate(
             reason: d.reason,
             dtype: exp.dtype(),
             actual_dtype: act.dtype(),
-            expected_shape: exp.shape().to_vec(),
+            expected_shape: Some(exp.shape().to_vec()),
             actual_shape: act.shape().to_vec(),
             mismatches: d.mismatches,
             max_abs_diff: d.max_abs_diff,
@@ -609,7 +613,7 @@ fn missing_expected(
         reason: Some(reason),
         dtype: ours.dtype(),
         actual_dtype: ours.dtype(),
-        expected_shape: Vec::new(),
+        expected_shape: None,
         actual_shape: ours.shape().to_vec(),
         mismatches: 0,
         max_abs_diff: None,
@@ -637,7 +641,7 @@ fn spec_error_output(
         reason: Some(why),
         dtype: actual.dtype(),
         actual_dtype: actual.dtype(),
-        expected_shape: Vec::new(),
+        expected_shape: None,
         actual_shape: actual.shape().to_vec(),
         mismatches: 0,
         max_abs_diff: None,
@@ -656,22 +660,31 @@ fn load_actual(
     n: usize,
     opts: &RunOptions,
     record: &mut Record,
-) -> Result<Vec<Tensor>, Verdict> {
+) -> Result<Vec<(String, Option<Tensor>)>, Verdict> {
     let dir = root.join(&case.rel).join(&ds.name);
     (0..n)
         .map(|k| {
             let path = dir.join(format!("output_{k}.pb"));
             let shown = path.display().to_string();
+            // A missing file is judged later: right when the spec requires an error.
             if std::fs::symlink_metadata(&path).is_err() {
-                return Err(Verdict(
-                    Status::Errored,
-                    format!("actual output {shown} is missing"),
-                ));
+                return Ok((shown, None));
             }
-            record
+            let t = record
                 .tensor(&path, &shown, opts)
-                .map(|l| l.tensor)
-                .map_err(Verdict::from)
+                .map_err(Verdict::from)?
+                .tensor;
+            Ok((shown, Some(t)))
+        })
+        .collect()
+}
+
+/// The runtime's outputs, all present; a missing one errors the data set with its path.
+fn all_present(actual: Vec<(String, Option<Tensor>)>) -> Result<Vec<Tensor>, Verdict> {
+    actual
+        .into_iter()
+        .map(|(shown, t)| {
+            t.ok_or_else(|| Verdict(Status::Errored, format!("actual output {shown} is missing")))
         })
         .collect()
 }

@@ -47,8 +47,9 @@ pub struct OutputResult {
     pub dtype: DType,
     /// Our dtype.
     pub actual_dtype: DType,
-    /// The expected shape.
-    pub expected_shape: Vec<usize>,
+    /// The expected shape; `None` when there is no expected output (the spec requires an error,
+    /// or the expected file is missing).
+    pub expected_shape: Option<Vec<usize>>,
     /// Our shape.
     pub actual_shape: Vec<usize>,
     /// Differing elements.

@@ -310,7 +310,11 @@ fn combine<T: Copy + Send + Sync, V: Visit>(
     // Contiguous output ranges at grain boundaries: one per thread when every range scans all
     // the updates, a few more for balance when ranges read only their own.
     let rows = out.len() / grain;
-    let parts = if plan.selective() { threads * 4 } else { threads };
+    let parts = if plan.selective() {
+        threads * 4
+    } else {
+        threads
+    };
     let per = rows.div_ceil(parts).max(1) * grain;
     out.par_chunks_mut(per).enumerate().for_each(|(p, chunk)| {
         let lo = p * per;

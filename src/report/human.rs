@@ -88,6 +88,9 @@ pub fn expectations(
     style: Style,
 ) -> String {
     let mut s = String::new();
+    if !e.updated && (!e.expired.is_empty() || !e.unmatched.is_empty()) {
+        s.push('\n');
+    }
     if e.updated {
         let _ = writeln!(
             s,
@@ -135,15 +138,25 @@ pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> S
     if let Some(r) = &o.reason {
         let _ = writeln!(s, "    {r}");
     }
-    let _ = writeln!(
-        s,
-        "    expected {} {:?}, got {} {:?}; {} comparison",
-        o.dtype,
-        o.expected_shape,
-        o.actual_dtype,
-        o.actual_shape,
-        if o.tolerant { "tolerant" } else { "exact" }
-    );
+    match &o.expected_shape {
+        Some(shape) => {
+            let _ = writeln!(
+                s,
+                "    expected {} {shape:?}, got {} {:?}; {} comparison",
+                o.dtype,
+                o.actual_dtype,
+                o.actual_shape,
+                if o.tolerant { "tolerant" } else { "exact" }
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "    no expected output; got {} {:?}",
+                o.actual_dtype, o.actual_shape
+            );
+        }
+    }
     if o.mismatches > 0 {
         let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.6e}"));
         let _ = writeln!(
@@ -223,7 +236,13 @@ pub fn failure_details(
                 s.push_str(&output_details(&c.name, &ds.name, o, style));
             }
         }
-        let _ = writeln!(s, "    {} {}", style.paint("2", "rerun:"), rerun(&c.name));
+        // An expected failure needs no rerun; only what fails the gate does.
+        if c.expectation
+            .as_ref()
+            .is_none_or(|e| e.fails_gate || e.outcome == "tolerance-only")
+        {
+            let _ = writeln!(s, "    {} {}", style.paint("2", "rerun:"), rerun(&c.name));
+        }
     }
     s
 }

@@ -166,7 +166,7 @@ pub struct JsonOutput<'a> {
     /// Our dtype.
     pub actual_dtype: &'static str,
     /// Expected shape.
-    pub expected_shape: &'a [usize],
+    pub expected_shape: Option<&'a [usize]>,
     /// Our shape.
     pub actual_shape: &'a [usize],
     /// "exact" or "tolerant".
@@ -270,7 +270,7 @@ fn output(o: &OutputResult) -> JsonOutput<'_> {
         status: o.status.as_str(),
         dtype: o.dtype.name(),
         actual_dtype: o.actual_dtype.name(),
-        expected_shape: &o.expected_shape,
+        expected_shape: o.expected_shape.as_deref(),
         actual_shape: &o.actual_shape,
         comparison: if o.tolerant { "tolerant" } else { "exact" },
         mismatches: o.mismatches,

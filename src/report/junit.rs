@@ -108,9 +108,9 @@ fn details(c: &CaseResult) -> String {
                 let from = m
                     .source
                     .as_ref()
-                    .map_or(String::new(), |s| format!(" ({s})"));
+                    .map_or(String::new(), |s| format!(" (correct value from {s})"));
                 lines.push(format!(
-                    "  {}[{}]: expected {}{from}, got {}",
+                    "  {}[{}]: expected {}, got {}{from}",
                     o.name,
                     idx.join(","),
                     m.expected,

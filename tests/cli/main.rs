@@ -4,14 +4,32 @@
 //! exit status and reports. Expected verdicts and values are stated literally; nothing here calls
 //! the library's kernels.
 
+// `run --actual DIR`: judging a runtime's outputs (tests/fixtures/actual).
+mod actual;
+// `coverage`: the traits passing cases exercise.
+mod coverage;
+// One fixture per bug class the reports name, and the provenance of mismatches.
+mod diagnosis;
+// `run --expectations`: known failures with ratchet semantics (tests/fixtures/expectations).
+mod expectations;
 // Official ONNX node tests from outside the operator families (tests/fixtures/onnx-node-sample).
 mod onnx_node_sample;
+// `run --pending` and the non-interactive `review` flows.
+mod pending;
+// The sha256 of every file read and the data's origin, in JSON and JUnit.
+mod provenance;
+// The `rerun:` command after every failed or errored case.
+mod rerun;
+// `--shard K/N`.
+mod shard;
 // Hostile inputs that cannot be committed: symbolic links, hard links, FIFOs, huge claims.
 mod hostile;
 // Options of `run` and the other subcommands.
 mod options;
 // Snapshots of the human, JSON and JUnit reports, `ops` and `run --help`.
 mod snapshots;
+// The per-operator summary.
+mod summary;
 // Running the binary and reading its reports.
 mod support;
 // The committed test data: everything passes.

@@ -1,7 +1,7 @@
 //! Options of `run` (selection, --fail-fast, --output, --format) and the `list`, `ops` and `bench`
 //! subcommands.
 
-use crate::support::{cases, count, fixture_names, fixtures, run, run_json, EXCLUDE_SAMPLE};
+use crate::support::{cases, count, fixture_names, fixtures, run, run_json, ONLY_GROUPS};
 use serde_json::Value;
 
 fn names(report: &Value) -> Vec<String> {
@@ -50,8 +50,8 @@ fn exclude_leaves_out_the_cases_whose_name_matches() {
             "^(errored|failing)/",
             "--exclude",
             "segment",
-            EXCLUDE_SAMPLE[0],
-            EXCLUDE_SAMPLE[1],
+            ONLY_GROUPS[0],
+            ONLY_GROUPS[1],
         ],
     );
     assert_eq!(code, 0);
@@ -180,9 +180,11 @@ fn junit_marks_failures_errors_and_skips() {
     assert_eq!(xml.matches("<error ").count(), 1, "{xml}");
     assert_eq!(xml.matches("<skipped ").count(), 1, "{xml}");
     assert!(xml.contains("indices[1,0] = 4 is out of range"), "{xml}");
-    // The description lists the mismatch (with where the expected value comes from).
-    assert!(xml.contains("output[1,0]: expected 7.0"), "{xml}");
-    assert!(xml.contains("got 5.0</failure>"), "{xml}");
+    // The description lists the mismatch, and where the correct value comes from.
+    assert!(
+        xml.contains("output[1,0]: expected 7.0, got 5.0 (correct value from data[2,0]"),
+        "{xml}"
+    );
     assert!(xml.trim_end().ends_with("</testsuites>"), "{xml}");
 }
 
@@ -193,8 +195,8 @@ fn list_names_every_case_with_its_support() {
         "tests/fixtures",
         "--format",
         "json",
-        EXCLUDE_SAMPLE[0],
-        EXCLUDE_SAMPLE[1],
+        ONLY_GROUPS[0],
+        ONLY_GROUPS[1],
     ]);
     r.expect_code(0);
     let listed = r.json();
@@ -212,12 +214,7 @@ fn list_names_every_case_with_its_support() {
     assert_eq!(entry("errored/domain_not_imported")["status"], "invalid");
     assert_eq!(entry("errored/truncated_model")["status"], "invalid");
 
-    let r = run([
-        "list",
-        "tests/fixtures",
-        EXCLUDE_SAMPLE[0],
-        EXCLUDE_SAMPLE[1],
-    ]);
+    let r = run(["list", "tests/fixtures", ONLY_GROUPS[0], ONLY_GROUPS[1]]);
     r.expect_code(0);
     let line = r
         .stdout

@@ -2,8 +2,7 @@
 //! the exit status; then the details of the failed ones, and the whole tree in one run.
 
 use crate::support::{
-    case, cases, count, fixture, fixture_names, fixtures, run_json, verdict_of_group,
-    EXCLUDE_SAMPLE,
+    case, cases, count, fixture, fixture_names, fixtures, run_json, verdict_of_group, ONLY_GROUPS,
 };
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -67,6 +66,8 @@ alone_tests! {
         "passing/openvino_gather8_zero_fills" => "passed" [];
     the_default_domain_may_be_imported_as_ai_onnx:
         "passing/default_domain_imported_as_ai_onnx" => "passed" [];
+    int32_negative_and_repeated_indices_in_typed_storage_pass:
+        "passing/gather_int32_negative_indices_typed" => "passed" [];
 
     // failing/: the expected output is wrong.
     a_changed_element_fails_at_its_index:
@@ -103,6 +104,27 @@ alone_tests! {
     a_gather_elements_grad_that_overwrites_instead_of_accumulating_fails:
         "failing/gather_elements_grad_wrong_value" => "failed"
         ["output 'dX'", "tolerance", "first at [0,1]: expected 4.0, got 7.0"];
+
+    // failing/diagnosed_*: the expected output is what a runtime with a known bug produces
+    // (diagnosis.rs asserts the class each is diagnosed with).
+    an_expected_output_reading_negative_indices_as_zero_fails:
+        "failing/diagnosed_negative_not_normalized" => "failed"
+        ["2 of 4 elements differ", "first at [0,0]: expected 1.0, got 5.0", "(negative-not-normalized)"];
+    an_expected_output_keeping_the_first_of_two_writes_fails:
+        "failing/diagnosed_first_write_wins" => "failed"
+        ["1 of 3 elements differ", "first at [0,1]: expected 5.0, got 7.0", "(first-write-wins)"];
+    an_expected_output_that_overwrites_instead_of_adding_fails:
+        "failing/diagnosed_reduction_ignored" => "failed"
+        ["2 of 5 elements differ", "tolerance", "first at [0,1]: expected 10.0, got 12.0", "(reduction-ignored)"];
+    an_expected_output_gathered_along_axis_0_fails:
+        "failing/diagnosed_axis_ignored" => "failed"
+        ["3 of 4 elements differ", "first at [0,1]: expected 2.0, got 1.0", "(axis-ignored)"];
+    an_expected_output_of_batch_dims_0_fails_on_its_shape:
+        "failing/diagnosed_batch_dims_ignored" => "failed"
+        ["shape differs: expected [2, 2, 2], got [2, 2]", "(batch-dims-ignored)"];
+    an_expected_sum_in_reverse_order_fails:
+        "failing/diagnosed_accumulation_order" => "failed"
+        ["1 of 1 elements differ", "tolerance", "first at [0]: expected 1.0, got 0.0", "(accumulation-order)"];
 
     // errored/: spec violations (D2-D6).
     an_out_of_range_gather_index_errors_with_position_value_and_range:
@@ -427,8 +449,9 @@ fn a_skipped_case_fails_the_run_only_with_deny_skip() {
 #[test]
 fn one_bad_case_never_spoils_the_run() {
     let names = fixture_names();
-    // The hand-copied official sample has its own test (onnx_node_sample.rs).
-    let (code, report) = run_json(&fixtures(), &EXCLUDE_SAMPLE);
+    // The hand-copied official sample and the --actual tree have tests of their own
+    // (onnx_node_sample.rs, actual.rs).
+    let (code, report) = run_json(&fixtures(), &ONLY_GROUPS);
     assert_eq!(code, 1);
     let listed: Vec<&str> = cases(&report)
         .iter()

@@ -23,7 +23,7 @@ use crate::testdata;
 use anyhow::{bail, Context, Result};
 use prost::Message;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const COMMAND: &str = "fixtures";
 
@@ -110,25 +110,83 @@ pub enum Edit {
     Remove(&'static str),
 }
 
+/// `tests/fixtures/actual/`: cases (`cases/`) and a runtime's outputs for them (`outputs/`).
+pub const ACTUAL: &str = "actual";
+
+/// A case with the outputs a runtime under test produced for it, for `run --actual`: the case
+/// goes to `actual/cases/<name>/`, the runtime's outputs to
+/// `actual/outputs/<name>/test_data_set_0/output_K.pb`.
+pub struct RuntimeFixture {
+    /// Directory name under `actual/cases/` and `actual/outputs/`.
+    pub name: &'static str,
+    /// What it holds, in one sentence: the README and the graph's doc_string.
+    pub about: &'static str,
+    /// The verdict `run --actual` must give it.
+    pub verdict: &'static str,
+    /// The case (its outputs are the expected outputs) before the edits.
+    pub case: Case,
+    /// Edits of the case, as for [`Fixture`].
+    pub edits: Vec<Edit>,
+    /// The runtime's outputs, one per graph output; `None` when the runtime wrote nothing.
+    pub actual: Option<Vec<Tensor>>,
+}
+
+/// The files of a runtime fixture: the case and the runtime's outputs.
+fn render_runtime(f: &RuntimeFixture) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut case = f.case.clone();
+    case.name = f.name;
+    case.source = f.about;
+    let mut files = render_case(
+        &case,
+        &f.edits,
+        &PathBuf::from(ACTUAL).join("cases").join(f.name),
+    )?;
+    let dir = PathBuf::from(ACTUAL)
+        .join("outputs")
+        .join(f.name)
+        .join("test_data_set_0");
+    for (k, t) in f.actual.iter().flatten().enumerate() {
+        let proto = testdata::tensor_proto(t, case.storage)
+            .with_context(|| format!("actual output {k} ({})", t.name))?;
+        files.push((dir.join(format!("output_{k}.pb")), proto.encode_to_vec()));
+    }
+    Ok(files)
+}
+
+/// `tests/fixtures/expectations/`.
+pub const EXPECTATIONS_DIR: &str = "expectations";
+
 /// Regenerates `tests/fixtures/`, or in check mode fails when any committed file differs from
 /// what would be written, is missing, or is no longer described.
 pub fn generate(check: bool) -> Result<()> {
     let dir = project_root().join("tests/fixtures");
     let fixtures = fixtures();
+    let runtime = runtime_fixtures();
     let mut expected = BTreeSet::new();
+    let mut all = Vec::new();
     for f in &fixtures {
-        let files = render(f).with_context(|| format!("fixture {}/{}", f.group.dir(), f.name))?;
-        for (rel, bytes) in files {
-            ensure_file_contents(&dir.join(&rel), &bytes, check, COMMAND)?;
-            expected.insert(rel);
-        }
+        all.extend(render(f).with_context(|| format!("fixture {}/{}", f.group.dir(), f.name))?);
     }
-    for (name, text) in [
-        ("README.md", readme_text(&fixtures)),
-        (".gitattributes", GITATTRIBUTES.to_string()),
-    ] {
-        ensure_file_contents(&dir.join(name), text.as_bytes(), check, COMMAND)?;
-        expected.insert(PathBuf::from(name));
+    for f in &runtime {
+        all.extend(render_runtime(f).with_context(|| format!("fixture {ACTUAL}/{}", f.name))?);
+    }
+    for (name, text) in EXPECTATIONS {
+        all.push((
+            PathBuf::from(EXPECTATIONS_DIR).join(name),
+            text.as_bytes().to_vec(),
+        ));
+    }
+    all.push((
+        PathBuf::from("README.md"),
+        readme_text(&fixtures, &runtime).into_bytes(),
+    ));
+    all.push((
+        PathBuf::from(".gitattributes"),
+        GITATTRIBUTES.as_bytes().to_vec(),
+    ));
+    for (rel, bytes) in all {
+        ensure_file_contents(&dir.join(&rel), &bytes, check, COMMAND)?;
+        expected.insert(rel);
     }
     testdata::remove_strays(&dir, &expected, &[ONNX_NODE_SAMPLE], check, COMMAND)
 }
@@ -142,7 +200,15 @@ const GITATTRIBUTES: &str = "\
 
 /// The files of one fixture, as paths relative to `tests/fixtures/` and their bytes.
 fn render(f: &Fixture) -> Result<Vec<(PathBuf, Vec<u8>)>> {
-    let case = &f.case;
+    render_case(
+        &f.case,
+        &f.edits,
+        &PathBuf::from(f.group.dir()).join(f.name),
+    )
+}
+
+/// The files of a case after its edits, under `dir` (relative to `tests/fixtures/`).
+fn render_case(case: &Case, edits: &[Edit], dir: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>> {
     let mut model = testdata::model(case)?;
     let mut tensors: BTreeMap<String, pb::TensorProto> = BTreeMap::new();
     for (kind, list) in [("input", &case.inputs), ("output", &case.outputs)] {
@@ -152,7 +218,7 @@ fn render(f: &Fixture) -> Result<Vec<(PathBuf, Vec<u8>)>> {
             tensors.insert(format!("test_data_set_0/{kind}_{k}.pb"), proto);
         }
     }
-    for edit in &f.edits {
+    for edit in edits {
         match edit {
             Edit::Model(change) => change(&mut model),
             Edit::Tensor(file, change) => match tensors.get_mut(*file) {
@@ -167,7 +233,7 @@ fn render(f: &Fixture) -> Result<Vec<(PathBuf, Vec<u8>)>> {
         .map(|(file, t)| (file, t.encode_to_vec()))
         .collect();
     files.insert(MODEL.to_string(), model.encode_to_vec());
-    for edit in &f.edits {
+    for edit in edits {
         match edit {
             Edit::TruncateHalf(file) => match files.get_mut(*file) {
                 Some(bytes) => bytes.truncate(bytes.len() / 2),
@@ -191,14 +257,13 @@ fn render(f: &Fixture) -> Result<Vec<(PathBuf, Vec<u8>)>> {
             Edit::Model(_) | Edit::Tensor(..) => {}
         }
     }
-    let dir = PathBuf::from(f.group.dir()).join(f.name);
     Ok(files
         .into_iter()
         .map(|(file, bytes)| (dir.join(file), bytes))
         .collect())
 }
 
-fn readme_text(fixtures: &[Fixture]) -> String {
+fn readme_text(fixtures: &[Fixture], runtime: &[RuntimeFixture]) -> String {
     let mut s = String::from(
         "# Test fixtures\n\
          \n\
@@ -237,7 +302,13 @@ fn readme_text(fixtures: &[Fixture]) -> String {
          `onnx-node-sample/` is the exception: it is not generated but holds a few official ONNX\n\
          node tests from outside the operator families, copied unmodified (its README says from\n\
          where). `tests/cli/onnx_node_sample.rs` asserts their verdicts; `cargo xtask fixtures`\n\
-         leaves that directory alone, and the tests above skip it.\n",
+         leaves that directory alone, and the tests above skip it.\n\
+         \n\
+         Two more generated directories are not verdict groups, and the tests that run the whole\n\
+         tree leave them out: `actual/` holds cases together with the outputs of an imagined\n\
+         runtime under test, for `run --actual` (`tests/cli/actual.rs`), and `expectations/` holds\n\
+         expectations files naming the fixtures above (`tests/cli/expectations.rs`). Both are\n\
+         described at the end of this file.\n",
     );
     for group in Group::ALL {
         s.push_str(&format!(
@@ -254,6 +325,47 @@ fn readme_text(fixtures: &[Fixture]) -> String {
                 f.about
             ));
         }
+    }
+    s.push_str(&format!(
+        "\n## `{ACTUAL}/` (for `run --actual`)\n\
+         \n\
+         `{ACTUAL}/cases/` holds cases and `{ACTUAL}/outputs/` the outputs a runtime under test\n\
+         produced for them, mirroring the case tree\n\
+         (`{ACTUAL}/outputs/<case>/test_data_set_0/output_0.pb`; a case without one stands for a\n\
+         runtime that wrote nothing). The verdict is the one of\n\
+         `onnx-idx-check run tests/fixtures/{ACTUAL}/cases --actual tests/fixtures/{ACTUAL}/outputs`;\n\
+         runtime outputs are literals worked by hand like the expected outputs.\n\
+         \n\
+         | case | op | ai.onnx opset | verdict | what it holds |\n\
+         |---|---|---|---|---|\n"
+    ));
+    for f in runtime {
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            f.name,
+            testdata::op_label(&f.case),
+            f.case.opset,
+            f.verdict,
+            f.about
+        ));
+    }
+    s.push_str(&format!(
+        "\n## `{EXPECTATIONS_DIR}/`\n\
+         \n\
+         Expectations files (`run --expectations FILE`) whose entries name the fixtures above by\n\
+         their names relative to `tests/fixtures/`; each entry's comment says what it exercises.\n\
+         \n\
+         | file | what it holds |\n\
+         |---|---|\n"
+    ));
+    for (name, text) in EXPECTATIONS {
+        let about = text
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches('#')
+            .trim();
+        s.push_str(&format!("| `{name}` | {about} |\n"));
     }
     s
 }
@@ -583,6 +695,7 @@ fn gather_grad(shape: &[i64], indices: Tensor, dy: Tensor, expected: Tensor) -> 
 pub fn fixtures() -> Vec<Fixture> {
     let mut all = passing();
     all.extend(failing());
+    all.extend(diagnosed());
     all.extend(errored_spec());
     all.extend(errored_nd());
     all.extend(errored_new_ops());
@@ -643,6 +756,20 @@ fn passing() -> Vec<Fixture> {
                 external(INPUT_0, "data.bin"),
                 Edit::Bytes("test_data_set_0/data.bin", le_f32(&[1.0, 2.0])),
             ],
+        ),
+        // Elements -1 + 3 = 2, 0, 0 and -3 + 3 = 0 of [10, 20, 30]: [[30, 10], [10, 10]].
+        fixture(
+            Passing,
+            "gather_int32_negative_indices_typed",
+            "Gather-13 with int32 indices, two of them negative and three reading element 0, \
+             all tensors typed (int32_data): the traits the other passing Gathers lack",
+            case("Gather", 13)
+                .axis(0)
+                .input(i32s("data", &[3], &[10, 20, 30]))
+                .input(i32s("indices", &[2, 2], &[-1, 0, 0, -3]))
+                .output(i32s("output", &[2, 2], &[30, 10, 10, 10]))
+                .typed(),
+            vec![],
         ),
         // Rows 0 and 2 of [[1, 2], [3, 4], [5, 6]].
         fixture(
@@ -1419,6 +1546,332 @@ fn skipped() -> Vec<Fixture> {
     ]
 }
 
+/// Failing fixtures whose expected output is what a runtime with a known bug produces, one per
+/// bug class the report names (the three out-of-range classes need a runtime output where the
+/// spec requires an error: they are in [`runtime_fixtures`]). Each expected output is the
+/// correct result worked by hand and then changed the way the bug changes it.
+fn diagnosed() -> Vec<Fixture> {
+    use Group::Failing;
+    vec![
+        // Rows 2 and 0 of [[1, 2], [3, 4], [5, 6]] are [[5, 6], [1, 2]]; reading -1 as index 0
+        // gives rows 0 and 0: [[1, 2], [1, 2]].
+        fixture(
+            Failing,
+            "diagnosed_negative_not_normalized",
+            "Gather-13 with indices [-1, 0]; the expected output reads -1 as row 0 ([[1, 2], \
+             [1, 2]]) where it is the last row ([[5, 6], [1, 2]]): negative-not-normalized",
+            case("Gather", 13)
+                .axis(0)
+                .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
+                .input(i64s("indices", &[2], &[-1, 0]))
+                .output(f32s("output", &[2, 2], &[1.0, 2.0, 1.0, 2.0])),
+            vec![],
+        ),
+        // Both updates (5, then 7 in row-major order) land on [0][1]: the last write wins (D7),
+        // [[1, 7, 3]]; keeping the first gives [[1, 5, 3]].
+        fixture(
+            Failing,
+            "diagnosed_first_write_wins",
+            "ScatterElements-13 writing [0,1] twice; the expected output keeps the first write \
+             (5) where the last in row-major order (7) wins: first-write-wins",
+            case("ScatterElements", 13)
+                .axis(1)
+                .input(f32s("data", &[1, 3], &[1.0, 2.0, 3.0]))
+                .input(i64s("indices", &[1, 2], &[1, 1]))
+                .input(f32s("updates", &[1, 2], &[5.0, 7.0]))
+                .output(f32s("output", &[1, 3], &[1.0, 5.0, 3.0])),
+            vec![],
+        ),
+        // reduction add: [0][1] = 2 + 10 = 12, [0][3] = 4 + 20 = 24, so [[1, 12, 3, 24, 5]];
+        // overwriting gives [[1, 10, 3, 20, 5]].
+        fixture(
+            Failing,
+            "diagnosed_reduction_ignored",
+            "ScatterElements-16 with reduction add; the expected output overwrites ([[1, 10, 3, \
+             20, 5]]) where the updates add ([[1, 12, 3, 24, 5]]): reduction-ignored",
+            case("ScatterElements", 16)
+                .axis(1)
+                .reduction("add")
+                .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
+                .input(i64s("indices", &[1, 2], &[1, 3]))
+                .input(f32s("updates", &[1, 2], &[10.0, 20.0]))
+                .output(f32s("output", &[1, 5], &[1.0, 10.0, 3.0, 20.0, 5.0])),
+            vec![],
+        ),
+        // GatherElements Example 1 (axis 1): out[i][j] = data[i][indices[i][j]] = [[1, 1], [4, 3]].
+        // On axis 0, out[i][j] = data[indices[i][j]][j] = [[1, 2], [3, 2]].
+        fixture(
+            Failing,
+            "diagnosed_axis_ignored",
+            "GatherElements-13 Example 1 (axis 1) with the expected output gathered along axis 0 \
+             ([[1, 2], [3, 2]] where axis 1 gives [[1, 1], [4, 3]]): axis-ignored",
+            case("GatherElements", 13)
+                .axis(1)
+                .input(f32s("data", &[2, 2], &[1.0, 2.0, 3.0, 4.0]))
+                .input(i64s("indices", &[2, 2], &[0, 0, 1, 0]))
+                .output(f32s("output", &[2, 2], &[1.0, 2.0, 3.0, 2.0])),
+            vec![],
+        ),
+        // batch_dims 1 on data [[[0, 1], [2, 3]], [[4, 5], [6, 7]]] with indices [[1], [0]]:
+        // batch 0 takes data[0][1] = [2, 3], batch 1 data[1][0] = [4, 5]: [[2, 3], [4, 5]], shape
+        // [2, 2]. With batch_dims 0 the tuples index the first axis: data[1], data[0] =
+        // [[[4, 5], [6, 7]], [[0, 1], [2, 3]]], shape [2, 2, 2].
+        fixture(
+            Failing,
+            "diagnosed_batch_dims_ignored",
+            "GatherND-13 with batch_dims 1; the expected output is the batch_dims 0 result, of \
+             shape [2, 2, 2] where batch_dims 1 gives [2, 2]: batch-dims-ignored",
+            case("GatherND", 13)
+                .with_attribute("batch_dims", 1)
+                .input(i64s("data", &[2, 2, 2], &[0, 1, 2, 3, 4, 5, 6, 7]))
+                .input(i64s("indices", &[2, 1], &[1, 0]))
+                .output(i64s("output", &[2, 2, 2], &[4, 5, 6, 7, 0, 1, 2, 3])),
+            vec![],
+        ),
+        // Three updates add onto data[0] = 0 in row-major order, in f32: 0 + 1 = 1, then
+        // 1 + 1e8 = 100000001, which rounds to 1e8 (f32 spacing is 8 there), then 1e8 - 1e8 = 0.
+        // In reverse order: 0 - 1e8 = -1e8, + 1e8 = 0, + 1 = 1.
+        fixture(
+            Failing,
+            "diagnosed_accumulation_order",
+            "ScatterElements-16 adding 1, 1e8 and -1e8 onto 0; the expected output is 1 (summed \
+             in reverse order) where row-major order gives 0 in float: accumulation-order",
+            case("ScatterElements", 16)
+                .axis(0)
+                .reduction("add")
+                .input(f32s("data", &[1], &[0.0]))
+                .input(i64s("indices", &[3], &[0, 0, 0]))
+                .input(f32s("updates", &[3], &[1.0, 1e8, -1e8]))
+                .output(f32s("output", &[1], &[1.0])),
+            vec![],
+        ),
+    ]
+}
+
+/// The cases of `actual/`, each with a runtime's outputs (or none).
+pub fn runtime_fixtures() -> Vec<RuntimeFixture> {
+    let runtime = |name, about, verdict, case, edits, actual: Option<Tensor>| RuntimeFixture {
+        name,
+        about,
+        verdict,
+        case,
+        edits,
+        actual: actual.map(|t| vec![t]),
+    };
+    // Rows 0 and 2 of [[1, 2], [3, 4], [5, 6]]: [[1, 2], [5, 6]].
+    let rows = |v: &[f32]| f32s("output", &[2, 2], v);
+    // Gather-13, axis 0, indices [3, 0] on 3 rows: 3 is out of range [-3, 2] (D3), so the
+    // spec requires an error and the expected output (zeros) is never compared. A runtime
+    // that wraps reads row 3 mod 3 = 0, one that clamps row 2, one that zero-fills zeros.
+    let gather_oob = || {
+        case("Gather", 13)
+            .axis(0)
+            .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
+            .input(i64s("indices", &[2], &[3, 0]))
+            .output(f32s("output", &[2, 2], &[0.0; 4]))
+    };
+    vec![
+        runtime(
+            "agrees",
+            "the runtime's output equals the expected one",
+            "passed",
+            gather_rows(&[1.0, 2.0, 5.0, 6.0]),
+            vec![],
+            Some(rows(&[1.0, 2.0, 5.0, 6.0])),
+        ),
+        runtime(
+            "differs",
+            "the runtime's output has 7 at [1,0] where the expected output has 5",
+            "failed",
+            gather_rows(&[1.0, 2.0, 5.0, 6.0]),
+            vec![],
+            Some(rows(&[1.0, 2.0, 7.0, 6.0])),
+        ),
+        runtime(
+            "no_expected_output_agrees",
+            "no expected output_0.pb: the runtime's output is compared with onnx-idx-check's \
+             result, and equals it",
+            "passed",
+            gather_rows(&[1.0, 2.0, 5.0, 6.0]),
+            vec![Edit::Remove(OUTPUT_0)],
+            Some(rows(&[1.0, 2.0, 5.0, 6.0])),
+        ),
+        runtime(
+            "no_expected_output_differs",
+            "no expected output_0.pb: the runtime's output (8 at [1,1]) is compared with \
+             onnx-idx-check's result (6)",
+            "failed",
+            gather_rows(&[1.0, 2.0, 5.0, 6.0]),
+            vec![Edit::Remove(OUTPUT_0)],
+            Some(rows(&[1.0, 2.0, 5.0, 8.0])),
+        ),
+        runtime(
+            "disputed_expected_output",
+            "the expected output has 7 at [1,0] where the gather gives 5: onnx-idx-check \
+             disputes it rather than judging the runtime by it",
+            "errored",
+            gather_rows(&[1.0, 2.0, 7.0, 6.0]),
+            vec![],
+            Some(rows(&[1.0, 2.0, 5.0, 6.0])),
+        ),
+        runtime(
+            "missing_actual_output",
+            "the runtime wrote no output_0.pb for a valid case",
+            "errored",
+            gather_rows(&[1.0, 2.0, 5.0, 6.0]),
+            vec![],
+            None,
+        ),
+        runtime(
+            "diagnosed_oob_wrapped",
+            "Gather-13 with indices [3, 0] on 3 rows, where the spec requires an error; the \
+             runtime wrapped 3 to row 0 ([[1, 2], [1, 2]]): oob-wrapped",
+            "failed",
+            gather_oob(),
+            vec![],
+            Some(rows(&[1.0, 2.0, 1.0, 2.0])),
+        ),
+        // GatherElements axis 0 on [[1, 2], [3, 4]] with indices [[0, 1], [2, 0]]: 2 is out of
+        // range [-2, 1] (D3). Clamping 2 to 1: out[i][j] = data[idx[i][j]][j] =
+        // [[data[0][0], data[1][1]], [data[1][0], data[0][1]]] = [[1, 4], [3, 2]].
+        runtime(
+            "diagnosed_oob_clamped",
+            "GatherElements-13 with indices[1,0] = 2 on an axis of size 2, where the spec \
+             requires an error; the runtime clamped it to 1 ([[1, 4], [3, 2]]): oob-clamped",
+            "failed",
+            case("GatherElements", 13)
+                .axis(0)
+                .input(f32s("data", &[2, 2], &[1.0, 2.0, 3.0, 4.0]))
+                .input(i64s("indices", &[2, 2], &[0, 1, 2, 0]))
+                .output(f32s("output", &[2, 2], &[0.0; 4])),
+            vec![],
+            Some(f32s("output", &[2, 2], &[1.0, 4.0, 3.0, 2.0])),
+        ),
+        // ScatterElements axis 1 on [[1, 2, 3, 4, 5]] with indices [[1, 5]]: 5 is out of range
+        // [-5, 4] (D3). Dropping that update leaves [[1, 1.1, 3, 4, 5]].
+        runtime(
+            "diagnosed_oob_zero_filled",
+            "ScatterElements-13 with indices[0,1] = 5 on an axis of size 5, where the spec \
+             requires an error; the runtime dropped that update ([[1, 1.1, 3, 4, 5]]): \
+             oob-zero-filled",
+            "failed",
+            case("ScatterElements", 13)
+                .axis(1)
+                .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
+                .input(i64s("indices", &[1, 2], &[1, 5]))
+                .input(f32s("updates", &[1, 2], &[1.1, 2.1]))
+                .output(f32s("output", &[1, 5], &[0.0; 5])),
+            vec![],
+            Some(f32s("output", &[1, 5], &[1.0, 1.1, 3.0, 4.0, 5.0])),
+        ),
+        runtime(
+            "spec_error_unexplained",
+            "Gather-13 with indices [3, 0] on 3 rows, where the spec requires an error; the \
+             runtime produced [[9, 9], [9, 9]], which no known bug explains",
+            "failed",
+            gather_oob(),
+            vec![],
+            Some(rows(&[9.0; 4])),
+        ),
+        runtime(
+            "spec_error_no_output",
+            "Gather-13 with indices [3, 0] on 3 rows, where the spec requires an error; the \
+             runtime wrote no output (it refused the inputs)",
+            "errored",
+            gather_oob(),
+            vec![],
+            None,
+        ),
+    ]
+}
+
+/// The expectations files under `expectations/`: (file name, text). The first line of each says
+/// what it holds (the README quotes it).
+pub const EXPECTATIONS: [(&str, &str); 3] = [
+    (
+        "ratchet.toml",
+        r#"# One entry per ratchet outcome, over the fixtures of tests/fixtures/ (tests/cli/expectations.rs).
+
+# Still fails exactly as listed (1 mismatch, first at [1,0]): an expected failure (XFAIL).
+[[expect]]
+case = "failing/wrong_value"
+status = "failed"
+reason = "runtime#1: Gather copies the wrong row"
+link = "https://example.com/runtime/issues/1"
+until = 2999-12-31
+mismatches = 1
+first_mismatch = [1, 0]
+
+# Passes: unexpectedly passed (XPASS), which fails the run until the entry is removed.
+[[expect]]
+case = "passing/nan_payloads_are_equal"
+status = "failed"
+reason = "runtime#2: NaN payloads differ"
+
+# Listed as failed, but errored: fails differently (another verdict).
+[[expect]]
+case = "errored/gather_index_out_of_range"
+status = "failed"
+reason = "runtime#3: out-of-range indices are clamped"
+
+# Fails with 1 mismatch, listed with 2: fails differently (another signature).
+[[expect]]
+case = "failing/nan_expected"
+status = "failed"
+reason = "runtime#4: NaN is not propagated"
+mismatches = 2
+
+# A glob: failing/gather_grad_wrong_value and failing/gather_elements_grad_wrong_value.
+[[expect]]
+case = "failing/*_grad_wrong_value"
+status = "failed"
+reason = "runtime#5: gradients overwrite instead of accumulating"
+
+# A glob with an opset range: of the errored cases named *_opset1*, only those importing
+# ai.onnx 10 or lower (gather_negative_index_opset1, scatter_negative_index_opset10).
+[[expect]]
+case = "errored/*_opset1*"
+status = "errored"
+reason = "runtime#6: negative indices before opset 11"
+opset = { max = 10 }
+
+# Tolerance only: 5.0 against the expected 5.02 passes with rtol 1e-2
+# (1e-7 + 1e-2 * 5.02 = 0.0502 >= 0.02).
+[[expect]]
+case = "failing/reduction_beyond_tolerance"
+reason = "runtime#7: reductions accumulate in float16"
+rtol = 1e-2
+
+# Matches no case: a warning (an error with --strict-expectations).
+[[expect]]
+case = "failing/renamed_long_ago"
+status = "failed"
+reason = "runtime#8: this case was renamed"
+"#,
+    ),
+    (
+        "expired.toml",
+        r#"# An expected failure whose entry expired on 2020-01-31 (tests/cli/expectations.rs).
+
+[[expect]]
+case = "failing/wrong_value"
+status = "failed"
+reason = "runtime#1: Gather copies the wrong row"
+until = 2020-01-31
+"#,
+    ),
+    (
+        "tighter_tolerance.toml",
+        r#"# A tolerance-only entry that tightens rtol to 0, so passing/reduction_within_tolerance (5.0 against 5.004) fails (tests/cli/rerun.rs).
+
+[[expect]]
+case = "passing/reduction_within_tolerance"
+reason = "our reductions are exact: hold them to rtol 0"
+rtol = 0.0
+"#,
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1441,6 +1894,66 @@ mod tests {
                 "{}",
                 f.name
             );
+        }
+    }
+
+    #[test]
+    fn runtime_fixtures_have_unique_names_and_one_output_per_graph_output() {
+        let mut seen = BTreeSet::new();
+        for f in runtime_fixtures() {
+            assert!(seen.insert(f.name), "duplicate runtime fixture {}", f.name);
+            assert!(
+                f.name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                "{}",
+                f.name
+            );
+            assert!(
+                ["passed", "failed", "errored"].contains(&f.verdict),
+                "{}",
+                f.name
+            );
+            if let Some(actual) = &f.actual {
+                let names: Vec<&str> = actual.iter().map(|t| t.name).collect();
+                let outputs: Vec<&str> = f.case.outputs.iter().map(|t| t.name).collect();
+                assert_eq!(names, outputs, "{}", f.name);
+                for t in actual {
+                    assert_eq!(t.values.len() as i64, t.numel(), "{} {}", f.name, t.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn runtime_outputs_mirror_the_case_tree() {
+        let f = runtime_fixtures()
+            .into_iter()
+            .find(|f| f.name == "differs")
+            .unwrap();
+        let files = render_runtime(&f).unwrap();
+        let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+        assert!(paths.contains(&PathBuf::from("actual/cases/differs/model.onnx")));
+        assert!(paths.contains(&PathBuf::from(
+            "actual/outputs/differs/test_data_set_0/output_0.pb"
+        )));
+        let missing = runtime_fixtures()
+            .into_iter()
+            .find(|f| f.name == "missing_actual_output")
+            .unwrap();
+        assert!(!render_runtime(&missing)
+            .unwrap()
+            .iter()
+            .any(|(p, _)| p.starts_with("actual/outputs")));
+    }
+
+    #[test]
+    fn expectations_files_say_what_they_hold_on_their_first_line() {
+        let mut seen = BTreeSet::new();
+        for (name, text) in EXPECTATIONS {
+            assert!(seen.insert(name) && name.ends_with(".toml"), "{name}");
+            assert!(text.starts_with("# "), "{name}");
+            assert!(text.contains("[[expect]]"), "{name}");
         }
     }
 

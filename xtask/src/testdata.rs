@@ -42,8 +42,20 @@ pub fn generate(check: bool) -> Result<()> {
         COMMAND,
     )?;
     expected.insert(readme);
+    // Read by `onnx-idx-check` as the cases' origin (reports' `origin` field).
+    let provenance = PathBuf::from("PROVENANCE");
+    ensure_file_contents(
+        &dir.join(&provenance),
+        PROVENANCE.as_bytes(),
+        check,
+        COMMAND,
+    )?;
+    expected.insert(provenance);
     remove_strays(&dir, &expected, &[], check, COMMAND)
 }
+
+/// The origin line of the spec examples.
+const PROVENANCE: &str = "worked examples of the operator specifications (ONNX operator docs, OpenVINO Gather-8), written by `cargo xtask testdata`\n";
 
 /// The files of one case, as paths relative to `testdata/spec-examples/` and their bytes.
 fn render(case: &Case) -> Result<Vec<(PathBuf, Vec<u8>)>> {

@@ -1,0 +1,402 @@
+//! `run PATH --actual DIR`: judging another runtime's outputs. The cases are
+//! `tests/fixtures/actual/cases/`, the runtime's outputs `tests/fixtures/actual/outputs/` (see
+//! the fixtures README); every verdict, reason and mismatch below is worked by hand from the
+//! descriptions in `xtask/src/fixtures.rs`.
+
+use crate::support::{case, cases, count, fixtures, run, run_json, sha256_hex, ACTUAL};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+fn case_dir() -> PathBuf {
+    fixtures().join(ACTUAL).join("cases")
+}
+
+fn outputs_dir() -> PathBuf {
+    fixtures().join(ACTUAL).join("outputs")
+}
+
+/// `run actual/cases --actual actual/outputs --format json <extra>`.
+fn judge(extra: &[&str]) -> (i32, Value) {
+    let outputs = outputs_dir();
+    let mut args = vec!["--actual", outputs.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    run_json(&case_dir(), &args)
+}
+
+/// One case judged alone: the exit status and its report entry.
+fn alone(name: &str) -> (i32, Value) {
+    let filter = format!("^{name}$");
+    let (code, report) = judge(&["--filter", &filter]);
+    assert_eq!(count(&report, "total"), 1, "{report:#}");
+    (code, cases(&report)[0].clone())
+}
+
+/// The single output comparison of a case's single data set.
+fn output(c: &Value) -> &Value {
+    let sets = c["data_sets"].as_array().unwrap();
+    assert_eq!(sets.len(), 1, "{c:#}");
+    let outputs = sets[0]["outputs"].as_array().unwrap();
+    assert_eq!(outputs.len(), 1, "{c:#}");
+    &outputs[0]
+}
+
+/// Every case of the tree: its verdict under --actual and words its reason must contain.
+const EXPECTED: &[(&str, &str, &[&str])] = &[
+    ("agrees", "passed", &[]),
+    (
+        "diagnosed_oob_clamped",
+        "failed",
+        &["the spec requires an error", "(oob-clamped)"],
+    ),
+    (
+        "diagnosed_oob_wrapped",
+        "failed",
+        &["the spec requires an error", "(oob-wrapped)"],
+    ),
+    (
+        "diagnosed_oob_zero_filled",
+        "failed",
+        &["the spec requires an error", "(oob-zero-filled)"],
+    ),
+    (
+        "differs",
+        "failed",
+        &["1 of 4 elements differ; first at [1,0]: expected 5.0, got 7.0"],
+    ),
+    (
+        "disputed_expected_output",
+        "errored",
+        &["reference disputes expected output"],
+    ),
+    (
+        "missing_actual_output",
+        "errored",
+        &[
+            "actual output",
+            "missing_actual_output/test_data_set_0/output_0.pb is missing",
+        ],
+    ),
+    ("no_expected_output_agrees", "passed", &[]),
+    (
+        "no_expected_output_differs",
+        "failed",
+        &["1 of 4 elements differ; first at [1,1]: expected 6.0, got 8.0"],
+    ),
+    ("spec_error_no_output", "passed", &[]),
+    (
+        "spec_error_unexplained",
+        "failed",
+        &["the spec requires an error"],
+    ),
+];
+
+#[test]
+fn every_case_of_the_actual_tree_gets_its_verdict() {
+    let (code, report) = judge(&[]);
+    assert_eq!(code, 1, "{report:#}");
+    let listed: Vec<&str> = cases(&report)
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = EXPECTED.iter().map(|(n, _, _)| *n).collect();
+    assert_eq!(listed, want, "every case of actual/cases once, sorted");
+    let mut wrong = Vec::new();
+    for (name, status, words) in EXPECTED {
+        let c = case(&report, name);
+        if c["status"] != *status {
+            wrong.push(format!("{name}: {} instead of {status}", c["status"]));
+        }
+        let reason = c["reason"].as_str().unwrap_or("");
+        for w in *words {
+            if !reason.contains(w) {
+                wrong.push(format!("{name}: reason lacks {w:?}: {reason}"));
+            }
+        }
+        if *status == "passed" && !c["reason"].is_null() {
+            wrong.push(format!("{name}: a passed case with a reason: {reason}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    let (p, f, e) = (3, 6, 2);
+    assert_eq!(
+        (
+            count(&report, "passed"),
+            count(&report, "failed"),
+            count(&report, "errored")
+        ),
+        (p, f, e)
+    );
+}
+
+#[test]
+fn every_case_directory_has_its_expectation_above() {
+    let mut on_disk: Vec<String> = std::fs::read_dir(case_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    let want: Vec<&str> = EXPECTED.iter().map(|(n, _, _)| *n).collect();
+    assert_eq!(
+        on_disk, want,
+        "run `cargo xtask fixtures`, then update EXPECTED"
+    );
+}
+
+#[test]
+fn an_output_equal_to_the_expected_one_passes() {
+    let (code, c) = alone("agrees");
+    assert_eq!((code, &c["status"]), (0, &json!("passed")), "{c:#}");
+    let o = output(&c);
+    assert_eq!(o["status"], "passed");
+    assert_eq!(o["mismatches"], 0);
+    assert_eq!(o["actual_shape"], json!([2, 2]));
+}
+
+#[test]
+fn a_differing_output_fails_with_its_mismatches_and_where_the_correct_value_comes_from() {
+    let (code, c) = alone("differs");
+    assert_eq!(code, 1);
+    assert_eq!(
+        c["reason"],
+        "test_data_set_0: output 'output': 1 of 4 elements differ; first at [1,0]: expected 5.0, got 7.0"
+    );
+    let o = output(&c);
+    assert_eq!(o["status"], "failed");
+    assert_eq!(o["comparison"], "exact");
+    assert_eq!(o["mismatches"], 1);
+    // Under --actual, "expected" is the correct value and "actual" the runtime's.
+    assert_eq!(
+        o["first_mismatches"],
+        json!([{
+            "index": [1, 0],
+            "expected": "5.0",
+            "actual": "7.0",
+            "source": "data[2,0], from indices[1] = 2 on axis 0"
+        }])
+    );
+    // 7 is no known bug's result.
+    assert_eq!(o["diagnosis"], Value::Null);
+}
+
+#[test]
+fn without_an_expected_file_the_output_is_compared_with_onnx_idx_checks_result() {
+    let (code, c) = alone("no_expected_output_agrees");
+    assert_eq!((code, &c["status"]), (0, &json!("passed")), "{c:#}");
+    let (code, c) = alone("no_expected_output_differs");
+    assert_eq!((code, &c["status"]), (1, &json!("failed")), "{c:#}");
+    let o = output(&c);
+    assert_eq!(
+        o["first_mismatches"],
+        json!([{
+            "index": [1, 1],
+            "expected": "6.0",
+            "actual": "8.0",
+            "source": "data[2,1], from indices[1] = 2 on axis 0"
+        }])
+    );
+    // Without --actual the same case is malformed: its expected output is missing.
+    let (code, report) = run_json(&case_dir().join("no_expected_output_agrees"), &[]);
+    assert_eq!(code, 1);
+    let c = &cases(&report)[0];
+    assert_eq!(c["status"], "errored");
+    assert!(
+        c["reason"]
+            .as_str()
+            .unwrap()
+            .contains("test_data_set_0/output_0.pb is missing"),
+        "{c:#}"
+    );
+}
+
+#[test]
+fn an_expected_output_onnx_idx_check_disputes_errors_the_case() {
+    let (code, c) = alone("disputed_expected_output");
+    assert_eq!(code, 1);
+    assert_eq!(c["status"], "errored");
+    assert_eq!(
+        c["reason"],
+        "test_data_set_0: reference disputes expected output: output 'output' of \
+         test_data_set_0/output_0.pb differs from onnx-idx-check's result: 1 of 4 elements \
+         differ; first at [1,0]: expected 7.0, got 5.0"
+    );
+    // Neither side is trusted: nothing is compared with the runtime's output.
+    assert_eq!(c["data_sets"][0]["outputs"], json!([]));
+}
+
+#[test]
+fn a_missing_actual_output_errors_naming_its_path() {
+    let (code, c) = alone("missing_actual_output");
+    assert_eq!(code, 1);
+    let path = outputs_dir().join("missing_actual_output/test_data_set_0/output_0.pb");
+    assert_eq!(
+        c["reason"],
+        format!(
+            "test_data_set_0: actual output {} is missing",
+            path.display()
+        )
+    );
+    // The path is the one given on the command line, relative when it was relative.
+    let r = run([
+        "run",
+        "tests/fixtures/actual/cases",
+        "--actual",
+        "tests/fixtures/actual/outputs",
+        "--filter",
+        "^missing_actual_output$",
+        "--color",
+        "never",
+    ]);
+    r.expect_code(1);
+    assert!(
+        r.stdout.contains(
+            "actual output tests/fixtures/actual/outputs/missing_actual_output/test_data_set_0/output_0.pb is missing"
+        ),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn an_output_where_the_spec_requires_an_error_fails_with_a_diagnosis_when_one_fits() {
+    for (name, node, why, diagnosis) in [
+        (
+            "diagnosed_oob_wrapped",
+            "'diagnosed_oob_wrapped' (Gather-13)",
+            "indices[0] = 3 is out of range [-3, 2] for axis 0 (size 3)",
+            Some("out-of-range indices were wrapped modulo the axis size (oob-wrapped)"),
+        ),
+        (
+            "diagnosed_oob_clamped",
+            "'diagnosed_oob_clamped' (GatherElements-13)",
+            "indices[1,0] = 2 is out of range [-2, 1] for axis 0 (size 2)",
+            Some("out-of-range indices were clamped to the nearest valid index (oob-clamped)"),
+        ),
+        (
+            "diagnosed_oob_zero_filled",
+            "'diagnosed_oob_zero_filled' (ScatterElements-13)",
+            "indices[0,1] = 5 is out of range [-5, 4] for axis 1 (size 5)",
+            Some(
+                "out-of-range indices produced zeros (or their updates were dropped) (oob-zero-filled)",
+            ),
+        ),
+        (
+            "spec_error_unexplained",
+            "'spec_error_unexplained' (Gather-13)",
+            "indices[0] = 3 is out of range [-3, 2] for axis 0 (size 3)",
+            None,
+        ),
+    ] {
+        let (code, c) = alone(name);
+        assert_eq!((code, &c["status"]), (1, &json!("failed")), "{c:#}");
+        let mut want = format!(
+            "test_data_set_0: output 'output': the spec requires an error for these inputs \
+             (node {node}: {why}), but the runtime produced an output"
+        );
+        if let Some(d) = diagnosis {
+            want.push_str(&format!("; diagnosis: {d}"));
+        }
+        assert_eq!(c["reason"], want, "{name}");
+        let o = output(&c);
+        assert_eq!(o["status"], "failed", "{name}");
+        assert_eq!(o["mismatches"], 0, "{name}");
+        assert_eq!(o["first_mismatches"], json!([]), "{name}");
+        let id = diagnosis.map(|d| {
+            d.rsplit_once('(')
+                .unwrap()
+                .1
+                .trim_end_matches(')')
+                .to_string()
+        });
+        assert_eq!(o["diagnosis"], json!(id), "{name}");
+    }
+}
+
+/// A runtime that refuses inputs the spec forbids writes no output: that is what the spec asks
+/// for, so the data set passes (with no outputs to compare).
+#[test]
+fn no_output_where_the_spec_requires_an_error_passes() {
+    let (code, c) = alone("spec_error_no_output");
+    assert_eq!(code, 0);
+    assert_eq!(c["status"], "passed");
+    assert_eq!(c["data_sets"][0]["outputs"], json!([]));
+}
+
+#[test]
+fn the_digests_cover_the_runtimes_outputs_by_their_path() {
+    let (_, c) = alone("differs");
+    let dir = case_dir().join("differs");
+    let actual = outputs_dir().join("differs/test_data_set_0/output_0.pb");
+    let want: Vec<Value> = [
+        ("model.onnx".to_string(), dir.join("model.onnx")),
+        (
+            "test_data_set_0/input_0.pb".to_string(),
+            dir.join("test_data_set_0/input_0.pb"),
+        ),
+        (
+            "test_data_set_0/input_1.pb".to_string(),
+            dir.join("test_data_set_0/input_1.pb"),
+        ),
+        (
+            "test_data_set_0/output_0.pb".to_string(),
+            dir.join("test_data_set_0/output_0.pb"),
+        ),
+        (actual.display().to_string(), actual.clone()),
+    ]
+    .into_iter()
+    .map(|(path, file)| json!({"path": path, "sha256": sha256_hex(&file)}))
+    .collect();
+    assert_eq!(c["files"], json!(want));
+}
+
+#[test]
+fn actual_must_be_an_existing_directory_and_excludes_pending() {
+    let r = run([
+        "run",
+        "tests/fixtures/actual/cases",
+        "--actual",
+        "tests/fixtures/actual/no-such-dir",
+    ]);
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("--actual tests/fixtures/actual/no-such-dir: not a directory"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run([
+        "run",
+        "tests/fixtures/actual/cases",
+        "--actual",
+        "tests/fixtures/actual/outputs",
+        "--pending",
+        tmp.path().to_str().unwrap(),
+    ]);
+    r.expect_code(2);
+    assert!(r.stderr.contains("--pending"), "{}", r.stderr);
+}
+
+/// Where the spec requires an error there is no expected tensor, but the output is reported
+/// with an empty expected shape (`runner::spec_error_output` sets `expected_shape` to `[]`):
+/// the details read "expected float [], got float [2, 2]", i.e. a float scalar was expected,
+/// and JSON says `"expected_shape": []` (a rank-0 shape) with the runtime's dtype as `dtype`.
+#[test]
+fn an_output_where_the_spec_requires_an_error_is_not_compared_with_a_scalar() {
+    let r = run([
+        "run",
+        "tests/fixtures/actual/cases",
+        "--actual",
+        "tests/fixtures/actual/outputs",
+        "--filter",
+        "^diagnosed_oob_wrapped$",
+        "--color",
+        "never",
+    ]);
+    r.expect_code(1);
+    assert!(
+        !r.stdout.contains("expected float [], got float [2, 2]"),
+        "{}",
+        r.stdout
+    );
+}
