@@ -98,7 +98,7 @@ pub trait Visit: Sync {
     }
 
     /// Whether [`Visit::visit_range`] reads only the updates aimed at its range (rather than
-    /// scanning them all): then the output can be cut into more parts than threads for balance.
+    /// scanning them all); only such plans run on several threads.
     fn selective(&self) -> bool {
         false
     }
@@ -303,18 +303,15 @@ fn combine<T: Copy + Send + Sync, V: Visit>(
     let grain = plan.grain().max(1);
     let threads = rayon::current_num_threads();
     let big = plan.updates().saturating_mul(std::mem::size_of::<T>()) >= super::fast::PAR_MIN_BYTES;
-    if !big || threads < 2 || out.len() < 2 * grain || out.len() % grain != 0 {
+    // Threads only when each output range can go straight to its own updates: ranges that each
+    // scan every update lose to one thread sweeping once.
+    if !big || !plan.selective() || threads < 2 || out.len() < 2 * grain || out.len() % grain != 0 {
         plan.visit(|d, s| out[d] = f(out[d], upd[s]));
         return;
     }
-    // Contiguous output ranges at grain boundaries: one per thread when every range scans all
-    // the updates, a few more for balance when ranges read only their own.
+    // Contiguous output ranges at grain boundaries, a few per thread for balance.
     let rows = out.len() / grain;
-    let parts = if plan.selective() {
-        threads * 4
-    } else {
-        threads
-    };
+    let parts = threads * 4;
     let per = rows.div_ceil(parts).max(1) * grain;
     out.par_chunks_mut(per).enumerate().for_each(|(p, chunk)| {
         let lo = p * per;

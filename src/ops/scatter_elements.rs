@@ -184,19 +184,77 @@ struct ElementPlan<'a, I> {
     ishape: &'a [usize],
     dshape: &'a [usize],
     axis: usize,
+    axis_len: usize,
     axis_stride: usize,
     idx: &'a [I],
+    /// `[outer, len, inner]` when indices and data agree off the axis: then positions walk in
+    /// three plain loops instead of an odometer.
+    flat: Option<(usize, usize, usize)>,
 }
 
-impl<I: IndexWord> ElementPlan<'_, I> {
+impl<'a, I: IndexWord> ElementPlan<'a, I> {
+    fn new(ishape: &'a [usize], dshape: &'a [usize], axis: usize, idx: &'a [I]) -> Self {
+        let aligned = ishape
+            .iter()
+            .zip(dshape)
+            .enumerate()
+            .all(|(d, (a, b))| d == axis || a == b);
+        let flat = aligned.then(|| {
+            (
+                dshape[..axis].iter().product(),
+                ishape[axis],
+                dshape[axis + 1..].iter().product(),
+            )
+        });
+        ElementPlan {
+            ishape,
+            dshape,
+            axis,
+            axis_len: dshape[axis],
+            axis_stride: strides(dshape)[axis],
+            idx,
+            flat,
+        }
+    }
+
     #[inline(always)]
     fn index(&self, pos: usize) -> usize {
-        fast::norm(self.idx[pos].get(), self.dshape[self.axis], true).unwrap_or(0)
+        fast::norm(self.idx[pos].get(), self.axis_len, true).unwrap_or(0)
+    }
+
+    /// The aligned walk over outer blocks `blocks`.
+    #[inline(always)]
+    fn walk_flat<F: FnMut(usize, usize)>(
+        &self,
+        blocks: std::ops::Range<usize>,
+        len: usize,
+        inner: usize,
+        f: &mut F,
+    ) {
+        let s = self.axis_len;
+        let mut pos = blocks.start * len * inner;
+        for o in blocks {
+            let base = o * s * inner;
+            for _ in 0..len {
+                if inner == 1 {
+                    f(base + self.index(pos), pos);
+                    pos += 1;
+                } else {
+                    for m in 0..inner {
+                        f(base + self.index(pos) * inner + m, pos);
+                        pos += 1;
+                    }
+                }
+            }
+        }
     }
 }
 
 impl<I: IndexWord> Visit for ElementPlan<'_, I> {
     fn visit<F: FnMut(usize, usize)>(&self, mut f: F) {
+        if let Some((outer, len, inner)) = self.flat {
+            return self.walk_flat(0..outer, len, inner, &mut f);
+        }
         for_each_element(self.ishape, self.dshape, self.axis, |pos, base| {
             f(base + self.index(pos) * self.axis_stride, pos)
         });
@@ -213,8 +271,13 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
         }
         // Off axis 0, row i of the indices writes only to row i of the output.
         let row = self.grain();
-        let irow: usize = self.ishape[1..].iter().product();
         let rows = (range.start / row)..(range.end / row).min(self.ishape[0]);
+        if let Some((_, len, inner)) = self.flat {
+            // Each row of dim 0 holds `per_row` outer blocks.
+            let per_row: usize = self.dshape[1..self.axis].iter().product();
+            return self.walk_flat(rows.start * per_row..rows.end * per_row, len, inner, &mut f);
+        }
+        let irow: usize = self.ishape[1..].iter().product();
         for i in rows {
             for_each_element(
                 &self.ishape[1..],
@@ -275,13 +338,7 @@ fn scatter(
     }
     let mut storage = fast::copy_storage(data.storage());
     crate::with_indices!(ind, |v| {
-        let plan = ElementPlan {
-            ishape: indices.shape(),
-            dshape: data.shape(),
-            axis,
-            axis_stride: strides(data.shape())[axis],
-            idx: v,
-        };
+        let plan = ElementPlan::new(indices.shape(), data.shape(), axis, v);
         reduction::apply(
             data.dtype(),
             reduction,

@@ -175,6 +175,11 @@ impl Visit for SlicePlan<'_> {
     fn grain(&self) -> usize {
         self.slice
     }
+
+    fn selective(&self) -> bool {
+        // Each range scans every tuple, which pays when a tuple moves a long slice.
+        self.slice >= 16
+    }
 }
 
 fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, KernelError> {
