@@ -185,15 +185,26 @@ struct ElementPlan<'a, I> {
     dshape: &'a [usize],
     axis: usize,
     axis_len: usize,
+    /// Whether negative indices count from the back (false at Scatter-9).
+    negatives: bool,
     axis_stride: usize,
     idx: &'a [I],
     /// `[outer, len, inner]` when indices and data agree off the axis: then positions walk in
     /// three plain loops instead of an odometer.
     flat: Option<(usize, usize, usize)>,
+    /// Set when an index is out of range. Validation happens during the walk (each index is read
+    /// once); the caller then drops the output and reports the first offending position.
+    bad: std::sync::atomic::AtomicBool,
 }
 
 impl<'a, I: IndexWord> ElementPlan<'a, I> {
-    fn new(ishape: &'a [usize], dshape: &'a [usize], axis: usize, idx: &'a [I]) -> Self {
+    fn new(
+        ishape: &'a [usize],
+        dshape: &'a [usize],
+        axis: usize,
+        idx: &'a [I],
+        negatives: bool,
+    ) -> Self {
         let aligned = ishape
             .iter()
             .zip(dshape)
@@ -211,15 +222,22 @@ impl<'a, I: IndexWord> ElementPlan<'a, I> {
             dshape,
             axis,
             axis_len: dshape[axis],
+            negatives,
             axis_stride: strides(dshape)[axis],
             idx,
             flat,
+            bad: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
+    /// The normalised index at `pos`, or `None` (noted in `bad`) when out of range.
     #[inline(always)]
-    fn index(&self, pos: usize) -> usize {
-        fast::norm(self.idx[pos].get(), self.axis_len, true).unwrap_or(0)
+    fn index(&self, pos: usize) -> Option<usize> {
+        let k = fast::norm(self.idx[pos].get(), self.axis_len, self.negatives);
+        if k.is_none() {
+            self.bad.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        k
     }
 
     /// The aligned walk over outer blocks `blocks`.
@@ -237,11 +255,15 @@ impl<'a, I: IndexWord> ElementPlan<'a, I> {
             let base = o * s * inner;
             for _ in 0..len {
                 if inner == 1 {
-                    f(base + self.index(pos), pos);
+                    if let Some(k) = self.index(pos) {
+                        f(base + k, pos);
+                    }
                     pos += 1;
                 } else {
                     for m in 0..inner {
-                        f(base + self.index(pos) * inner + m, pos);
+                        if let Some(k) = self.index(pos) {
+                            f(base + k * inner + m, pos);
+                        }
                         pos += 1;
                     }
                 }
@@ -256,7 +278,9 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
             return self.walk_flat(0..outer, len, inner, &mut f);
         }
         for_each_element(self.ishape, self.dshape, self.axis, |pos, base| {
-            f(base + self.index(pos) * self.axis_stride, pos)
+            if let Some(k) = self.index(pos) {
+                f(base + k * self.axis_stride, pos)
+            }
         });
     }
 
@@ -285,7 +309,9 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
                 self.axis - 1,
                 |p, base| {
                     let pos = i * irow + p;
-                    f(i * row + base + self.index(pos) * self.axis_stride, pos)
+                    if let Some(k) = self.index(pos) {
+                        f(i * row + base + k * self.axis_stride, pos)
+                    }
                 },
             );
         }
@@ -332,20 +358,30 @@ fn scatter(
     let ind = Indices::of(indices).ok_or_else(|| spec_err!("indices must be integers"))?;
     let from_back = negatives == Negatives::FromBack;
     let s = data.shape()[axis];
-    if !crate::with_indices!(ind, |v| fast::all_valid(v, s, from_back)) {
-        // Report the first offending position.
-        normalize_indices(indices, "indices", s, axis, negatives)?;
-    }
+
     let mut storage = fast::copy_storage(data.storage());
     crate::with_indices!(ind, |v| {
-        let plan = ElementPlan::new(indices.shape(), data.shape(), axis, v);
-        reduction::apply(
+        let plan = ElementPlan::new(indices.shape(), data.shape(), axis, v, from_back);
+        let applied = reduction::apply(
             data.dtype(),
             reduction,
             &mut storage,
             updates.storage(),
             &plan,
-        )
+        );
+        // An out-of-range index errors the case even where the reduction is not implemented.
+        if plan.bad.load(std::sync::atomic::Ordering::Relaxed) || applied.is_err() {
+            normalize_indices(indices, "indices", s, axis, negatives)?;
+        }
+        applied?;
+        if plan.bad.load(std::sync::atomic::Ordering::Relaxed) {
+            // Drop the output and report the first offending position.
+            normalize_indices(indices, "indices", s, axis, negatives)?;
+            return Err(spec_err!(
+                "internal error: an index was refused but every index is valid"
+            ));
+        }
+        Ok(())
     })?;
     let out =
         Tensor::new(data.dtype(), data.shape().to_vec(), storage).map_err(|e| spec_err!("{e}"))?;
