@@ -123,6 +123,7 @@ pub fn gather<T: Copy + Send + Sync, I: IndexWord>(
     }
     build(total, inner, |start, chunk| {
         let first = start / inner;
+        let rows = chunk.len() / inner;
         for (r, dst) in chunk.chunks_exact_mut(inner).enumerate() {
             let row = first + r;
             let (o, j) = (row / n, row % n);
@@ -130,10 +131,43 @@ pub fn gather<T: Copy + Send + Sync, I: IndexWord>(
                 return false;
             };
             let s = (o * axis_len + k) * inner;
+            // Rows are picked at random: ask for one a few rows ahead while copying this one.
+            if r + AHEAD < rows {
+                let ahead = row + AHEAD;
+                if let Some(k) = norm(idx[ahead % n].get(), axis_len, negatives) {
+                    prefetch(src, ((ahead / n) * axis_len + k) * inner, inner);
+                }
+            }
             copy_into(dst, &src[s..s + inner]);
         }
         true
     })
+}
+
+/// How many rows ahead the random-row copies prefetch.
+const AHEAD: usize = 4;
+
+/// Hints that `len` elements of `src` from `at` will be read soon (the first lines of the block;
+/// the hardware prefetcher follows a sequential run once it starts).
+#[inline(always)]
+fn prefetch<T>(src: &[T], at: usize, len: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let bytes = (len * std::mem::size_of::<T>()).min(256);
+        if at < src.len() {
+            let p = src[at..].as_ptr().cast::<i8>();
+            for off in (0..bytes).step_by(64) {
+                // SAFETY: prefetching is a hint; it never faults, even past the end of a block.
+                unsafe {
+                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                        p.wrapping_add(off),
+                    )
+                };
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (src, at, len);
 }
 
 /// GatherElements where indices and data agree on every dim but the axis: the output is
@@ -255,10 +289,16 @@ pub fn gather_nd<T: Copy + Send + Sync>(
     }
     build(total, slice, |start, chunk| {
         let first = start / slice;
+        let rows = chunk.len() / slice;
         for (r, dst) in chunk.chunks_exact_mut(slice).enumerate() {
             let t = first + r;
             let Some(off) = offset(t) else { return false };
             let s = (t / tuples) * block + off * slice;
+            if r + AHEAD < rows {
+                if let Some(ahead) = offset(t + AHEAD) {
+                    prefetch(src, ((t + AHEAD) / tuples) * block + ahead * slice, slice);
+                }
+            }
             copy_into(dst, &src[s..s + slice]);
         }
         true
