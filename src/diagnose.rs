@@ -386,6 +386,10 @@ fn gather<'a>(
     b: usize,
     q: &Quirks,
 ) -> Option<Semantics<'a>> {
+    // A quirk (axis 0 forced) can name an axis the tensor does not have.
+    if axis >= data.rank() {
+        return None;
+    }
     let ds = data.shape();
     let is = indices.shape();
     if ds.is_empty() || b > axis || b > is.len() || ds[..b] != is[..b] {
@@ -437,6 +441,10 @@ fn gather_elements<'a>(
     axis: usize,
     q: &Quirks,
 ) -> Option<Semantics<'a>> {
+    // A quirk (axis 0 forced) can name an axis the tensor does not have.
+    if axis >= data.rank() {
+        return None;
+    }
     let (ds, is) = (data.shape(), indices.shape());
     if ds.len() != is.len()
         || ds.is_empty()
@@ -544,6 +552,10 @@ fn scatter_elements<'a>(
     reduction: Reduction,
     q: &Quirks,
 ) -> Option<Semantics<'a>> {
+    // A quirk (axis 0 forced) can name an axis the tensor does not have.
+    if axis >= shape.len() {
+        return None;
+    }
     let is = indices.shape();
     if is.len() != shape.len()
         || updates.shape() != is
@@ -639,6 +651,10 @@ fn gather_grad<'a>(
     axis: usize,
     q: &Quirks,
 ) -> Option<Semantics<'a>> {
+    // A quirk (axis 0 forced) can name an axis the tensor does not have.
+    if axis >= shape.len() {
+        return None;
+    }
     let mut want = shape[..axis].to_vec();
     want.extend_from_slice(indices.shape());
     want.extend_from_slice(&shape[axis + 1..]);
@@ -1017,6 +1033,30 @@ mod tests {
             provenance(&subj, 0).unwrap(),
             "data[2], from indices[0] = -1 on axis 0"
         );
+    }
+
+    #[test]
+    fn quirks_never_panic_on_rank0_tensors() {
+        // Forcing axis 0 on a scalar used to index an empty stride list.
+        let n = node("ScatterElements", &[], None);
+        let scalar = f32s(&[], &[1.0]);
+        let idx = i64s(&[], &[0]);
+        let subj = Subject {
+            node: &n,
+            domain: "",
+            since: 18,
+            inputs: vec![Some(&scalar), Some(&idx), Some(&scalar)],
+        };
+        assert_eq!(classify(&subj, None, &scalar), None);
+        let g = node("GatherElements", &[], None);
+        let subj = Subject {
+            node: &g,
+            domain: "",
+            since: 13,
+            inputs: vec![Some(&scalar), Some(&idx)],
+        };
+        assert_eq!(classify(&subj, None, &scalar), None);
+        assert_eq!(provenance(&subj, 0), None);
     }
 
     #[test]

@@ -139,7 +139,10 @@ pub fn run_all(
                 let _ = tx.send((i, None));
                 return;
             }
-            let r = run_case(case, opts);
+            // A bug in a kernel must not take the other cases down: a panic becomes an errored
+            // verdict for its case alone.
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(case, opts)))
+                .unwrap_or_else(|panic| panicked(case, panic.as_ref()));
             if fail_fast && matches!(r.status, Status::Failed | Status::Errored) {
                 stop.store(true, Ordering::Relaxed);
             }
@@ -178,6 +181,32 @@ pub fn run_all(
         }
     });
     (results.into_iter().flatten().collect(), not_run)
+}
+
+/// The verdict of a case whose evaluation panicked (a bug in onnx-idx-check).
+fn panicked(case: &Case, panic: &(dyn std::any::Any + Send)) -> CaseResult {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    CaseResult {
+        name: case.name.clone(),
+        path: case.dir.clone(),
+        ops: Vec::new(),
+        opset: BTreeMap::new(),
+        op_versions: Vec::new(),
+        files: Vec::new(),
+        origin: None,
+        expectation: None,
+        traits: Vec::new(),
+        status: Status::Errored,
+        reason: Some(format!(
+            "internal error in onnx-idx-check (please report it): {what}"
+        )),
+        data_sets: Vec::new(),
+        duration: Default::default(),
+    }
 }
 
 /// Runs one case.
