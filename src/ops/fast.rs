@@ -111,11 +111,14 @@ pub fn gather<T: Copy + Send + Sync, I: IndexWord>(
         return build(total, n, |start, chunk| {
             for (r, dst) in chunk.chunks_exact_mut(n).enumerate() {
                 let base = (start / n + r) * axis_len;
+                // Indexing the row, whose length is the bound just checked, lets the compiler
+                // drop the second bounds check.
+                let row = &src[base..base + axis_len];
                 for (d, k) in dst.iter_mut().zip(idx) {
                     let Some(k) = norm(k.get(), axis_len, negatives) else {
                         return false;
                     };
-                    d.write(src[base + k]);
+                    d.write(row[k]);
                 }
             }
             true
@@ -190,11 +193,12 @@ pub fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
             let mut pos = start;
             for dst in chunk.chunks_exact_mut(len) {
                 let base = (pos / len) * axis_len;
-                for (e, d) in dst.iter_mut().enumerate() {
-                    let Some(k) = norm(idx[pos + e].get(), axis_len, true) else {
+                let row = &src[base..base + axis_len];
+                for (d, k) in dst.iter_mut().zip(&idx[pos..pos + len]) {
+                    let Some(k) = norm(k.get(), axis_len, true) else {
                         return false;
                     };
-                    d.write(src[base + k]);
+                    d.write(row[k]);
                 }
                 pos += len;
             }
