@@ -18,7 +18,7 @@
 use crate::fsutil::{ensure_file_contents, project_root};
 use crate::pb;
 use crate::pb::tensor_proto::{DataLocation, DataType, Segment};
-use crate::spec_examples::{Attribute, Case, Storage, Tensor, Values};
+use crate::spec_examples::{Case, Storage, Tensor, Values};
 use crate::testdata;
 use anyhow::{bail, Context, Result};
 use prost::Message;
@@ -406,62 +406,6 @@ fn case(op_type: &'static str, opset: i64) -> Case {
     }
 }
 
-/// Builder methods on [`Case`], as spec_examples has them.
-trait Build {
-    fn axis(self, axis: i64) -> Self;
-    fn reduction(self, reduction: &'static str) -> Self;
-    fn input(self, t: Tensor) -> Self;
-    fn output(self, t: Tensor) -> Self;
-    fn typed(self) -> Self;
-    fn with_attribute(self, name: &'static str, value: i64) -> Self;
-    fn with_str(self, name: &'static str, value: &'static str) -> Self;
-    fn in_domain(self, domain: &'static str, version: i64) -> Self;
-}
-
-impl Build for Case {
-    fn axis(mut self, axis: i64) -> Self {
-        self.attributes.push(Attribute::Int("axis", axis));
-        self
-    }
-
-    fn reduction(mut self, reduction: &'static str) -> Self {
-        self.attributes.push(Attribute::Str("reduction", reduction));
-        self
-    }
-
-    fn input(mut self, t: Tensor) -> Self {
-        self.inputs.push(t);
-        self
-    }
-
-    fn output(mut self, t: Tensor) -> Self {
-        self.outputs.push(t);
-        self
-    }
-
-    fn typed(mut self) -> Self {
-        self.storage = Storage::Typed;
-        self
-    }
-
-    fn with_attribute(mut self, name: &'static str, value: i64) -> Self {
-        self.attributes.push(Attribute::Int(name, value));
-        self
-    }
-
-    fn with_str(mut self, name: &'static str, value: &'static str) -> Self {
-        self.attributes.push(Attribute::Str(name, value));
-        self
-    }
-
-    /// Puts the node in `domain` and imports that domain at `version`, after ai.onnx.
-    fn in_domain(mut self, domain: &'static str, version: i64) -> Self {
-        self.domain = domain;
-        self.imports.push((domain, version));
-        self
-    }
-}
-
 fn tensor(name: &'static str, shape: &[i64], values: Values) -> Tensor {
     Tensor {
         name,
@@ -590,7 +534,7 @@ const GARBAGE: [u8; 32] = [
 /// Gather-13, axis 0: rows 0 and 2 of [[1, 2], [3, 4], [5, 6]] are [[1, 2], [5, 6]].
 fn gather_rows(expected: &[f32]) -> Case {
     case("Gather", 13)
-        .axis(0)
+        .with_axis(0)
         .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
         .input(i64s("indices", &[2], &[0, 2]))
         .output(f32s("output", &[2, 2], expected))
@@ -599,7 +543,7 @@ fn gather_rows(expected: &[f32]) -> Case {
 /// Gather-13 on a 1-D float tensor [1, 2]: index 1 gives [2].
 fn gather_1d(opset: i64) -> Case {
     case("Gather", opset)
-        .axis(0)
+        .with_axis(0)
         .input(f32s("data", &[2], &[1.0, 2.0]))
         .input(i64s("indices", &[1], &[1]))
         .output(f32s("output", &[1], &[2.0]))
@@ -610,8 +554,8 @@ fn gather_1d(opset: i64) -> Case {
 /// f32; `cell` replaces the 5 in the expected output.
 fn scatter_add(cell: f32) -> Case {
     case("ScatterElements", 16)
-        .axis(1)
-        .reduction("add")
+        .with_axis(1)
+        .with_reduction("add")
         .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
         .input(i64s("indices", &[1, 2], &[1, 1]))
         .input(f32s("updates", &[1, 2], &[1.0, 2.0]))
@@ -621,7 +565,7 @@ fn scatter_add(cell: f32) -> Case {
 /// ScatterElements Example 2 (axis 1): positions 1 and 3 of [[1, 2, 3, 4, 5]] get 1.1 and 2.1.
 fn scatter_example2(op_type: &'static str, opset: i64) -> Case {
     case(op_type, opset)
-        .axis(1)
+        .with_axis(1)
         .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
         .input(i64s("indices", &[1, 2], &[1, 3]))
         .input(f32s("updates", &[1, 2], &[1.1, 2.1]))
@@ -670,7 +614,7 @@ fn tensor_scatter(write_indices: Tensor, expected: &[f32]) -> Case {
 fn openvino_gather(indices: Tensor, axis: Tensor, batch_dims: i64, expected: Tensor) -> Case {
     case("Gather", 13)
         .in_domain(OPENVINO, 8)
-        .with_attribute("batch_dims", batch_dims)
+        .with_int("batch_dims", batch_dims)
         .input(i64s("data", &[5], &[1, 2, 3, 4, 5]))
         .input(indices)
         .input(axis)
@@ -681,7 +625,7 @@ fn openvino_gather(indices: Tensor, axis: Tensor, batch_dims: i64, expected: Ten
 fn gather_grad(shape: &[i64], indices: Tensor, dy: Tensor, expected: Tensor) -> Case {
     case("GatherGrad", 13)
         .in_domain(MICROSOFT, 1)
-        .axis(0)
+        .with_axis(0)
         .input(i64s("shape", &[shape.len() as i64], shape))
         .input(indices)
         .input(dy)
@@ -725,7 +669,7 @@ fn passing() -> Vec<Fixture> {
             "the expected output is a NaN with another payload than the gathered one: any NaN \
              equals any NaN (D9)",
             case("Gather", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[2], &[nan_a, 1.0]))
                 .input(i64s("indices", &[2], &[0, 1]))
                 .output(f32s("output", &[2], &[nan_b, 1.0])),
@@ -764,7 +708,7 @@ fn passing() -> Vec<Fixture> {
             "Gather-13 with int32 indices, two of them negative and three reading element 0, \
              all tensors typed (int32_data): the traits the other passing Gathers lack",
             case("Gather", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(i32s("data", &[3], &[10, 20, 30]))
                 .input(i32s("indices", &[2, 2], &[-1, 0, 0, -3]))
                 .output(i32s("output", &[2, 2], &[30, 10, 10, 10]))
@@ -799,7 +743,7 @@ fn failing() -> Vec<Fixture> {
             "wrong_shape",
             "the expected output has the right values in shape [2, 3]; the gather gives [3, 2]",
             case("Gather", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
                 .input(i64s("indices", &[3], &[2, 0, 1]))
                 .output(f32s("output", &[2, 3], &[5.0, 6.0, 1.0, 2.0, 3.0, 4.0])),
@@ -823,7 +767,7 @@ fn failing() -> Vec<Fixture> {
             "nan_expected",
             "NaN is expected at [0], where the gather gives 3",
             case("Gather", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[3], &[1.0, 2.0, 3.0]))
                 .input(i64s("indices", &[2], &[2, 0]))
                 .output(f32s("output", &[2], &[f32::NAN, 1.0])),
@@ -836,7 +780,7 @@ fn failing() -> Vec<Fixture> {
             "-0.0 is expected where the gather copies +0.0: data movement compares bit for bit \
              (D9)",
             case("Gather", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[2], &[0.0, 1.0]))
                 .input(i64s("indices", &[1], &[0]))
                 .output(f32s("output", &[1], &[-0.0])),
@@ -857,7 +801,7 @@ fn failing() -> Vec<Fixture> {
             "rank0_expected_as_rank1",
             "the expected output is [40] of shape [1]; the gather gives the rank-0 tensor 40",
             case("Gather", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(i64s("data", &[4], &[10, 20, 30, 40]))
                 .input(i64s("indices", &[], &[3]))
                 .output(i64s("output", &[1], &[40])),
@@ -939,7 +883,7 @@ fn failing() -> Vec<Fixture> {
              the gradient accumulates (1 + 2 + 4 = 7)",
             case("GatherElementsGrad", 13)
                 .in_domain(MICROSOFT, 1)
-                .axis(1)
+                .with_axis(1)
                 .input(f32s("dY", &[1, 3], &[1.0, 2.0, 4.0]))
                 .input(i64s("shape", &[2], &[1, 2]))
                 .input(i64s("indices", &[1, 3], &[1, 1, 1]))
@@ -959,7 +903,7 @@ fn errored_spec() -> Vec<Fixture> {
             "gather_index_out_of_range",
             "indices[1,0] = 4 on an axis of size 4 (D3)",
             case("Gather", 13)
-                .axis(1)
+                .with_axis(1)
                 .input(data_2x4())
                 .input(i64s("indices", &[2, 2], &[0, 1, 4, 2]))
                 .output(f32s("output", &[2, 2, 2], &[0.0; 8])),
@@ -970,7 +914,7 @@ fn errored_spec() -> Vec<Fixture> {
             "gather_elements_index_out_of_range",
             "indices[1,0] = -3 on an axis of size 2, past the negative end (D3)",
             case("GatherElements", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[2, 2], &[1.0, 2.0, 3.0, 4.0]))
                 .input(i64s("indices", &[2, 2], &[0, 1, -3, 0]))
                 .output(f32s("output", &[2, 2], &[0.0; 4])),
@@ -981,7 +925,7 @@ fn errored_spec() -> Vec<Fixture> {
             "scatter_elements_index_out_of_range",
             "indices[0,1] = 5 on an axis of size 5 (D3)",
             case("ScatterElements", 13)
-                .axis(1)
+                .with_axis(1)
                 .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
                 .input(i64s("indices", &[1, 2], &[1, 5]))
                 .input(f32s("updates", &[1, 2], &[1.1, 2.1]))
@@ -993,7 +937,7 @@ fn errored_spec() -> Vec<Fixture> {
             "gather_negative_index_opset1",
             "a negative index at Gather-1, which has none (D2)",
             case("Gather", 1)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
                 .input(i64s("indices", &[1], &[-1]))
                 .output(f32s("output", &[1, 2], &[5.0, 6.0])),
@@ -1004,7 +948,7 @@ fn errored_spec() -> Vec<Fixture> {
             "scatter_negative_index_opset10",
             "a negative index at Scatter-9, which has none (D2)",
             case("Scatter", 10)
-                .axis(1)
+                .with_axis(1)
                 .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
                 .input(i64s("indices", &[1, 1], &[-1]))
                 .input(f32s("updates", &[1, 1], &[9.0]))
@@ -1022,21 +966,21 @@ fn errored_spec() -> Vec<Fixture> {
             Errored,
             "reduction_attribute_opset13",
             "a reduction attribute at ScatterElements-13, which has none (D5)",
-            scatter_example2("ScatterElements", 13).reduction("add"),
+            scatter_example2("ScatterElements", 13).with_reduction("add"),
             vec![],
         ),
         fixture(
             Errored,
             "reduction_max_opset16",
             "reduction \"max\" at ScatterElements-16, which allows none/add/mul (D5)",
-            scatter_example2("ScatterElements", 16).reduction("max"),
+            scatter_example2("ScatterElements", 16).with_reduction("max"),
             vec![],
         ),
         fixture(
             Errored,
             "reduction_sub_opset18",
             "the unknown reduction \"sub\" at ScatterElements-18 (D5)",
-            scatter_example2("ScatterElements", 18).reduction("sub"),
+            scatter_example2("ScatterElements", 18).with_reduction("sub"),
             vec![],
         ),
         fixture(
@@ -1044,7 +988,7 @@ fn errored_spec() -> Vec<Fixture> {
             "axis_out_of_range",
             "axis 2 on rank-2 data (D5)",
             case("GatherElements", 13)
-                .axis(2)
+                .with_axis(2)
                 .input(f32s("data", &[2, 2], &[1.0, 2.0, 3.0, 4.0]))
                 .input(i64s("indices", &[2, 2], &[0, 0, 1, 0]))
                 .output(f32s("output", &[2, 2], &[0.0; 4])),
@@ -1055,7 +999,7 @@ fn errored_spec() -> Vec<Fixture> {
             "gather_elements_rank_mismatch",
             "rank-1 indices with rank-2 data (D6)",
             case("GatherElements", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[2, 2], &[1.0, 2.0, 3.0, 4.0]))
                 .input(i64s("indices", &[2], &[0, 1]))
                 .output(f32s("output", &[2], &[0.0; 2])),
@@ -1066,7 +1010,7 @@ fn errored_spec() -> Vec<Fixture> {
             "scatter_elements_updates_shape",
             "updates of shape [1, 3] with indices of shape [1, 2] (D6)",
             case("ScatterElements", 13)
-                .axis(1)
+                .with_axis(1)
                 .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
                 .input(i64s("indices", &[1, 2], &[1, 3]))
                 .input(f32s("updates", &[1, 3], &[1.1, 2.1, 3.1]))
@@ -1079,7 +1023,7 @@ fn errored_spec() -> Vec<Fixture> {
             "bfloat16_gather_elements_opset11",
             "bfloat16 data at GatherElements-11; bfloat16 arrives with version 13 (D4)",
             case("GatherElements", 11)
-                .axis(1)
+                .with_axis(1)
                 .input(tensor(
                     "data",
                     &[2, 2],
@@ -1099,7 +1043,7 @@ fn errored_spec() -> Vec<Fixture> {
             "float8_gather_opset13",
             "float8e4m3fn data at Gather-13, which no Gather version allows (D4)",
             case("Gather", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[2, 2], &[0.0; 4]))
                 .input(i64s("indices", &[2], &[1, 0]))
                 .output(f32s("output", &[2, 2], &[0.0; 4])),
@@ -1133,7 +1077,7 @@ fn errored_spec() -> Vec<Fixture> {
             "gather_rank0_data",
             "Gather on rank-0 data (the reference evaluator returns [5.0])",
             case("Gather", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[], &[5.0]))
                 .input(i64s("indices", &[1], &[0]))
                 .output(f32s("output", &[1], &[5.0])),
@@ -1173,7 +1117,7 @@ fn errored_nd() -> Vec<Fixture> {
             Errored,
             "gathernd_batch_dims_opset11",
             "a batch_dims attribute at GatherND-11, which has none (D5)",
-            gather_nd(11, i64s("indices", &[2, 2], &[0, 0, 1, 1])).with_attribute("batch_dims", 0),
+            gather_nd(11, i64s("indices", &[2, 2], &[0, 0, 1, 1])).with_int("batch_dims", 0),
             vec![],
         ),
         fixture(
@@ -1219,7 +1163,7 @@ fn errored_new_ops() -> Vec<Fixture> {
             "gathernd_k_exceeds_rank_minus_batch_dims",
             "GatherND-13 with batch_dims 1 on rank-2 data and tuples of 2: k = 2 > r - b = 1 (D6)",
             case("GatherND", 13)
-                .with_attribute("batch_dims", 1)
+                .with_int("batch_dims", 1)
                 .input(i64s("data", &[2, 2], &[0, 1, 2, 3]))
                 .input(i64s("indices", &[2, 2], &[0, 1, 1, 0]))
                 .output(i64s("output", &[2], &[0, 0])),
@@ -1231,7 +1175,7 @@ fn errored_new_ops() -> Vec<Fixture> {
             "gathernd_batch_dims_mismatch",
             "GatherND-13 with batch_dims 1: indices' batch dim is 4, data's is 2 (D6)",
             case("GatherND", 13)
-                .with_attribute("batch_dims", 1)
+                .with_int("batch_dims", 1)
                 .input(f32s(
                     "data",
                     &[2, 2, 2],
@@ -1245,7 +1189,7 @@ fn errored_new_ops() -> Vec<Fixture> {
             Errored,
             "gathernd_batch_dims_negative",
             "GatherND-13 with batch_dims -1; the spec requires 0 <= b < min(q, r) (D6)",
-            gather_nd_example1(13, &[0, 3]).with_attribute("batch_dims", -1),
+            gather_nd_example1(13, &[0, 3]).with_int("batch_dims", -1),
             vec![],
         ),
         fixture(
@@ -1259,14 +1203,14 @@ fn errored_new_ops() -> Vec<Fixture> {
             Errored,
             "scatternd_reduction_attribute_opset13",
             "a reduction attribute at ScatterND-13, which has none (D5)",
-            scatter_nd_1d(13, &[4, 3, 1, 7], &[0.0; 8]).reduction("add"),
+            scatter_nd_1d(13, &[4, 3, 1, 7], &[0.0; 8]).with_reduction("add"),
             vec![],
         ),
         fixture(
             Errored,
             "scatternd_reduction_max_opset16",
             "reduction \"max\" at ScatterND-16, which allows none/add/mul (D5)",
-            scatter_nd_1d(16, &[4, 3, 1, 7], &[0.0; 8]).reduction("max"),
+            scatter_nd_1d(16, &[4, 3, 1, 7], &[0.0; 8]).with_reduction("max"),
             vec![],
         ),
         fixture(
@@ -1288,7 +1232,7 @@ fn errored_new_ops() -> Vec<Fixture> {
             Errored,
             "tensor_scatter_axis_0",
             "TensorScatter-24 with axis 0, the batch axis",
-            tensor_scatter(i64s("write_indices", &[2], &[0, 0]), &ts_zeros).axis(0),
+            tensor_scatter(i64s("write_indices", &[2], &[0, 0]), &ts_zeros).with_axis(0),
             vec![],
         ),
         fixture(
@@ -1454,7 +1398,7 @@ fn errored_files() -> Vec<Fixture> {
             "input_dtype_mismatch",
             "input_1.pb holds int32 indices; the graph declares them int64",
             case("Gather", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
                 .input(i32s("indices", &[2], &[0, 2]))
                 .output(f32s("output", &[2, 2], &[1.0, 2.0, 5.0, 6.0])),
@@ -1466,7 +1410,7 @@ fn errored_files() -> Vec<Fixture> {
             "int8_entry_out_of_range",
             "input_0.pb is int8 with the int32_data entry 300",
             case("Gather", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(i32s("data", &[2], &[5, 300]))
                 .input(i64s("indices", &[2], &[1, 0]))
                 .output(i32s("output", &[2], &[44, 5]))
@@ -1509,8 +1453,8 @@ fn skipped() -> Vec<Fixture> {
             "string_reduction_mul",
             "ScatterElements-18 with reduction \"mul\" on strings (D8)",
             case("ScatterElements", 18)
-                .axis(0)
-                .reduction("mul")
+                .with_axis(0)
+                .with_reduction("mul")
                 .input(strs("data", &[3], &["a", "b", "c"]))
                 .input(i64s("indices", &[2], &[2, 0]))
                 .input(strs("updates", &[2], &["x", "y"]))
@@ -1523,7 +1467,7 @@ fn skipped() -> Vec<Fixture> {
             "bool_reduction_max",
             "ScatterND-18 with reduction \"max\" on bool (D8)",
             case("ScatterND", 18)
-                .reduction("max")
+                .with_reduction("max")
                 .input(tensor("data", &[3], Values::Bool(vec![false, true, false])))
                 .input(i64s("indices", &[1, 1], &[0]))
                 .input(tensor("updates", &[1], Values::Bool(vec![true])))
@@ -1561,7 +1505,7 @@ fn diagnosed() -> Vec<Fixture> {
             "Gather-13 with indices [-1, 0]; the expected output reads -1 as row 0 ([[1, 2], \
              [1, 2]]) where it is the last row ([[5, 6], [1, 2]]): negative-not-normalized",
             case("Gather", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
                 .input(i64s("indices", &[2], &[-1, 0]))
                 .output(f32s("output", &[2, 2], &[1.0, 2.0, 1.0, 2.0])),
@@ -1575,7 +1519,7 @@ fn diagnosed() -> Vec<Fixture> {
             "ScatterElements-13 writing [0,1] twice; the expected output keeps the first write \
              (5) where the last in row-major order (7) wins: first-write-wins",
             case("ScatterElements", 13)
-                .axis(1)
+                .with_axis(1)
                 .input(f32s("data", &[1, 3], &[1.0, 2.0, 3.0]))
                 .input(i64s("indices", &[1, 2], &[1, 1]))
                 .input(f32s("updates", &[1, 2], &[5.0, 7.0]))
@@ -1590,8 +1534,8 @@ fn diagnosed() -> Vec<Fixture> {
             "ScatterElements-16 with reduction add; the expected output overwrites ([[1, 10, 3, \
              20, 5]]) where the updates add ([[1, 12, 3, 24, 5]]): reduction-ignored",
             case("ScatterElements", 16)
-                .axis(1)
-                .reduction("add")
+                .with_axis(1)
+                .with_reduction("add")
                 .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
                 .input(i64s("indices", &[1, 2], &[1, 3]))
                 .input(f32s("updates", &[1, 2], &[10.0, 20.0]))
@@ -1606,7 +1550,7 @@ fn diagnosed() -> Vec<Fixture> {
             "GatherElements-13 Example 1 (axis 1) with the expected output gathered along axis 0 \
              ([[1, 2], [3, 2]] where axis 1 gives [[1, 1], [4, 3]]): axis-ignored",
             case("GatherElements", 13)
-                .axis(1)
+                .with_axis(1)
                 .input(f32s("data", &[2, 2], &[1.0, 2.0, 3.0, 4.0]))
                 .input(i64s("indices", &[2, 2], &[0, 0, 1, 0]))
                 .output(f32s("output", &[2, 2], &[1.0, 2.0, 3.0, 2.0])),
@@ -1622,7 +1566,7 @@ fn diagnosed() -> Vec<Fixture> {
             "GatherND-13 with batch_dims 1; the expected output is the batch_dims 0 result, of \
              shape [2, 2, 2] where batch_dims 1 gives [2, 2]: batch-dims-ignored",
             case("GatherND", 13)
-                .with_attribute("batch_dims", 1)
+                .with_int("batch_dims", 1)
                 .input(i64s("data", &[2, 2, 2], &[0, 1, 2, 3, 4, 5, 6, 7]))
                 .input(i64s("indices", &[2, 1], &[1, 0]))
                 .output(i64s("output", &[2, 2, 2], &[4, 5, 6, 7, 0, 1, 2, 3])),
@@ -1637,8 +1581,8 @@ fn diagnosed() -> Vec<Fixture> {
             "ScatterElements-16 adding 1, 1e8 and -1e8 onto 0; the expected output is 1 (summed \
              in reverse order) where row-major order gives 0 in float: accumulation-order",
             case("ScatterElements", 16)
-                .axis(0)
-                .reduction("add")
+                .with_axis(0)
+                .with_reduction("add")
                 .input(f32s("data", &[1], &[0.0]))
                 .input(i64s("indices", &[3], &[0, 0, 0]))
                 .input(f32s("updates", &[3], &[1.0, 1e8, -1e8]))
@@ -1665,7 +1609,7 @@ pub fn runtime_fixtures() -> Vec<RuntimeFixture> {
     // that wraps reads row 3 mod 3 = 0, one that clamps row 2, one that zero-fills zeros.
     let gather_oob = || {
         case("Gather", 13)
-            .axis(0)
+            .with_axis(0)
             .input(f32s("data", &[3, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))
             .input(i64s("indices", &[2], &[3, 0]))
             .output(f32s("output", &[2, 2], &[0.0; 4]))
@@ -1740,7 +1684,7 @@ pub fn runtime_fixtures() -> Vec<RuntimeFixture> {
              requires an error; the runtime clamped it to 1 ([[1, 4], [3, 2]]): oob-clamped",
             "failed",
             case("GatherElements", 13)
-                .axis(0)
+                .with_axis(0)
                 .input(f32s("data", &[2, 2], &[1.0, 2.0, 3.0, 4.0]))
                 .input(i64s("indices", &[2, 2], &[0, 1, 2, 0]))
                 .output(f32s("output", &[2, 2], &[0.0; 4])),
@@ -1756,7 +1700,7 @@ pub fn runtime_fixtures() -> Vec<RuntimeFixture> {
              oob-zero-filled",
             "failed",
             case("ScatterElements", 13)
-                .axis(1)
+                .with_axis(1)
                 .input(f32s("data", &[1, 5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
                 .input(i64s("indices", &[1, 2], &[1, 5]))
                 .input(f32s("updates", &[1, 2], &[1.1, 2.1]))

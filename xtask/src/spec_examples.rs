@@ -151,43 +151,43 @@ impl Case {
         self.inputs.iter().find(|t| t.name == name)
     }
 
-    fn with_axis(mut self, axis: i64) -> Self {
+    pub(crate) fn with_axis(mut self, axis: i64) -> Self {
         self.attributes.push(Attribute::Int("axis", axis));
         self
     }
 
-    fn with_reduction(mut self, reduction: &'static str) -> Self {
+    pub(crate) fn with_reduction(mut self, reduction: &'static str) -> Self {
         self.attributes.push(Attribute::Str("reduction", reduction));
         self
     }
 
-    fn input(mut self, tensor: Tensor) -> Self {
+    pub(crate) fn input(mut self, tensor: Tensor) -> Self {
         self.inputs.push(tensor);
         self
     }
 
-    fn output(mut self, tensor: Tensor) -> Self {
+    pub(crate) fn output(mut self, tensor: Tensor) -> Self {
         self.outputs.push(tensor);
         self
     }
 
-    fn typed(mut self) -> Self {
+    pub(crate) fn typed(mut self) -> Self {
         self.storage = Storage::Typed;
         self
     }
 
-    fn with_int(mut self, name: &'static str, value: i64) -> Self {
+    pub(crate) fn with_int(mut self, name: &'static str, value: i64) -> Self {
         self.attributes.push(Attribute::Int(name, value));
         self
     }
 
-    fn with_str(mut self, name: &'static str, value: &'static str) -> Self {
+    pub(crate) fn with_str(mut self, name: &'static str, value: &'static str) -> Self {
         self.attributes.push(Attribute::Str(name, value));
         self
     }
 
     /// Puts the node in `domain` and imports that domain at `version` (after ai.onnx).
-    fn in_domain(mut self, domain: &'static str, version: i64) -> Self {
+    pub(crate) fn in_domain(mut self, domain: &'static str, version: i64) -> Self {
         self.domain = domain;
         self.imports.push((domain, version));
         self
