@@ -18,16 +18,8 @@ use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{numel, strides, Elem, Layout, Storage, Tensor};
 
 const INPUTS: &[InputSpec] = &[
-    InputSpec {
-        name: "data",
-        constraint: "T",
-        optional: false,
-    },
-    InputSpec {
-        name: "indices",
-        constraint: "Tind",
-        optional: false,
-    },
+    InputSpec::required("data", "T"),
+    InputSpec::required("indices", "Tind"),
 ];
 
 /// The GatherElements operator, versions 11 and 13.
@@ -38,44 +30,28 @@ pub static GATHER_ELEMENTS: OpDef = OpDef {
     plumbing: false,
     gathers: true,
     versions: &[
-        OpVersion {
-            since: 11,
-            deprecated: false,
-            attrs: &["axis"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: &[
-                Constraint {
-                    name: "T",
-                    dtypes: CLASSIC15,
-                },
-                Constraint {
-                    name: "Tind",
-                    dtypes: INDEX32_64,
-                },
+        OpVersion::new(
+            11,
+            &["axis"],
+            INPUTS,
+            &[
+                Constraint::new("T", CLASSIC15),
+                Constraint::new("Tind", INDEX32_64),
             ],
-            modes: &[],
+            &[],
             eval,
-        },
-        OpVersion {
-            since: 13,
-            deprecated: false,
-            attrs: &["axis"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: &[
-                Constraint {
-                    name: "T",
-                    dtypes: CLASSIC15_BF16,
-                },
-                Constraint {
-                    name: "Tind",
-                    dtypes: INDEX32_64,
-                },
+        ),
+        OpVersion::new(
+            13,
+            &["axis"],
+            INPUTS,
+            &[
+                Constraint::new("T", CLASSIC15_BF16),
+                Constraint::new("Tind", INDEX32_64),
             ],
-            modes: &[],
+            &[],
             eval,
-        },
+        ),
     ],
 };
 

@@ -28,24 +28,15 @@ pub static GATHER_GRAD: OpDef = OpDef {
     spec: "https://github.com/microsoft/onnxruntime/blob/main/orttraining/orttraining/core/graph/training_op_defs.cc",
     plumbing: false,
     gathers: false,
-    versions: &[OpVersion {
-        since: 1,
-        deprecated: false,
-        attrs: &["axis"],
-        inputs: &[
+    versions: &[OpVersion::new(1, &["axis"], &[
             InputSpec { name: "shape", constraint: "I", optional: false },
             InputSpec { name: "indices", constraint: "Tind", optional: false },
             InputSpec { name: "dY", constraint: "T", optional: false },
-        ],
-        outputs: 1,
-        constraints: &[
-            Constraint { name: "T", dtypes: FLOATS },
-            Constraint { name: "Tind", dtypes: INDEX32_64 },
-            Constraint { name: "I", dtypes: INDEX64 },
-        ],
-        modes: &["add"],
-        eval: eval_gather_grad,
-    }],
+        ], &[
+            Constraint::new("T", FLOATS),
+            Constraint::new("Tind", INDEX32_64),
+            Constraint::new("I", INDEX64),
+        ], &["add"], eval_gather_grad)],
 };
 
 /// GatherElementsGrad, com.microsoft version 1.
@@ -55,24 +46,15 @@ pub static GATHER_ELEMENTS_GRAD: OpDef = OpDef {
     spec: "https://github.com/microsoft/onnxruntime/blob/main/orttraining/orttraining/core/graph/training_op_defs.cc",
     plumbing: false,
     gathers: false,
-    versions: &[OpVersion {
-        since: 1,
-        deprecated: false,
-        attrs: &["axis"],
-        inputs: &[
+    versions: &[OpVersion::new(1, &["axis"], &[
             InputSpec { name: "dY", constraint: "T", optional: false },
             InputSpec { name: "shape", constraint: "I", optional: false },
             InputSpec { name: "indices", constraint: "Tind", optional: false },
-        ],
-        outputs: 1,
-        constraints: &[
-            Constraint { name: "T", dtypes: FLOATS },
-            Constraint { name: "Tind", dtypes: INDEX32_64 },
-            Constraint { name: "I", dtypes: INDEX64 },
-        ],
-        modes: &["add"],
-        eval: eval_gather_elements_grad,
-    }],
+        ], &[
+            Constraint::new("T", FLOATS),
+            Constraint::new("Tind", INDEX32_64),
+            Constraint::new("I", INDEX64),
+        ], &["add"], eval_gather_elements_grad)],
 };
 
 /// Reads the `shape` input: a 1-D int64 tensor of non-negative dims.

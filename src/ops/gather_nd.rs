@@ -20,16 +20,8 @@ use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
 use crate::tensor::{numel, Elem, Layout, Storage, Tensor};
 
 const INPUTS: &[InputSpec] = &[
-    InputSpec {
-        name: "data",
-        constraint: "T",
-        optional: false,
-    },
-    InputSpec {
-        name: "indices",
-        constraint: "Tind",
-        optional: false,
-    },
+    InputSpec::required("data", "T"),
+    InputSpec::required("indices", "Tind"),
 ];
 
 /// The GatherND operator, versions 11, 12 and 13.
@@ -40,63 +32,39 @@ pub static GATHER_ND: OpDef = OpDef {
     plumbing: false,
     gathers: true,
     versions: &[
-        OpVersion {
-            since: 11,
-            deprecated: false,
-            attrs: &[],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: &[
-                Constraint {
-                    name: "T",
-                    dtypes: CLASSIC15,
-                },
-                Constraint {
-                    name: "Tind",
-                    dtypes: INDEX64,
-                },
+        OpVersion::new(
+            11,
+            &[],
+            INPUTS,
+            &[
+                Constraint::new("T", CLASSIC15),
+                Constraint::new("Tind", INDEX64),
             ],
-            modes: &[],
+            &[],
             eval,
-        },
-        OpVersion {
-            since: 12,
-            deprecated: false,
-            attrs: &["batch_dims"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: &[
-                Constraint {
-                    name: "T",
-                    dtypes: CLASSIC15,
-                },
-                Constraint {
-                    name: "Tind",
-                    dtypes: INDEX64,
-                },
+        ),
+        OpVersion::new(
+            12,
+            &["batch_dims"],
+            INPUTS,
+            &[
+                Constraint::new("T", CLASSIC15),
+                Constraint::new("Tind", INDEX64),
             ],
-            modes: &[],
+            &[],
             eval,
-        },
-        OpVersion {
-            since: 13,
-            deprecated: false,
-            attrs: &["batch_dims"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: &[
-                Constraint {
-                    name: "T",
-                    dtypes: CLASSIC15_BF16,
-                },
-                Constraint {
-                    name: "Tind",
-                    dtypes: INDEX64,
-                },
+        ),
+        OpVersion::new(
+            13,
+            &["batch_dims"],
+            INPUTS,
+            &[
+                Constraint::new("T", CLASSIC15_BF16),
+                Constraint::new("Tind", INDEX64),
             ],
-            modes: &[],
+            &[],
             eval,
-        },
+        ),
     ],
 };
 

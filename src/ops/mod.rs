@@ -63,6 +63,26 @@ pub struct InputSpec {
     pub optional: bool,
 }
 
+impl InputSpec {
+    /// A required input.
+    pub const fn required(name: &'static str, constraint: &'static str) -> InputSpec {
+        InputSpec {
+            name,
+            constraint,
+            optional: false,
+        }
+    }
+
+    /// An optional input.
+    pub const fn optional(name: &'static str, constraint: &'static str) -> InputSpec {
+        InputSpec {
+            name,
+            constraint,
+            optional: true,
+        }
+    }
+}
+
 /// A type constraint: a name and the dtypes it admits.
 #[derive(Debug)]
 pub struct Constraint {
@@ -70,6 +90,13 @@ pub struct Constraint {
     pub name: &'static str,
     /// Admitted dtypes.
     pub dtypes: DTypeSet,
+}
+
+impl Constraint {
+    /// The constraint `name` admitting `dtypes`.
+    pub const fn new(name: &'static str, dtypes: DTypeSet) -> Constraint {
+        Constraint { name, dtypes }
+    }
 }
 
 /// What a kernel produced.
@@ -104,6 +131,29 @@ pub struct OpVersion {
     pub modes: &'static [&'static str],
     /// The kernel.
     pub eval: EvalFn,
+}
+
+impl OpVersion {
+    /// A (not deprecated) version with one output.
+    pub const fn new(
+        since: i64,
+        attrs: &'static [&'static str],
+        inputs: &'static [InputSpec],
+        constraints: &'static [Constraint],
+        modes: &'static [&'static str],
+        eval: EvalFn,
+    ) -> OpVersion {
+        OpVersion {
+            since,
+            deprecated: false,
+            attrs,
+            inputs,
+            outputs: 1,
+            constraints,
+            modes,
+            eval,
+        }
+    }
 }
 
 /// An operator: its domain, name and versions (in increasing `since` order).

@@ -35,24 +35,15 @@ pub static OPENVINO_GATHER: OpDef = OpDef {
     spec: "https://docs.openvino.ai/2024/documentation/openvino-ir-format/operation-sets/operation-specs/movement/gather-8.html",
     plumbing: false,
     gathers: true,
-    versions: &[OpVersion {
-        since: 8,
-        deprecated: false,
-        attrs: &["batch_dims"],
-        inputs: &[
+    versions: &[OpVersion::new(8, &["batch_dims"], &[
             InputSpec { name: "data", constraint: "T", optional: false },
             InputSpec { name: "indices", constraint: "T_IND", optional: false },
             InputSpec { name: "axis", constraint: "T_AXIS", optional: false },
-        ],
-        outputs: 1,
-        constraints: &[
-            Constraint { name: "T", dtypes: DTypeSet::of(&DType::ALL) },
-            Constraint { name: "T_IND", dtypes: INTEGERS },
-            Constraint { name: "T_AXIS", dtypes: INTEGERS },
-        ],
-        modes: &["out-of-range: zeros"],
-        eval,
-    }],
+        ], &[
+            Constraint::new("T", DTypeSet::of(&DType::ALL)),
+            Constraint::new("T_IND", INTEGERS),
+            Constraint::new("T_AXIS", INTEGERS),
+        ], &["out-of-range: zeros"], eval)],
 };
 
 /// `data` seen as `[batch, mid, axis_len, inner]`, indices as `[batch, per_batch]`.

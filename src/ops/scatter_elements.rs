@@ -23,43 +23,19 @@ use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{strides, Tensor};
 
 const INPUTS: &[InputSpec] = &[
-    InputSpec {
-        name: "data",
-        constraint: "T",
-        optional: false,
-    },
-    InputSpec {
-        name: "indices",
-        constraint: "Tind",
-        optional: false,
-    },
-    InputSpec {
-        name: "updates",
-        constraint: "T",
-        optional: false,
-    },
+    InputSpec::required("data", "T"),
+    InputSpec::required("indices", "Tind"),
+    InputSpec::required("updates", "T"),
 ];
 
 const T15: &[Constraint] = &[
-    Constraint {
-        name: "T",
-        dtypes: CLASSIC15,
-    },
-    Constraint {
-        name: "Tind",
-        dtypes: INDEX32_64,
-    },
+    Constraint::new("T", CLASSIC15),
+    Constraint::new("Tind", INDEX32_64),
 ];
 
 const T16: &[Constraint] = &[
-    Constraint {
-        name: "T",
-        dtypes: CLASSIC15_BF16,
-    },
-    Constraint {
-        name: "Tind",
-        dtypes: INDEX32_64,
-    },
+    Constraint::new("T", CLASSIC15_BF16),
+    Constraint::new("Tind", INDEX32_64),
 ];
 
 /// The deprecated Scatter operator: version 9, and the deprecation at 11.
@@ -70,16 +46,7 @@ pub static SCATTER: OpDef = OpDef {
     plumbing: false,
     gathers: false,
     versions: &[
-        OpVersion {
-            since: 9,
-            deprecated: false,
-            attrs: &["axis"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: T15,
-            modes: &["none"],
-            eval: eval_scatter9,
-        },
+        OpVersion::new(9, &["axis"], INPUTS, T15, &["none"], eval_scatter9),
         OpVersion {
             since: 11,
             deprecated: true,
@@ -101,46 +68,24 @@ pub static SCATTER_ELEMENTS: OpDef = OpDef {
     plumbing: false,
     gathers: false,
     versions: &[
-        OpVersion {
-            since: 11,
-            deprecated: false,
-            attrs: &["axis"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: T15,
-            modes: &["none"],
-            eval: eval_v11,
-        },
-        OpVersion {
-            since: 13,
-            deprecated: false,
-            attrs: &["axis"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: T16,
-            modes: &["none"],
-            eval: eval_v11,
-        },
-        OpVersion {
-            since: 16,
-            deprecated: false,
-            attrs: &["axis", "reduction"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: T16,
-            modes: &["none", "add", "mul"],
-            eval: eval_v16,
-        },
-        OpVersion {
-            since: 18,
-            deprecated: false,
-            attrs: &["axis", "reduction"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: T16,
-            modes: &["none", "add", "mul", "max", "min"],
-            eval: eval_v18,
-        },
+        OpVersion::new(11, &["axis"], INPUTS, T15, &["none"], eval_v11),
+        OpVersion::new(13, &["axis"], INPUTS, T16, &["none"], eval_v11),
+        OpVersion::new(
+            16,
+            &["axis", "reduction"],
+            INPUTS,
+            T16,
+            &["none", "add", "mul"],
+            eval_v16,
+        ),
+        OpVersion::new(
+            18,
+            &["axis", "reduction"],
+            INPUTS,
+            T16,
+            &["none", "add", "mul", "max", "min"],
+            eval_v18,
+        ),
     ],
 };
 

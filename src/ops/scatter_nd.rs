@@ -19,43 +19,19 @@ use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
 use crate::tensor::{numel, Tensor};
 
 const INPUTS: &[InputSpec] = &[
-    InputSpec {
-        name: "data",
-        constraint: "T",
-        optional: false,
-    },
-    InputSpec {
-        name: "indices",
-        constraint: "Tind",
-        optional: false,
-    },
-    InputSpec {
-        name: "updates",
-        constraint: "T",
-        optional: false,
-    },
+    InputSpec::required("data", "T"),
+    InputSpec::required("indices", "Tind"),
+    InputSpec::required("updates", "T"),
 ];
 
 const T15: &[Constraint] = &[
-    Constraint {
-        name: "T",
-        dtypes: CLASSIC15,
-    },
-    Constraint {
-        name: "Tind",
-        dtypes: INDEX64,
-    },
+    Constraint::new("T", CLASSIC15),
+    Constraint::new("Tind", INDEX64),
 ];
 
 const T16: &[Constraint] = &[
-    Constraint {
-        name: "T",
-        dtypes: CLASSIC15_BF16,
-    },
-    Constraint {
-        name: "Tind",
-        dtypes: INDEX64,
-    },
+    Constraint::new("T", CLASSIC15_BF16),
+    Constraint::new("Tind", INDEX64),
 ];
 
 /// The ScatterND operator, versions 11, 13, 16 and 18.
@@ -66,46 +42,24 @@ pub static SCATTER_ND: OpDef = OpDef {
     plumbing: false,
     gathers: false,
     versions: &[
-        OpVersion {
-            since: 11,
-            deprecated: false,
-            attrs: &[],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: T15,
-            modes: &["none"],
-            eval: eval_none,
-        },
-        OpVersion {
-            since: 13,
-            deprecated: false,
-            attrs: &[],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: T16,
-            modes: &["none"],
-            eval: eval_none,
-        },
-        OpVersion {
-            since: 16,
-            deprecated: false,
-            attrs: &["reduction"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: T16,
-            modes: &["none", "add", "mul"],
-            eval: eval_v16,
-        },
-        OpVersion {
-            since: 18,
-            deprecated: false,
-            attrs: &["reduction"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: T16,
-            modes: &["none", "add", "mul", "max", "min"],
-            eval: eval_v18,
-        },
+        OpVersion::new(11, &[], INPUTS, T15, &["none"], eval_none),
+        OpVersion::new(13, &[], INPUTS, T16, &["none"], eval_none),
+        OpVersion::new(
+            16,
+            &["reduction"],
+            INPUTS,
+            T16,
+            &["none", "add", "mul"],
+            eval_v16,
+        ),
+        OpVersion::new(
+            18,
+            &["reduction"],
+            INPUTS,
+            T16,
+            &["none", "add", "mul", "max", "min"],
+            eval_v18,
+        ),
     ],
 };
 

@@ -36,41 +36,18 @@ pub static TENSOR_SCATTER: OpDef = OpDef {
     spec: "https://onnx.ai/onnx/operators/onnx__TensorScatter.html",
     plumbing: false,
     gathers: false,
-    versions: &[OpVersion {
-        since: 24,
-        deprecated: false,
-        attrs: &["axis", "mode"],
-        inputs: &[
-            InputSpec {
-                name: "past_cache",
-                constraint: "T",
-                optional: false,
-            },
-            InputSpec {
-                name: "update",
-                constraint: "T",
-                optional: false,
-            },
-            InputSpec {
-                name: "write_indices",
-                constraint: "Tind",
-                optional: true,
-            },
+    versions: &[OpVersion::new(
+        24,
+        &["axis", "mode"],
+        &[
+            InputSpec::required("past_cache", "T"),
+            InputSpec::required("update", "T"),
+            InputSpec::optional("write_indices", "Tind"),
         ],
-        outputs: 1,
-        constraints: &[
-            Constraint {
-                name: "T",
-                dtypes: T24,
-            },
-            Constraint {
-                name: "Tind",
-                dtypes: INDEX64,
-            },
-        ],
-        modes: &["linear", "circular"],
+        &[Constraint::new("T", T24), Constraint::new("Tind", INDEX64)],
+        &["linear", "circular"],
         eval,
-    }],
+    )],
 };
 
 /// Where each update slice goes: `prefixes` x `len` slices of `slice` elements.
