@@ -13,8 +13,9 @@
 //! kernels ([`crate::ops::reduction`]), so a reproduction is bit-exact, not approximate.
 
 use crate::compare::{compare, Mode, Tolerance};
+use crate::ops::attr;
+use crate::ops::gather_elements::{check_element_shapes, for_each_element};
 use crate::ops::reduction::{self, Reduction, Visit};
-use crate::ops::{attr, gather_elements::for_each_element};
 use crate::pb::NodeProto;
 use crate::tensor::{numel, strides, unravel, DType, Layout, Storage, Tensor};
 
@@ -442,20 +443,9 @@ fn gather_elements<'a>(
     q: &Quirks,
 ) -> Option<Semantics<'a>> {
     // A quirk (axis 0 forced) can name an axis the tensor does not have.
-    if axis >= data.rank() {
-        return None;
-    }
     let (ds, is) = (data.shape(), indices.shape());
-    if ds.len() != is.len()
-        || ds.is_empty()
-        || is
-            .iter()
-            .zip(ds)
-            .enumerate()
-            .any(|(d, (i, s))| d != axis && i > s)
-    {
-        return None;
-    }
+    // The kernel's own shape rules (equal ranks, off-axis dims no larger, a real axis).
+    check_element_shapes(ds, is, axis as i64).ok()?;
     let values = indices.to_i64_vec()?;
     let stride = strides(ds)[axis];
     let mut origin = Vec::with_capacity(values.len());
@@ -552,21 +542,12 @@ fn scatter_elements<'a>(
     reduction: Reduction,
     q: &Quirks,
 ) -> Option<Semantics<'a>> {
-    // A quirk (axis 0 forced) can name an axis the tensor does not have.
-    if axis >= shape.len() {
-        return None;
-    }
     let is = indices.shape();
-    if is.len() != shape.len()
-        || updates.shape() != is
-        || is
-            .iter()
-            .zip(shape)
-            .enumerate()
-            .any(|(d, (i, s))| d != axis && i > s)
-    {
+    // The kernel's own shape rules (a quirk forcing axis 0 can name an axis the data lacks).
+    if updates.shape() != is {
         return None;
     }
+    check_element_shapes(shape, is, axis as i64).ok()?;
     let values = indices.to_i64_vec()?;
     let stride = strides(shape)[axis];
     let mut pairs = Vec::with_capacity(values.len());
