@@ -264,14 +264,25 @@ fn reduction_of(node: &NodeProto) -> Option<Reduction> {
 fn semantics<'a>(subj: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     let input = |i: usize| subj.inputs.get(i).copied().flatten();
     let op = subj.node.op_type.as_str();
+    // The `axis` attribute normalised against `rank`, or 0 under the axis-ignored quirk.
+    let axis_of = |rank: usize| {
+        if q.axis_zero {
+            Some(0)
+        } else {
+            norm_axis(int_attr(subj.node, "axis", 0)?, rank)
+        }
+    };
+    // A `shape` input's dims, when all are non-negative.
+    let dims_of = |t: &Tensor| -> Option<Vec<usize>> {
+        t.to_i64_vec()?
+            .iter()
+            .map(|&d| usize::try_from(d).ok())
+            .collect()
+    };
     match (subj.domain, op) {
         ("", "Gather") => {
             let (data, indices) = (input(0)?, input(1)?);
-            let axis = if q.axis_zero {
-                0
-            } else {
-                norm_axis(int_attr(subj.node, "axis", 0)?, data.rank())?
-            };
+            let axis = axis_of(data.rank())?;
             gather(data, indices, axis, 0, q)
         }
         ("org.openvinotoolkit", "Gather") => {
@@ -299,11 +310,7 @@ fn semantics<'a>(subj: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
         }
         ("", "GatherElements") => {
             let (data, indices) = (input(0)?, input(1)?);
-            let axis = if q.axis_zero {
-                0
-            } else {
-                norm_axis(int_attr(subj.node, "axis", 0)?, data.rank())?
-            };
+            let axis = axis_of(data.rank())?;
             gather_elements(data, indices, axis, q)
         }
         ("", "GatherND") => {
@@ -317,11 +324,7 @@ fn semantics<'a>(subj: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
         }
         ("", "ScatterElements") | ("", "Scatter") => {
             let (data, indices, updates) = (input(0)?, input(1)?, input(2)?);
-            let axis = if q.axis_zero {
-                0
-            } else {
-                norm_axis(int_attr(subj.node, "axis", 0)?, data.rank())?
-            };
+            let axis = axis_of(data.rank())?;
             let red = q.reduction.unwrap_or(reduction_of(subj.node)?);
             scatter_elements(
                 Some(data),
@@ -341,16 +344,8 @@ fn semantics<'a>(subj: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
         }
         ("com.microsoft", "GatherElementsGrad") => {
             let (dy, shape, indices) = (input(0)?, input(1)?, input(2)?);
-            let shape: Vec<usize> = shape
-                .to_i64_vec()?
-                .iter()
-                .map(|&d| usize::try_from(d).ok())
-                .collect::<Option<_>>()?;
-            let axis = if q.axis_zero {
-                0
-            } else {
-                norm_axis(int_attr(subj.node, "axis", 0)?, shape.len())?
-            };
+            let shape = dims_of(shape)?;
+            let axis = axis_of(shape.len())?;
             scatter_elements(
                 None,
                 dy.dtype(),
@@ -364,16 +359,8 @@ fn semantics<'a>(subj: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
         }
         ("com.microsoft", "GatherGrad") => {
             let (shape, indices, dy) = (input(0)?, input(1)?, input(2)?);
-            let shape: Vec<usize> = shape
-                .to_i64_vec()?
-                .iter()
-                .map(|&d| usize::try_from(d).ok())
-                .collect::<Option<_>>()?;
-            let axis = if q.axis_zero {
-                0
-            } else {
-                norm_axis(int_attr(subj.node, "axis", 0)?, shape.len())?
-            };
+            let shape = dims_of(shape)?;
+            let axis = axis_of(shape.len())?;
             gather_grad(&shape, indices, dy, axis, q)
         }
         _ => None,

@@ -18,7 +18,7 @@
 use crate::fsutil::{ensure_file_contents, project_root};
 use crate::pb;
 use crate::pb::tensor_proto::{DataLocation, DataType, Segment};
-use crate::spec_examples::{Case, Storage, Tensor, Values};
+use crate::spec_examples::{f32s, i32s, i64s, strs, tensor, Case, Storage, Tensor, Values};
 use crate::testdata;
 use anyhow::{bail, Context, Result};
 use prost::Message;
@@ -404,30 +404,6 @@ fn case(op_type: &'static str, opset: i64) -> Case {
         outputs: Vec::new(),
         storage: Storage::Raw,
     }
-}
-
-fn tensor(name: &'static str, shape: &[i64], values: Values) -> Tensor {
-    Tensor {
-        name,
-        shape: shape.to_vec(),
-        values,
-    }
-}
-
-fn f32s(name: &'static str, shape: &[i64], v: &[f32]) -> Tensor {
-    tensor(name, shape, Values::Float(v.to_vec()))
-}
-
-fn i32s(name: &'static str, shape: &[i64], v: &[i32]) -> Tensor {
-    tensor(name, shape, Values::Int32(v.to_vec()))
-}
-
-fn i64s(name: &'static str, shape: &[i64], v: &[i64]) -> Tensor {
-    tensor(name, shape, Values::Int64(v.to_vec()))
-}
-
-fn strs(name: &'static str, shape: &[i64], v: &[&'static str]) -> Tensor {
-    tensor(name, shape, Values::String(v.to_vec()))
 }
 
 fn model(change: impl Fn(&mut pb::ModelProto) + 'static) -> Edit {

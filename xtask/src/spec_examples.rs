@@ -209,7 +209,7 @@ fn case(name: &'static str, op_type: &'static str, opset: i64, source: &'static 
     }
 }
 
-fn tensor(name: &'static str, shape: &[i64], values: Values) -> Tensor {
+pub(crate) fn tensor(name: &'static str, shape: &[i64], values: Values) -> Tensor {
     Tensor {
         name,
         shape: shape.to_vec(),
@@ -217,7 +217,7 @@ fn tensor(name: &'static str, shape: &[i64], values: Values) -> Tensor {
     }
 }
 
-fn f32s(name: &'static str, shape: &[i64], v: &[f32]) -> Tensor {
+pub(crate) fn f32s(name: &'static str, shape: &[i64], v: &[f32]) -> Tensor {
     tensor(name, shape, Values::Float(v.to_vec()))
 }
 
@@ -233,11 +233,11 @@ fn bf16s(name: &'static str, shape: &[i64], bits: &[u16]) -> Tensor {
     tensor(name, shape, Values::Bfloat16(bits.to_vec()))
 }
 
-fn i32s(name: &'static str, shape: &[i64], v: &[i32]) -> Tensor {
+pub(crate) fn i32s(name: &'static str, shape: &[i64], v: &[i32]) -> Tensor {
     tensor(name, shape, Values::Int32(v.to_vec()))
 }
 
-fn i64s(name: &'static str, shape: &[i64], v: &[i64]) -> Tensor {
+pub(crate) fn i64s(name: &'static str, shape: &[i64], v: &[i64]) -> Tensor {
     tensor(name, shape, Values::Int64(v.to_vec()))
 }
 
@@ -245,7 +245,7 @@ fn bools(name: &'static str, shape: &[i64], v: &[bool]) -> Tensor {
     tensor(name, shape, Values::Bool(v.to_vec()))
 }
 
-fn strs(name: &'static str, shape: &[i64], v: &[&'static str]) -> Tensor {
+pub(crate) fn strs(name: &'static str, shape: &[i64], v: &[&'static str]) -> Tensor {
     tensor(name, shape, Values::String(v.to_vec()))
 }
 
