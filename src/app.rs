@@ -82,6 +82,8 @@ fn run_cases(args: RunArgs) -> Result<u8> {
         coverage: false,
         pending: args.pending.clone(),
         expectations: expectations.clone().map(std::sync::Arc::new),
+        timeout: crate::deadline::parse_limit(&args.timeout)
+            .map_err(|e| UsageError(format!("--timeout: {e}")))?,
     };
     let jobs = config::jobs(args.jobs)?;
     let (cases, all_names) = select_with_names(&args.selection)?;
@@ -311,6 +313,9 @@ fn rerun_command(args: &RunArgs, case: &str) -> String {
     }
     if args.max_tensor_bytes != "4GiB" {
         flag("max-tensor-bytes", Some(args.max_tensor_bytes.clone()));
+    }
+    if args.timeout != "60" {
+        flag("timeout", Some(args.timeout.clone()));
     }
     if let Some(file) = &args.expectations {
         flag("expectations", Some(file.display().to_string()));

@@ -135,6 +135,10 @@ pub struct RunArgs {
     /// Larger declared tensors and outputs make the case errored before anything is allocated.
     #[arg(long, value_name = "N", default_value = "4GiB")]
     pub max_tensor_bytes: String,
+    /// Seconds one case may run (fractions allowed; 0 for no limit). A case still running then
+    /// is errored at its next node, data set or output, and the run goes on.
+    #[arg(long, value_name = "SECS", default_value = "60")]
+    pub timeout: String,
     /// When to colour the human output (NO_COLOR is honoured by auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,

@@ -133,6 +133,17 @@ struct Quirks {
     reduction: Option<Reduction>,
     axis_zero: bool,
     batch_zero: bool,
+    /// The most output elements worth computing: the size of the output being explained, since
+    /// an interpretation of another size cannot reproduce it. Bounds what a hostile case can
+    /// make the diagnosis allocate; `None` where the op's own output was already computed.
+    cap: Option<usize>,
+}
+
+impl Quirks {
+    /// Whether an output of `n` elements is worth computing.
+    fn admits(&self, n: usize) -> bool {
+        self.cap.is_none_or(|cap| n <= cap)
+    }
 }
 
 /// Where an index points.
@@ -391,7 +402,11 @@ fn gather<'a>(
         numel(&ds[axis + 1..])?,
     );
     let per_batch = numel(&is[b..])?;
-    let mut origin = Vec::with_capacity(batch * mid * per_batch * inner);
+    let count = numel(&[batch, mid, per_batch, inner])?;
+    if !q.admits(count) {
+        return None;
+    }
+    let mut origin = Vec::with_capacity(count);
     for bi in 0..batch {
         for m in 0..mid {
             for j in 0..per_batch {
@@ -493,6 +508,9 @@ fn gather_nd<'a>(
     let values = indices.to_i64_vec()?;
     let (batches, tuples) = (numel(&ds[..b])?, numel(&is[b..qr - 1])?);
     let (block, slice) = (numel(&ds[b..])?, numel(&ds[b + k..])?);
+    if !q.admits(numel(&[batches, tuples, slice])?) {
+        return None;
+    }
     let mut origin = Vec::new();
     for bi in 0..batches {
         for t in 0..tuples {
@@ -531,7 +549,7 @@ fn scatter_elements<'a>(
 ) -> Option<Semantics<'a>> {
     let is = indices.shape();
     // The kernel's own shape rules (a quirk forcing axis 0 can name an axis the data lacks).
-    if updates.shape() != is {
+    if updates.shape() != is || !q.admits(numel(shape)?) {
         return None;
     }
     check_element_shapes(shape, is, axis as i64).ok()?;
@@ -626,7 +644,7 @@ fn gather_grad<'a>(
     let mut want = shape[..axis].to_vec();
     want.extend_from_slice(indices.shape());
     want.extend_from_slice(&shape[axis + 1..]);
-    if dy.shape() != want.as_slice() {
+    if dy.shape() != want.as_slice() || !q.admits(numel(shape)?) {
         return None;
     }
     let values = indices.to_i64_vec()?;
@@ -820,17 +838,23 @@ pub fn classify(
     // A quirk explains the output only if it changes something: compare with the correct result,
     // or, where the spec requires an error, with what the op computes when its indices are valid
     // (then an error about something else, such as a dtype, is not blamed on index handling).
+    let cap = Some(actual.numel());
     let computed;
     let baseline = match reference {
         Some(r) => Some(r),
         None => {
-            computed = semantics(subj, &Quirks::default()).and_then(|s| execute(&s));
+            let q = Quirks {
+                cap,
+                ..Quirks::default()
+            };
+            computed = semantics(subj, &q).and_then(|s| execute(&s));
             computed.as_ref()
         }
     };
     // The grads' reduction is their accumulation: "ignored" there means overwrite.
     for class in BugClass::ALL {
         for q in quirk_variants(class, subj) {
+            let q = Quirks { cap, ..q };
             let Some(sem) = semantics(subj, &q) else {
                 continue;
             };
@@ -1025,6 +1049,34 @@ mod tests {
         };
         assert_eq!(classify(&subj, None, &scalar), None);
         assert_eq!(provenance(&subj, 0), None);
+    }
+
+    #[test]
+    fn interpretations_larger_than_the_output_are_never_computed() {
+        // Found by fuzzing: an erroring GatherGrad whose shape input asks for 2^40 elements made
+        // the diagnosis allocate them. Only outputs the size of the one explained are computed.
+        let g = node("GatherGrad", &[], None);
+        let shape = i64s(&[1], &[1 << 40]);
+        let idx = i64s(&[1], &[-(1 << 41)]);
+        let dy = f32s(&[1], &[1.0]);
+        let subj = Subject {
+            node: &g,
+            domain: "com.microsoft",
+            since: 1,
+            inputs: vec![Some(&shape), Some(&idx), Some(&dy)],
+        };
+        assert_eq!(classify(&subj, None, &dy), None);
+        // The same for a Gather whose output would have 2^40 elements.
+        let n = node("Gather", &[], None);
+        let data = f32s(&[1, 1 << 20], &vec![0.0; 1 << 20]);
+        let idx = i64s(&[1 << 20], &vec![0; 1 << 20]);
+        let subj = Subject {
+            node: &n,
+            domain: "",
+            since: 13,
+            inputs: vec![Some(&data), Some(&idx)],
+        };
+        assert_eq!(classify(&subj, None, &data), None);
     }
 
     #[test]

@@ -36,6 +36,9 @@ pub enum EvalError {
     /// The graph's wiring is broken.
     #[error("{0}")]
     Graph(String),
+    /// The case's time limit ran out between two nodes.
+    #[error(transparent)]
+    TimedOut(#[from] crate::deadline::TimedOut),
 }
 
 /// One resolved node.
@@ -350,6 +353,7 @@ impl Plan<'_> {
         max_bytes: usize,
     ) -> Result<(), EvalError> {
         for (index, step) in self.steps.iter().enumerate().take(count) {
+            crate::deadline::check()?;
             let node = &self.graph.node[step.node];
             let label = || {
                 node_label(

@@ -16,6 +16,7 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod coverage;
+pub mod deadline;
 pub mod diagnose;
 pub mod discover;
 pub mod eval;

@@ -2,6 +2,7 @@
 //! in parallel; results are delivered in case order.
 
 use crate::compare::{compare, Tolerance};
+use crate::deadline::{self, TimedOut};
 use crate::diagnose::{self, BugClass};
 use crate::discover::{Case, DataSet};
 use crate::eval::{self, EvalError, Plan, PlanError};
@@ -33,6 +34,8 @@ pub struct RunOptions {
     pub pending: Option<PathBuf>,
     /// Per-case tolerance overrides from an expectations file.
     pub expectations: Option<std::sync::Arc<crate::expectations::Expectations>>,
+    /// `--timeout`: how long one case may run before it is errored; `None` for no limit.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl Default for RunOptions {
@@ -45,9 +48,13 @@ impl Default for RunOptions {
             coverage: false,
             pending: None,
             expectations: None,
+            timeout: Some(DEFAULT_TIMEOUT),
         }
     }
 }
+
+/// One minute per case: generous for the largest tensors `--max-tensor-bytes` allows.
+pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// 4 GiB (decision D12).
 pub const DEFAULT_MAX_TENSOR_BYTES: usize = 4 << 30;
@@ -90,6 +97,12 @@ impl From<LoadError> for Verdict {
             Status::Errored
         };
         Verdict(status, e.to_string())
+    }
+}
+
+impl From<TimedOut> for Verdict {
+    fn from(e: TimedOut) -> Self {
+        Verdict(Status::Errored, e.to_string())
     }
 }
 
@@ -227,7 +240,8 @@ pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
         data_sets: Vec::new(),
         duration: Default::default(),
     };
-    if let Err(Verdict(status, reason)) = run_case_inner(case, opts, &mut result) {
+    let inner = deadline::with_limit(opts.timeout, || run_case_inner(case, opts, &mut result));
+    if let Err(Verdict(status, reason)) = inner {
         result.status = status;
         result.reason = Some(reason);
     } else if let Some(ds) = result.data_sets.iter().max_by_key(|d| severity(d.status)) {
@@ -317,6 +331,7 @@ fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Re
     }
     let mut record = Record::default();
     for ds in &case.data_sets {
+        deadline::check()?;
         result.data_sets.push(run_data_set(
             &plan,
             &initializers,
@@ -427,6 +442,7 @@ fn load_and_evaluate(
             opts.max_tensor_bytes,
         )
     };
+    deadline::check()?;
     let ours =
         match plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes) {
             Ok(v) => v,
@@ -472,6 +488,7 @@ fn load_and_evaluate(
     let runtime = runtime.map(all_present).transpose()?;
     let mut results = Vec::with_capacity(plan.outputs.len());
     for (k, (info, value)) in plan.outputs.iter().zip(&ours).enumerate() {
+        deadline::check()?;
         let tolerance = &opts.tolerance;
         let (reference, checked) = match &runtime {
             None => match &expected[k] {

@@ -301,3 +301,153 @@ fn an_output_larger_than_the_limit_errors_before_it_is_computed() {
         "{c:#}"
     );
 }
+
+/// A tree holding a copy of the control case at `<tmp>/tree/good`.
+fn tree_with_a_good_case() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("tree");
+    copy_case(
+        &fixture("passing/external_data_inside_the_directory"),
+        &tree.join("good"),
+    );
+    (tmp, tree)
+}
+
+#[cfg(unix)]
+#[test]
+fn discovery_survives_symlink_loops_and_never_follows_them() {
+    let (_tmp, tree) = tree_with_a_good_case();
+    // A loop to the tree itself, one to its parent, and one that points at itself.
+    symlink(&tree, &tree.join("good/test_data_set_0/again"));
+    symlink(Path::new(".."), &tree.join("up"));
+    symlink(Path::new("self"), &tree.join("self"));
+    let start = Instant::now();
+    let (code, report) = run_json(&tree, &[]);
+    assert!(start.elapsed() < Duration::from_secs(20));
+    assert_eq!(code, 0, "{report:#}");
+    let names: Vec<&str> = cases(&report)
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["good"]);
+    assert_eq!(cases(&report)[0]["status"], "passed");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_case_under_a_non_utf8_name_runs_and_is_reported_with_a_replacement_character() {
+    use std::os::unix::ffi::OsStrExt;
+    let (_tmp, tree) = tree_with_a_good_case();
+    let odd = tree.join(std::ffi::OsStr::from_bytes(b"bad\xFFname"));
+    copy_case(&fixture("passing/external_data_inside_the_directory"), &odd);
+    let (code, report) = run_json(&tree, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let names: Vec<&str> = cases(&report)
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["bad\u{FFFD}name", "good"]);
+    assert!(cases(&report).iter().all(|c| c["status"] == "passed"));
+    // The human report names it the same way.
+    let r = crate::support::run(["run".as_ref(), tree.as_os_str()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("bad\u{FFFD}name"), "{}", r.stdout);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unreadable_directory_is_reported_and_the_run_goes_on() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_tmp, tree) = tree_with_a_good_case();
+    let locked = tree.join("locked");
+    copy_case(
+        &fixture("passing/external_data_inside_the_directory"),
+        &locked.join("case"),
+    );
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    // Root reads it anyway; then only the rest of the contract can be checked.
+    let unreadable = std::fs::read_dir(&locked).is_err();
+    let r = crate::support::run([
+        "run".as_ref(),
+        tree.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let report = r.json();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(crate::support::case(&report, "good")["status"], "passed");
+    if unreadable {
+        assert_eq!(cases(&report).len(), 1, "{report:#}");
+        assert!(
+            r.stderr.contains("warning:") && r.stderr.contains("locked"),
+            "{}",
+            r.stderr
+        );
+    } else {
+        assert_eq!(cases(&report).len(), 2, "{report:#}");
+    }
+}
+
+/// A case that takes seconds on any machine from 50 KB of files: Gather-13 on data [1, 4096] with
+/// 4096 zero indices builds a [4096, 4096] output (64 MiB) per data set, in each of 300 data sets
+/// whose files are hard links to the first one's. (The expected output is [2, 2]: without a
+/// time limit every data set fails on its shape.)
+fn slow_case(dir: &Path) {
+    copy_case(&fixture("failing/wrong_value"), dir);
+    rewrite_model(&dir.join("model.onnx"), |m| {
+        for v in &mut m.graph.as_mut().unwrap().input {
+            if let Some(onnx_idx_check::pb::type_proto::Value::TensorType(t)) =
+                v.r#type.as_mut().and_then(|t| t.value.as_mut())
+            {
+                t.shape = None;
+            }
+        }
+    });
+    let first = dir.join("test_data_set_0");
+    let mut data = read_tensor(&first.join("input_0.pb"));
+    data.dims = vec![1, 4096];
+    data.raw_data = vec![0; 4096 * 4];
+    write_tensor(&first.join("input_0.pb"), &data);
+    let mut indices = read_tensor(&first.join("input_1.pb"));
+    indices.dims = vec![4096];
+    indices.raw_data = vec![0; 4096 * 8];
+    write_tensor(&first.join("input_1.pb"), &indices);
+    for k in 1..300 {
+        let ds = dir.join(format!("test_data_set_{k}"));
+        std::fs::create_dir(&ds).unwrap();
+        for f in ["input_0.pb", "input_1.pb", "output_0.pb"] {
+            std::fs::hard_link(first.join(f), ds.join(f)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_case_over_the_timeout_is_errored_and_the_others_still_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    slow_case(&tmp.path().join("slow"));
+    copy_case(
+        &fixture("passing/external_data_inside_the_directory"),
+        &tmp.path().join("quick"),
+    );
+    let start = Instant::now();
+    let (code, report) = run_json(tmp.path(), &["--timeout", "1"]);
+    let took = start.elapsed();
+    assert_eq!(code, 1, "{report:#}");
+    let slow = crate::support::case(&report, "slow");
+    assert_errored(slow, &["timed out", "after 1 s", "--timeout"]);
+    // Cut at the limit, not after all 300 data sets.
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    assert_eq!(crate::support::case(&report, "quick")["status"], "passed");
+    assert_eq!(crate::support::count(&report, "errored"), 1);
+    assert_eq!(crate::support::count(&report, "passed"), 1);
+}
+
+#[test]
+fn a_timeout_that_is_no_number_of_seconds_is_a_usage_error() {
+    for bad in ["-1", "soon", "inf"] {
+        let r = crate::support::run(["run", "testdata", &format!("--timeout={bad}")]);
+        assert_eq!(r.code, 2, "{bad}: {}", r.stderr);
+        assert!(r.stderr.contains("--timeout"), "{}", r.stderr);
+    }
+}

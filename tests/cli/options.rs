@@ -47,7 +47,7 @@ fn exclude_leaves_out_the_cases_whose_name_matches() {
         &fixtures(),
         &[
             "--exclude",
-            "^(errored|failing)/",
+            "^(errored|failing|hostile)/",
             "--exclude",
             "segment",
             ONLY_GROUPS[0],
@@ -65,7 +65,14 @@ fn exclude_leaves_out_the_cases_whose_name_matches() {
 fn filter_and_exclude_combine() {
     let (_, report) = run_json(
         &fixtures(),
-        &["--filter", "external_data", "--exclude", "absolute"],
+        &[
+            "--filter",
+            "external_data",
+            "--exclude",
+            "absolute",
+            "--exclude",
+            "^hostile/",
+        ],
     );
     assert_eq!(
         names(&report),

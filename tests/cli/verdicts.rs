@@ -275,6 +275,62 @@ alone_tests! {
         "skipped/bool_reduction_max" => "skipped" ["reduction 'max'", "bool", "not implemented"];
     a_segment_tensor_is_skipped:
         "skipped/segment_tensor" => "skipped" ["input_0.pb", "segment", "not supported"];
+    // hostile/: built to crash, exhaust or escape a loader; each refused with its reason.
+    a_subgraph_nested_10000_deep_stops_at_the_nesting_limit:
+        "hostile/subgraph_nested_10000_deep" => "errored"
+        ["model.onnx", "not a valid ONNX ModelProto", "levels", "recursion limit reached"];
+    a_node_name_that_is_not_utf8_errors:
+        "hostile/node_name_not_utf8" => "errored"
+        ["model.onnx", "NodeProto.name", "not UTF-8"];
+    an_empty_model_errors:
+        "hostile/empty_model" => "errored" ["model.onnx", "empty"];
+    a_raw_data_length_beyond_the_file_errors:
+        "hostile/raw_data_length_claims_a_terabyte" => "errored"
+        ["input_0.pb", "TensorProto.raw_data", "buffer underflow"];
+    a_packed_field_length_beyond_the_file_errors:
+        "hostile/packed_field_claims_two_gigabytes" => "errored"
+        ["input_1.pb", "TensorProto.int64_data", "buffer underflow"];
+    dims_whose_product_overflows_error:
+        "hostile/dims_product_overflows" => "errored"
+        ["input_0.pb", "tensor 'data'", "[4294967296, 4294967296, 4294967296]", "more elements than can be addressed"];
+    a_negative_dim_errors:
+        "hostile/negative_dim" => "errored" ["input_0.pb", "[-2]", "negative"];
+    an_expected_output_claiming_a_terabyte_errors:
+        "hostile/expected_output_claims_a_terabyte" => "errored"
+        ["output_0.pb", "tensor 'output'", "1099511627776 bytes", "--max-tensor-bytes"];
+    strings_claiming_a_terabyte_error:
+        "hostile/strings_claim_a_terabyte" => "errored"
+        ["input_0.pb", "string tensor of shape [1099511627776]", "--max-tensor-bytes"];
+    an_output_of_a_terabyte_errors_before_it_is_allocated:
+        "hostile/gather_grad_output_of_a_terabyte" => "errored"
+        ["GatherGrad-1", "output float tensor of shape [274877906944]", "1099511627776 bytes", "--max-tensor-bytes"];
+    a_shape_input_whose_product_overflows_errors:
+        "hostile/gather_grad_shape_overflows" => "errored"
+        ["GatherGrad-1", "dY has shape [1]", "4611686018427387904"];
+    external_data_with_a_nul_byte_errors:
+        "hostile/external_data_with_a_nul_byte" => "errored"
+        ["input_0.pb", "\"data.bin\\0.txt\"", "not a valid file name"];
+    external_data_climbing_through_a_subdirectory_errors:
+        "hostile/external_data_climbing_through_a_subdirectory" => "errored"
+        ["'sub/../../secret.bin'", "outside the directory"];
+    external_data_past_the_end_errors:
+        "hostile/external_data_offset_past_the_end" => "errored"
+        ["'data.bin'", "offset 16 + length 8 exceeds the file size 8"];
+    external_offset_and_length_that_overflow_error:
+        "hostile/external_data_offset_plus_length_overflows" => "errored"
+        ["'data.bin'", "offset 9223372036854775807 + length 9223372036854775807", "exceeds the file size 8"];
+    external_data_claiming_a_terabyte_errors:
+        "hostile/external_data_length_claims_a_terabyte" => "errored"
+        ["input_0.pb", "1099511627776 bytes", "--max-tensor-bytes"];
+    external_data_that_is_a_directory_errors:
+        "hostile/external_data_is_a_directory" => "errored"
+        ["location 'sub'", "not a regular file"];
+    external_data_without_a_location_errors:
+        "hostile/external_data_location_missing" => "errored"
+        ["input_0.pb", "no `location`"];
+    an_initializer_with_external_data_outside_the_case_errors:
+        "hostile/initializer_external_data_escaping" => "errored"
+        ["model.onnx", "tensor 'indices'", "'../../etc/passwd'", "outside the directory"];
 }
 
 #[test]

@@ -1,0 +1,148 @@
+//! Files that claim a terabyte must be refused without the memory they claim (D12): this test
+//! loads such cases through the library and reads the process's own peak resident set size
+//! (`VmHWM` in /proc/self/status) before and after. It is a test binary of its own with a single
+//! test, so nothing else runs in the process while it measures. (Measuring a child process from
+//! the multi-threaded test harness does not work: until it execs, a spawned child shares the
+//! harness's pages, and the kernel's peak for the child includes them.)
+
+#![cfg(target_os = "linux")]
+
+use onnx_idx_check::discover::discover;
+use onnx_idx_check::pb::{tensor_proto::DataLocation, StringStringEntryProto, TensorProto};
+use onnx_idx_check::runner::{run_case, RunOptions};
+use onnx_idx_check::verdict::Status;
+use prost::Message;
+use std::path::{Path, PathBuf};
+
+/// 2^38 floats: 1 TiB.
+const TERABYTE_OF_FLOATS: i64 = 1 << 38;
+
+/// Peak resident set size of this process, in KiB.
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .expect("VmHWM in /proc/self/status");
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// A copy of the external-data control case (input_0.pb holds two floats in data.bin) with
+/// input_0.pb changed by `change`.
+fn tampered(root: &Path, name: &str, change: impl FnOnce(&mut TensorProto)) -> PathBuf {
+    let case = root.join(name);
+    copy_dir(
+        &fixture("passing/external_data_inside_the_directory"),
+        &case,
+    );
+    let file = case.join("test_data_set_0/input_0.pb");
+    let mut t = TensorProto::decode(std::fs::read(&file).unwrap().as_slice()).unwrap();
+    change(&mut t);
+    std::fs::write(&file, t.encode_to_vec()).unwrap();
+    case
+}
+
+/// Runs the case with `opts`; returns its status and reason.
+fn run(dir: &Path, opts: &RunOptions) -> (Status, String) {
+    let found = discover(&[dir.to_path_buf()]).unwrap();
+    assert_eq!(found.cases.len(), 1);
+    let r = run_case(&found.cases[0], opts);
+    (r.status, r.reason.unwrap_or_default())
+}
+
+#[test]
+fn terabyte_claims_are_refused_without_raising_the_peak_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let raw = tampered(tmp.path(), "raw", |t| {
+        t.data_location = DataLocation::Default as i32;
+        t.external_data.clear();
+        t.raw_data = vec![0, 0, 0x80, 0x3F, 0, 0, 0, 0x40];
+        t.dims = vec![TERABYTE_OF_FLOATS];
+    });
+    let typed = tampered(tmp.path(), "typed", |t| {
+        t.data_location = DataLocation::Default as i32;
+        t.external_data.clear();
+        t.float_data = vec![1.0, 2.0];
+        t.dims = vec![TERABYTE_OF_FLOATS];
+    });
+    let external = tampered(tmp.path(), "external", |t| {
+        t.dims = vec![TERABYTE_OF_FLOATS];
+        t.external_data = vec![
+            StringStringEntryProto {
+                key: "location".into(),
+                value: "data.bin".into(),
+            },
+            StringStringEntryProto {
+                key: "length".into(),
+                value: (TERABYTE_OF_FLOATS * 4).to_string(),
+            },
+        ];
+    });
+    // A limit of 2 TiB admits every claim, so only the checks against the bytes present (and,
+    // for the GatherGrad whose output would take a terabyte, the default limit) stand between
+    // the claims and the allocator.
+    let admitting = RunOptions {
+        max_tensor_bytes: 2 << 40,
+        ..RunOptions::default()
+    };
+    let before = peak_rss_kib();
+    let results = [
+        run(&raw, &admitting),
+        run(&typed, &admitting),
+        run(&external, &admitting),
+        run(
+            &fixture("hostile/gather_grad_output_of_a_terabyte"),
+            &RunOptions::default(),
+        ),
+    ];
+    let after = peak_rss_kib();
+    for (status, reason) in &results {
+        assert_eq!(*status, Status::Errored, "{reason}");
+    }
+    assert!(
+        results[0].1.contains("raw_data holds 8 bytes"),
+        "{}",
+        results[0].1
+    );
+    assert!(
+        results[1].1.contains("float_data holds 2 entries"),
+        "{}",
+        results[1].1
+    );
+    assert!(
+        results[2].1.contains("exceeds the file size 8"),
+        "{}",
+        results[2].1
+    );
+    assert!(
+        results[3].1.contains("1099511627776 bytes"),
+        "{}",
+        results[3].1
+    );
+    assert!(
+        after.saturating_sub(before) < 16 * 1024,
+        "the peak RSS grew from {before} KiB to {after} KiB"
+    );
+    // The measurement sees memory that is really used: 64 MiB touched raise the peak.
+    let touched = std::hint::black_box(vec![1u8; 64 << 20]);
+    assert!(peak_rss_kib() >= after + 60 * 1024);
+    drop(touched);
+}
