@@ -217,6 +217,13 @@ impl Invocation<'_> {
                 self.max_bytes
             )));
         }
+        // Under a raised limit the allocator may still refuse, which would abort the process:
+        // ask first (address space only; no page is touched) and error instead.
+        if Vec::<u8>::new().try_reserve_exact(bytes).is_err() {
+            return Err(KernelError::TooLarge(format!(
+                "output {dtype} tensor of shape {shape:?} would take {bytes} bytes, which this machine cannot allocate"
+            )));
+        }
         Ok(n)
     }
 }

@@ -451,3 +451,21 @@ fn a_timeout_that_is_no_number_of_seconds_is_a_usage_error() {
         assert!(r.stderr.contains("--timeout"), "{}", r.stderr);
     }
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_output_the_machine_cannot_allocate_errors_instead_of_aborting() {
+    // Raising the limit to 2 TiB admits GatherGrad's 1 TiB output; the allocator then refuses it
+    // (unless the kernel is told to overcommit without limit, mode 1).
+    let mode = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").unwrap_or_default();
+    if mode.trim() == "1" {
+        return;
+    }
+    let case = fixture("hostile/gather_grad_output_of_a_terabyte");
+    let (code, report) = run_json(&case, &["--max-tensor-bytes", "2TiB"]);
+    assert_eq!(code, 1);
+    assert_errored(
+        &cases(&report)[0],
+        &["1099511627776 bytes", "this machine cannot allocate"],
+    );
+}
