@@ -1,0 +1,17 @@
+//! The checks behind onnx-idx-check's libFuzzer targets, kept in a library so that
+//! `cargo test` can replay the committed corpora and regressions without libFuzzer.
+//!
+//! Each `fuzz_targets/*.rs` is one line that hands libFuzzer's bytes to a function here. A
+//! check panics only when onnx-idx-check misbehaves: a panic inside the tool, a verdict without
+//! a reason, a tensor larger than the limit it was given, or a kernel result that differs from
+//! the naive reference in [`reference`].
+
+pub mod kernels;
+pub mod pipeline;
+pub mod reference;
+pub mod replay;
+pub mod tensor;
+
+/// The tensor size limit every target runs under: small, so that no input can make the tool
+/// allocate more than a few megabytes however large the sizes it claims.
+pub const MAX_TENSOR_BYTES: usize = 1 << 20;

@@ -1,0 +1,36 @@
+//! Replays every committed fuzz input (corpora and regressions) through its target's check, so
+//! that `cargo test` catches a regression of any past finding without running libFuzzer.
+
+use onnx_idx_check_fuzz::{kernels, pipeline, replay::replay, tensor};
+
+#[test]
+fn tensor_proto_inputs_replay() {
+    assert!(
+        replay("tensor_proto", tensor::check) > 0,
+        "no tensor_proto corpus"
+    );
+}
+
+#[test]
+fn case_pipeline_inputs_replay() {
+    assert!(
+        replay("case_pipeline", pipeline::check) > 0,
+        "no case_pipeline corpus"
+    );
+}
+
+#[test]
+fn gather_kernels_inputs_replay() {
+    assert!(
+        replay("gather_kernels", kernels::check_gathers) > 0,
+        "no gather_kernels corpus"
+    );
+}
+
+#[test]
+fn scatter_kernels_inputs_replay() {
+    assert!(
+        replay("scatter_kernels", kernels::check_scatters) > 0,
+        "no scatter_kernels corpus"
+    );
+}
