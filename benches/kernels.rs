@@ -10,7 +10,12 @@ use onnx_idx_check::ops::{invoke, resolve, Invocation, Resolution};
 use onnx_idx_check::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use onnx_idx_check::tensor::{DType, Tensor};
 
+/// The binary's memory policy, so that kernels are timed as `bench` times them.
+#[global_allocator]
+static ALLOC: onnx_idx_check::memory::HugePageAlloc = onnx_idx_check::memory::HugePageAlloc;
+
 fn main() {
+    onnx_idx_check::memory::keep_freed_memory();
     divan::main();
 }
 

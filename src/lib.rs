@@ -23,6 +23,7 @@ pub mod eval;
 pub mod exit;
 pub mod expectations;
 pub mod load;
+pub mod memory;
 pub mod ops;
 pub mod pb;
 pub mod pending;
