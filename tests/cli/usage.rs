@@ -116,3 +116,38 @@ fn an_unwritable_output_file_stops_the_run_with_status_2() {
         r.stderr
     );
 }
+
+/// The long flags `--help` of a subcommand lists, without `--help` itself.
+fn flags_in_help(sub: &str) -> Vec<String> {
+    let r = run([sub, "--help"]);
+    r.expect_code(0);
+    let mut flags: Vec<String> = r
+        .stdout
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| w.starts_with("--") && w.len() > 2 && w != &"--help")
+        .map(str::to_string)
+        .collect();
+    flags.sort();
+    flags.dedup();
+    flags
+}
+
+#[test]
+fn the_readme_documents_every_flag_of_every_subcommand() {
+    let readme = std::fs::read_to_string(crate::support::root().join("README.md")).unwrap();
+    for sub in ["run", "list", "ops", "bench", "review", "coverage"] {
+        let flags = flags_in_help(sub);
+        assert!(!flags.is_empty(), "{sub} --help lists no flag");
+        // A whole flag: `--iters` must not be satisfied by `--iterations`.
+        let documented = |f: &str| {
+            readme.match_indices(f).any(|(at, _)| {
+                !readme[at + f.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+            })
+        };
+        let missing: Vec<&String> = flags.iter().filter(|f| !documented(f)).collect();
+        assert!(
+            missing.is_empty(),
+            "README.md does not document {sub} {missing:?}"
+        );
+    }
+}
