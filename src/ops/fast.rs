@@ -111,14 +111,10 @@ pub fn gather<T: Copy + Send + Sync, I: IndexWord>(
         return build(total, n, |start, chunk| {
             for (r, dst) in chunk.chunks_exact_mut(n).enumerate() {
                 let base = (start / n + r) * axis_len;
-                // Indexing the row, whose length is the bound just checked, lets the compiler
-                // drop the second bounds check.
                 let row = &src[base..base + axis_len];
-                for (d, k) in dst.iter_mut().zip(idx) {
-                    let Some(k) = norm(k.get(), axis_len, negatives) else {
-                        return false;
-                    };
-                    d.write(row[k]);
+                let next = src.get(base + axis_len..base + 2 * axis_len);
+                if !pick_row(dst, idx, row, next, negatives) {
+                    return false;
                 }
             }
             true
@@ -146,6 +142,46 @@ pub fn gather<T: Copy + Send + Sync, I: IndexWord>(
         true
     })
 }
+
+/// One output row of a last-axis gather: `dst[j] = row[norm(idx[j])]`; false on an index out of
+/// range. The picks land anywhere in the row, which defeats the hardware prefetcher, but the next
+/// output row reads `next`, the data row right after this one: when the picks are dense enough to
+/// need most of its lines (at least one pick per line) and the row is long, its lines are
+/// prefetched one at a time, spread evenly over this row's picks.
+#[inline(always)]
+fn pick_row<T: Copy, I: IndexWord>(
+    dst: &mut [MaybeUninit<T>],
+    idx: &[I],
+    row: &[T],
+    next: Option<&[T]>,
+    negatives: bool,
+) -> bool {
+    let s = row.len();
+    let lines = std::mem::size_of_val(row).div_ceil(64);
+    let ahead = next.filter(|_| lines >= ROW_AHEAD_MIN_LINES && idx.len() >= lines);
+    let seg = match ahead {
+        Some(_) => idx.len() / lines,
+        None => idx.len(),
+    }
+    .max(1);
+    for (line, (dst, idx)) in dst.chunks_mut(seg).zip(idx.chunks(seg)).enumerate() {
+        if let Some(next) = ahead.filter(|_| line < lines) {
+            prefetch_bytes(next.as_ptr().cast::<u8>().wrapping_add(line * 64), 64);
+        }
+        for (d, k) in dst.iter_mut().zip(idx) {
+            // Indexing the row, whose length is the bound just checked, lets the compiler drop
+            // the second bounds check.
+            let Some(k) = norm(k.get(), s, negatives) else {
+                return false;
+            };
+            d.write(row[k]);
+        }
+    }
+    true
+}
+
+/// Rows shorter than this many cache lines (4 KiB) are left to the hardware prefetcher.
+const ROW_AHEAD_MIN_LINES: usize = 64;
 
 /// How many rows ahead the random-row copies prefetch.
 const AHEAD: usize = 4;
@@ -213,11 +249,9 @@ pub fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
             for dst in chunk.chunks_exact_mut(len) {
                 let base = (pos / len) * axis_len;
                 let row = &src[base..base + axis_len];
-                for (d, k) in dst.iter_mut().zip(&idx[pos..pos + len]) {
-                    let Some(k) = norm(k.get(), axis_len, true) else {
-                        return false;
-                    };
-                    d.write(row[k]);
+                let next = src.get(base + axis_len..base + 2 * axis_len);
+                if !pick_row(dst, &idx[pos..pos + len], row, next, true) {
+                    return false;
                 }
                 pos += len;
             }
@@ -453,6 +487,40 @@ mod tests {
         let last = bad.len() - 1;
         bad[last] = s as i64;
         assert_eq!(gather_elements(&src, &bad, outer, len, s, inner), None);
+    }
+
+    #[test]
+    fn last_axis_gathers_with_rows_prefetched_ahead_pick_what_the_definition_says() {
+        // Rows of 3000 u32 (188 lines): 400 picks prefetch the next row, 100 do not; the output
+        // of 700 rows x 400 is over the parallel threshold.
+        let (rows, s) = (700, 3000);
+        let src: Vec<u32> = (0..rows * s).map(|v| v as u32).collect();
+        for n in [400, 100] {
+            let idx: Vec<i64> = lcg(n, 3)
+                .map(|v| (v % (2 * s as u64)) as i64 - s as i64)
+                .collect();
+            let at = |r: usize, j: usize| {
+                let k = idx[j];
+                src[r * s + if k < 0 { k + s as i64 } else { k } as usize]
+            };
+            let want: Vec<u32> = (0..rows)
+                .flat_map(|r| (0..n).map(move |j| (r, j)))
+                .map(|(r, j)| at(r, j))
+                .collect();
+            assert!(
+                gather(&src, &idx, rows, s, 1, true).unwrap() == want,
+                "Gather, {n} picks"
+            );
+            // GatherElements with the same picks in every row.
+            let every: Vec<i64> = (0..rows).flat_map(|_| idx.iter().copied()).collect();
+            assert!(
+                gather_elements(&src, &every, rows, n, s, 1).unwrap() == want,
+                "GatherElements, {n} picks"
+            );
+            let mut bad = every.clone();
+            bad[rows * n - 1] = s as i64;
+            assert_eq!(gather_elements(&src, &bad, rows, n, s, 1), None);
+        }
     }
 
     #[test]
