@@ -50,7 +50,8 @@ pub fn norm(k: i64, s: usize, negatives: bool) -> Option<usize> {
 
 /// Builds a `total`-element vector by calling `fill(start, chunk)` on disjoint chunks covering
 /// it, each a whole number of `row` elements; in parallel when the output is large. `None` when
-/// any `fill` returns false (nothing of the vector is kept).
+/// any `fill` returns false (nothing of the vector is kept). `fill` may use [`stream_into`]: each
+/// chunk is fenced on the thread that wrote it.
 pub fn build<T, F>(total: usize, row: usize, fill: F) -> Option<Vec<T>>
 where
     T: Copy + Send + Sync,
@@ -62,12 +63,15 @@ where
     let ok = if total * size >= PAR_MIN_BYTES && row > 0 {
         let rows_per_task = (TASK_BYTES / (row * size)).max(1);
         let grain = rows_per_task * row;
-        spare
-            .par_chunks_mut(grain)
-            .enumerate()
-            .all(|(c, chunk)| fill(c * grain, chunk))
+        spare.par_chunks_mut(grain).enumerate().all(|(c, chunk)| {
+            let ok = fill(c * grain, chunk);
+            stream_fence();
+            ok
+        })
     } else {
-        fill(0, spare)
+        let ok = fill(0, spare);
+        stream_fence();
+        ok
     };
     if !ok {
         return None;
@@ -75,6 +79,68 @@ where
     // SAFETY: every element of 0..total was written by `fill`, which returned true for each chunk.
     unsafe { out.set_len(total) };
     Some(out)
+}
+
+/// Outputs at least this large are written with non-temporal stores ([`stream_into`]): far larger
+/// than the caches, they would only evict what is still to be read, and an ordinary store first
+/// reads every destination line it fills (half as much traffic again as the copy itself).
+/// Measured on a 32 MiB L3: 64-200 MiB outputs (W1, W7, W8) copy 8-15% faster streamed, a
+/// 33 MiB one (W9) 20% slower, since ordinary stores into a buffer reused warm partly hit L3.
+pub const STREAM_MIN_BYTES: usize = 48 << 20;
+
+/// Rows shorter than this are copied with ordinary stores even into large outputs: the aligned
+/// head and tail would be most of the row.
+const STREAM_MIN_ROW_BYTES: usize = 64;
+
+/// Whether copies of `row` elements of `T` into an output of `total` elements should stream.
+#[inline]
+fn streams<T>(total: usize, row: usize) -> bool {
+    let size = std::mem::size_of::<T>();
+    total.saturating_mul(size) >= STREAM_MIN_BYTES
+        && row.saturating_mul(size) >= STREAM_MIN_ROW_BYTES
+}
+
+/// Copies `src` into uninitialised `dst` of the same length with non-temporal stores (SSE2 on
+/// x86-64; an ordinary copy elsewhere): the written lines go to memory without being read into
+/// the cache first. The stores are weakly ordered, so the thread must call [`stream_fence`]
+/// before the memory is handed to another thread ([`build`] does, after each chunk).
+#[inline(always)]
+pub fn stream_into<T: Copy>(dst: &mut [MaybeUninit<T>], src: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        let n = std::mem::size_of_val(dst).min(std::mem::size_of_val(src));
+        let d = dst.as_mut_ptr().cast::<u8>();
+        let s = src.as_ptr().cast::<u8>();
+        let head = d.align_offset(16).min(n);
+        let body = (n - head) / 16 * 16;
+        // SAFETY: head + body <= n, and both slices hold n bytes; they cannot overlap (dst is
+        // uninitialised memory of a vector being built, src borrowed from an input). The stores
+        // in the loop go to 16-byte aligned addresses, as _mm_stream_si128 requires; SSE2 is
+        // part of x86-64.
+        unsafe {
+            std::ptr::copy_nonoverlapping(s, d, head);
+            let mut at = head;
+            while at < head + body {
+                let v = _mm_loadu_si128(s.add(at).cast::<__m128i>());
+                _mm_stream_si128(d.add(at).cast::<__m128i>(), v);
+                at += 16;
+            }
+            std::ptr::copy_nonoverlapping(s.add(at), d.add(at), n - at);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    copy_into(dst, src)
+}
+
+/// Orders this thread's non-temporal stores before anything it does next.
+#[inline(always)]
+pub fn stream_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a store fence has no preconditions; SSE2 is part of x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// Copies `src` into uninitialised `dst` of the same length.
@@ -120,6 +186,7 @@ pub fn gather<T: Copy + Send + Sync, I: IndexWord>(
             true
         });
     }
+    let stream = streams::<T>(total, inner);
     build(total, inner, |start, chunk| {
         let first = start / inner;
         let rows = chunk.len() / inner;
@@ -137,7 +204,11 @@ pub fn gather<T: Copy + Send + Sync, I: IndexWord>(
                     prefetch(src, ((ahead / n) * axis_len + k) * inner, inner);
                 }
             }
-            copy_into(dst, &src[s..s + inner]);
+            if stream {
+                stream_into(dst, &src[s..s + inner]);
+            } else {
+                copy_into(dst, &src[s..s + inner]);
+            }
         }
         true
     })
@@ -383,6 +454,7 @@ pub fn gather_nd<T: Copy + Send + Sync>(
             .all(|t| offset(t).is_some())
             .then(Vec::new);
     }
+    let stream = streams::<T>(total, slice);
     build(total, slice, |start, chunk| {
         let first = start / slice;
         let rows = chunk.len() / slice;
@@ -395,7 +467,11 @@ pub fn gather_nd<T: Copy + Send + Sync>(
                     prefetch(src, ((t + AHEAD) / tuples) * block + ahead * slice, slice);
                 }
             }
-            copy_into(dst, &src[s..s + slice]);
+            if stream {
+                stream_into(dst, &src[s..s + slice]);
+            } else {
+                copy_into(dst, &src[s..s + slice]);
+            }
         }
         true
     })
@@ -403,8 +479,13 @@ pub fn gather_nd<T: Copy + Send + Sync>(
 
 /// A copy of `src`, in parallel when large (a scatter's starting point).
 pub fn copy<T: Copy + Send + Sync>(src: &[T]) -> Vec<T> {
+    let stream = streams::<T>(src.len(), src.len());
     build(src.len(), 1, |start, chunk| {
-        copy_into(chunk, &src[start..start + chunk.len()]);
+        if stream {
+            stream_into(chunk, &src[start..start + chunk.len()]);
+        } else {
+            copy_into(chunk, &src[start..start + chunk.len()]);
+        }
         true
     })
     .unwrap_or_default()
@@ -521,6 +602,50 @@ mod tests {
             bad[rows * n - 1] = s as i64;
             assert_eq!(gather_elements(&src, &bad, rows, n, s, 1), None);
         }
+    }
+
+    #[test]
+    fn streamed_copies_equal_the_source_at_every_alignment_and_length() {
+        let src: Vec<u8> = (0..300u32).map(|v| (v * 7 + 3) as u8).collect();
+        let mut dst: Vec<MaybeUninit<u8>> = vec![MaybeUninit::uninit(); 300];
+        for from in 0..20 {
+            for to in 0..20 {
+                for len in [0, 1, 15, 16, 17, 31, 64, 100, 255, 280] {
+                    let d = &mut dst[to..to + len];
+                    stream_into(d, &src[from..from + len]);
+                    stream_fence();
+                    // SAFETY: stream_into wrote all `len` elements.
+                    let got: Vec<u8> = d.iter().map(|b| unsafe { b.assume_init() }).collect();
+                    assert_eq!(
+                        got,
+                        &src[from..from + len],
+                        "from {from}, to {to}, len {len}"
+                    );
+                }
+            }
+        }
+        // Wider elements: the byte count, not the element count, drives the loop.
+        let words: Vec<u64> = (0..41).map(|v| v * 0x0101_0101_0101).collect();
+        let mut out: Vec<MaybeUninit<u64>> = vec![MaybeUninit::uninit(); 41];
+        stream_into(&mut out, &words);
+        stream_fence();
+        // SAFETY: as above.
+        assert!(out
+            .iter()
+            .zip(&words)
+            .all(|(o, w)| unsafe { o.assume_init() } == *w));
+    }
+
+    #[test]
+    fn only_large_outputs_of_long_rows_stream() {
+        assert!(streams::<f32>(STREAM_MIN_BYTES / 4, 16));
+        assert!(
+            !streams::<f32>(STREAM_MIN_BYTES / 4 - 1, 16),
+            "small output"
+        );
+        assert!(!streams::<f32>(STREAM_MIN_BYTES, 15), "short rows");
+        assert!(!streams::<u8>(usize::MAX, 63));
+        assert!(streams::<u8>(usize::MAX, usize::MAX), "no overflow");
     }
 
     #[test]
