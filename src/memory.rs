@@ -8,6 +8,7 @@
 //! 16384.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Blocks at least this large are advised to use huge pages: two huge pages, so that at least one
 /// aligned 2 MiB extent lies inside.
@@ -52,12 +53,24 @@ unsafe impl GlobalAlloc for HugePageAlloc {
     }
 }
 
-/// Advises huge pages for the 2 MiB-aligned extents inside `[p, p + len)`, when `len` is large.
-/// Only whole aligned extents are advised, so the advice never reaches memory outside the block.
+/// The end of the highest range advised so far. With the heap kept (see [`keep_freed_memory`])
+/// large blocks come from a heap that only grows, so memory below this mark was advised when it
+/// was fresh, or was touched before and would only be collapsed into huge pages in the
+/// background, stalling the process for nothing: a block reused there is left alone.
+static ADVISED_END: AtomicUsize = AtomicUsize::new(0);
+
+/// Advises huge pages for the 2 MiB-aligned extents inside `[p, p + len)` above the mark, when
+/// `len` is large. Only whole aligned extents are advised, so the advice never reaches memory
+/// outside the block.
 #[inline]
 fn advise_huge(p: *mut u8, len: usize) {
     if let Some((start, len)) = huge_extents(p as usize, len) {
-        madvise_huge(start, len);
+        let end = start + len;
+        let mark = ADVISED_END.fetch_max(end, Ordering::Relaxed);
+        if end > mark {
+            let from = start.max(mark);
+            madvise_huge(from, end - from);
+        }
     }
 }
 

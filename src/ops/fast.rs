@@ -282,7 +282,7 @@ fn prefetch<T>(src: &[T], at: usize, len: usize) {
 
 /// Hints that the `bytes` from `p` will be used soon, one request per cache line.
 #[inline(always)]
-fn prefetch_bytes<T>(p: *const T, bytes: usize) {
+pub(crate) fn prefetch_bytes<T>(p: *const T, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         let p = p.cast::<i8>();

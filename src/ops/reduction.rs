@@ -77,6 +77,14 @@ pub trait Visit: Sync {
     /// Calls `f` once per element update, in application order.
     fn visit<F: FnMut(usize, usize)>(&self, f: F);
 
+    /// [`Visit::visit`], also calling `ahead` now and then with the destination of an update a few
+    /// steps ahead (unvalidated), so that the caller can prefetch it; plans whose destinations
+    /// land at random call it, the default never does.
+    fn visit_ahead<F: FnMut(usize, usize), P: FnMut(usize)>(&self, f: F, ahead: P) {
+        let _ = ahead;
+        self.visit(f)
+    }
+
     /// Calls `f` for the updates whose destination lies in `range`, in application order.
     fn visit_range<F: FnMut(usize, usize)>(&self, range: Range<usize>, mut f: F) {
         self.visit(|d, s| {
@@ -306,7 +314,14 @@ fn combine<T: Copy + Send + Sync, V: Visit>(
     // Threads only when each output range can go straight to its own updates: ranges that each
     // scan every update lose to one thread sweeping once.
     if !big || !plan.selective() || threads < 2 || out.len() < 2 * grain || out.len() % grain != 0 {
-        plan.visit(|d, s| out[d] = f(out[d], upd[s]));
+        // Updates land anywhere in the output: ask for each destination's line a few updates
+        // before it is read, so that several misses are in flight at once.
+        let base = out.as_ptr();
+        let size = std::mem::size_of::<T>();
+        plan.visit_ahead(
+            |d, s| out[d] = f(out[d], upd[s]),
+            |d| super::fast::prefetch_bytes(base.wrapping_add(d), size),
+        );
         return;
     }
     // Contiguous output ranges at grain boundaries, a few per thread for balance.

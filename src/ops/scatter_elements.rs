@@ -22,6 +22,10 @@ use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{strides, Tensor};
 
+/// How many updates ahead the aligned walk names destinations for prefetching: enough misses in
+/// flight to cover a trip to L3 or memory.
+const UPDATES_AHEAD: usize = 16;
+
 const INPUTS: &[InputSpec] = &[
     InputSpec::required("data", "T"),
     InputSpec::required("indices", "Tind"),
@@ -187,19 +191,29 @@ impl<'a, I: IndexWord> ElementPlan<'a, I> {
 
     /// The aligned walk over outer blocks `blocks`.
     #[inline(always)]
-    fn walk_flat<F: FnMut(usize, usize)>(
+    fn walk_flat<F: FnMut(usize, usize), P: FnMut(usize)>(
         &self,
         blocks: std::ops::Range<usize>,
         len: usize,
         inner: usize,
         f: &mut F,
+        ahead: &mut P,
     ) {
         let s = self.axis_len;
         let mut pos = blocks.start * len * inner;
         for o in blocks {
             let base = o * s * inner;
-            for _ in 0..len {
+            for j in 0..len {
                 if inner == 1 {
+                    // Name the destination a few updates ahead (unchecked: an index out of range
+                    // is simply not named; `index` flags it when its turn comes).
+                    if j + UPDATES_AHEAD < len {
+                        if let Some(k) =
+                            fast::norm(self.idx[pos + UPDATES_AHEAD].get(), s, self.negatives)
+                        {
+                            ahead(base + k);
+                        }
+                    }
                     if let Some(k) = self.index(pos) {
                         f(base + k, pos);
                     }
@@ -218,9 +232,13 @@ impl<'a, I: IndexWord> ElementPlan<'a, I> {
 }
 
 impl<I: IndexWord> Visit for ElementPlan<'_, I> {
-    fn visit<F: FnMut(usize, usize)>(&self, mut f: F) {
+    fn visit<F: FnMut(usize, usize)>(&self, f: F) {
+        self.visit_ahead(f, |_| {});
+    }
+
+    fn visit_ahead<F: FnMut(usize, usize), P: FnMut(usize)>(&self, mut f: F, mut ahead: P) {
         if let Some((outer, len, inner)) = self.flat {
-            return self.walk_flat(0..outer, len, inner, &mut f);
+            return self.walk_flat(0..outer, len, inner, &mut f, &mut ahead);
         }
         for_each_element(self.ishape, self.dshape, self.axis, |pos, base| {
             if let Some(k) = self.index(pos) {
@@ -244,7 +262,13 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
         if let Some((_, len, inner)) = self.flat {
             // Each row of dim 0 holds `per_row` outer blocks.
             let per_row: usize = self.dshape[1..self.axis].iter().product();
-            return self.walk_flat(rows.start * per_row..rows.end * per_row, len, inner, &mut f);
+            return self.walk_flat(
+                rows.start * per_row..rows.end * per_row,
+                len,
+                inner,
+                &mut f,
+                &mut |_| {},
+            );
         }
         let irow: usize = self.ishape[1..].iter().product();
         for i in rows {
