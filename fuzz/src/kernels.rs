@@ -999,16 +999,7 @@ fn gen_scatter(g: &mut Gen<'_, '_>) -> Case {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn f32s(shape: &[usize], v: &[f32]) -> RTensor {
-        let bits: Vec<u64> = v.iter().map(|x| u64::from(x.to_bits())).collect();
-        RTensor::bits(DType::Float, shape, &bits)
-    }
-
-    fn i64s(shape: &[usize], v: &[i64]) -> RTensor {
-        let bits: Vec<u64> = v.iter().map(|&x| x as u64).collect();
-        RTensor::bits(DType::Int64, shape, &bits)
-    }
+    use crate::reference::testing::{f32s, i64s};
 
     #[test]
     fn hand_written_cases_agree_with_the_kernels() {

@@ -1381,19 +1381,29 @@ fn tensor_scatter(
     Ok(out)
 }
 
+/// Tensor literals for the tests of this crate.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod testing {
+    use super::RTensor;
+    use onnx_idx_check::tensor::DType;
 
-    fn f32s(shape: &[usize], v: &[f32]) -> RTensor {
+    /// A float tensor of `shape` holding `v`.
+    pub fn f32s(shape: &[usize], v: &[f32]) -> RTensor {
         let bits: Vec<u64> = v.iter().map(|x| u64::from(x.to_bits())).collect();
         RTensor::bits(DType::Float, shape, &bits)
     }
 
-    fn i64s(shape: &[usize], v: &[i64]) -> RTensor {
+    /// An int64 tensor of `shape` holding `v`.
+    pub fn i64s(shape: &[usize], v: &[i64]) -> RTensor {
         let bits: Vec<u64> = v.iter().map(|&x| x as u64).collect();
         RTensor::bits(DType::Int64, shape, &bits)
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference::testing::{f32s, i64s};
 
     fn i8s(shape: &[usize], v: &[i8]) -> RTensor {
         let bits: Vec<u64> = v.iter().map(|&x| u64::from(x as u8)).collect();
