@@ -721,18 +721,17 @@ fn execute(sem: &Semantics<'_>) -> Option<Tensor> {
             reduction,
             ..
         } => {
-            let mut storage = match base {
-                Some(b) => b.storage().clone(),
-                None => zeros(*dtype, numel(shape)?)?,
+            let zeroed;
+            let start = match base {
+                Some(b) => b.storage(),
+                None => {
+                    zeroed = zeros(*dtype, numel(shape)?)?;
+                    &zeroed
+                }
             };
-            reduction::apply(
-                *dtype,
-                *reduction,
-                &mut storage,
-                updates.storage(),
-                &Pairs(pairs),
-            )
-            .ok()?;
+            let storage =
+                reduction::apply(*dtype, *reduction, start, updates.storage(), &Pairs(pairs))
+                    .ok()?;
             Tensor::new(*dtype, shape.clone(), storage).ok()
         }
     }

@@ -68,8 +68,17 @@ fn scatter_elements_case(dshape: &[usize], ishape: &[usize], axis: usize, seed: 
     let dn: usize = dshape.iter().product();
     let n: usize = ishape.iter().product();
     let data: Vec<f32> = (0..dn).map(|_| g.float()).collect();
+    // A quarter of the indices count from the back.
+    let s = dshape[axis] as i64;
     let idx: Vec<i64> = (0..n)
-        .map(|_| (g.next() % dshape[axis] as u64) as i64)
+        .map(|_| {
+            let k = (g.next() % s as u64) as i64;
+            if g.next() % 4 == 0 {
+                k - s
+            } else {
+                k
+            }
+        })
         .collect();
     let upd: Vec<f32> = (0..n).map(|_| g.float()).collect();
     let (d, i, u) = (f32s(dshape, &data), i64s(ishape, &idx), f32s(ishape, &upd));
@@ -93,7 +102,7 @@ fn scatter_elements_case(dshape: &[usize], ishape: &[usize], axis: usize, seed: 
         let strides = crate::tensor::strides(dshape);
         for p in 0..n {
             let mut c = unravel(p, ishape);
-            c[axis] = idx[p] as usize;
+            c[axis] = (if idx[p] < 0 { idx[p] + s } else { idx[p] }) as usize;
             let o: usize = c.iter().zip(&strides).map(|(a, b)| a * b).sum();
             want[o] = combine(red, want[o], upd[p]);
         }
@@ -118,6 +127,14 @@ fn scatter_elements_on_axis_0_is_deterministic() {
 #[test]
 fn scatter_elements_rank1_with_heavy_duplicates_is_deterministic() {
     scatter_elements_case(&[4096], &[600_000], 0, 3);
+}
+
+/// Outputs over a megabyte with many updates on axis 0: the walk that splits the output between
+/// threads (rank 1, and rows of 64 elements).
+#[test]
+fn scatter_elements_split_between_threads_is_deterministic() {
+    scatter_elements_case(&[300_000], &[600_000], 0, 6);
+    scatter_elements_case(&[5000, 64], &[6000, 64], 0, 7);
 }
 
 #[test]

@@ -280,6 +280,18 @@ fn prefetch<T>(src: &[T], at: usize, len: usize) {
     }
 }
 
+/// Hints that the cache line holding `p` will be used soon.
+#[inline(always)]
+pub(crate) fn prefetch_line<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Hints that the `bytes` from `p` will be used soon, one request per cache line.
 #[inline(always)]
 pub(crate) fn prefetch_bytes<T>(p: *const T, bytes: usize) {
@@ -498,19 +510,6 @@ pub fn all_valid<I: IndexWord>(idx: &[I], s: usize, negatives: bool) -> bool {
         idx.par_chunks(1 << 16).all(ok)
     } else {
         ok(idx)
-    }
-}
-
-/// A copy of a tensor's storage (a scatter's starting point), in parallel for large words.
-pub fn copy_storage(s: &crate::tensor::Storage) -> crate::tensor::Storage {
-    use crate::tensor::Storage;
-    match s {
-        Storage::W8(v) => Storage::W8(copy(v)),
-        Storage::W16(v) => Storage::W16(copy(v)),
-        Storage::W32(v) => Storage::W32(copy(v)),
-        Storage::W64(v) => Storage::W64(copy(v)),
-        Storage::W128(v) => Storage::W128(copy(v)),
-        other => other.clone(),
     }
 }
 

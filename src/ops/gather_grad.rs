@@ -142,11 +142,10 @@ fn eval_gather_grad(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
         axis_len: shape[axis],
         inner: numel(&shape[axis + 1..]).unwrap_or(0),
     };
-    let mut storage = zeros(dy.dtype(), n);
-    reduction::apply(
+    let storage = reduction::apply(
         dy.dtype(),
         Reduction::Add,
-        &mut storage,
+        &zeros(dy.dtype(), n),
         dy.storage(),
         &plan,
     )?;
@@ -192,11 +191,10 @@ fn eval_gather_elements_grad(inv: &Invocation<'_>) -> Result<Evaluated, KernelEr
         axis_stride: strides(&shape)[axis],
         idx: &idx,
     };
-    let mut storage = zeros(dy.dtype(), n);
-    reduction::apply(
+    let storage = reduction::apply(
         dy.dtype(),
         Reduction::Add,
-        &mut storage,
+        &zeros(dy.dtype(), n),
         dy.storage(),
         &plan,
     )?;

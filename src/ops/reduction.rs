@@ -1,17 +1,20 @@
 //! Scatter reductions (`none`, `add`, `mul`, `max`, `min`) and the per-dtype arithmetic behind
 //! them (decision D8).
 //!
-//! Updates are applied one at a time in the order the kernel visits them (row-major over the
-//! indices), never in parallel, because that order decides float results and duplicates. Integers
+//! Every output element receives its updates one at a time in the order the kernel visits them
+//! (row-major over the indices), because that order decides float results and duplicates; threads
+//! only ever split the output between them, so results are the same at every thread count. Integers
 //! wrap; float16 and bfloat16 compute in f32 and round to nearest-even after every step; max and
 //! min propagate NaN; bool add/mul are OR/AND; string add concatenates bytes.
 
+use super::fast;
 use super::KernelError;
 use crate::spec_err;
 use crate::tensor::{DType, Elem, Layout, Storage};
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64 as C64};
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// A scatter reduction.
@@ -106,29 +109,54 @@ pub trait Visit: Sync {
     }
 
     /// Whether [`Visit::visit_range`] reads only the updates aimed at its range (rather than
-    /// scanning them all); only such plans run on several threads.
+    /// scanning them all); such plans build the output range by range, in parallel when large.
     fn selective(&self) -> bool {
+        false
+    }
+
+    /// Writes the destinations of the updates at positions `span` of the application order (the
+    /// first [`Visit::updates`] positions in all) into `dst`, one per position, [`SKIP`] for an
+    /// update whose index is out of range (flagged as the plan flags it in its walks). Only
+    /// called when [`Visit::spans`] is true, so plans saying so must override it.
+    fn destinations(&self, span: Range<usize>, dst: &mut [u32]) {
+        let _ = span;
+        dst.fill(SKIP);
+    }
+
+    /// Whether [`Visit::destinations`] starts at its span (rather than scanning everything) and
+    /// update `i` in the application order reads element `i` of the updates; such plans with many
+    /// updates take the split walk, in parallel.
+    fn spans(&self) -> bool {
         false
     }
 }
 
-/// Applies `updates` to `out` along `plan` with `reduction`, for elements of `dtype`.
+/// The split walk's ([`split`]) buckets take this many bytes in all, whatever the input size:
+/// each part's buckets stay in L2 while filled, and a round is long enough that its two
+/// parallel steps cost far more than starting them.
+const SPLIT_SCRATCH_BYTES: usize = 4 << 20;
+
+/// Outputs at least this large take the split walk when the updates are many: smaller ones stay
+/// in L2 on one thread anyway.
+const SPLIT_MIN_BYTES: usize = 1 << 20;
+
+/// Returns `data` with `updates` applied along `plan` with `reduction`, for elements of `dtype`.
 pub fn apply<V: Visit>(
     dtype: DType,
     reduction: Reduction,
-    out: &mut Storage,
+    data: &Storage,
     updates: &Storage,
     plan: &V,
-) -> Result<(), KernelError> {
+) -> Result<Storage, KernelError> {
     if reduction == Reduction::None {
         return match dtype.layout() {
-            Layout::String => overwrite::<Vec<u8>>(out, updates, plan),
+            Layout::String => overwrite::<Vec<u8>>(data, updates, plan),
             _ => crate::dispatch_words!(
                 dtype,
                 Err(KernelError::Unsupported(format!(
                     "scattering {dtype} (a packed sub-byte type) is not implemented"
                 ))),
-                overwrite_words(out, updates, plan)
+                overwrite_words(data, updates, plan)
             ),
         };
     }
@@ -140,28 +168,33 @@ pub fn apply<V: Visit>(
             reduction.name()
         ))
     };
-    macro_rules! ints {
-        ($word:ty, $int:ty) => {{
-            let (o, u) = words::<$word>(out, updates)?;
-            let o: &mut [$int] = bytemuck::cast_slice_mut(o);
-            let u: &[$int] = bytemuck::cast_slice(u);
-            match reduction {
-                Add => combine(o, u, plan, |a: $int, b| a.wrapping_add(b)),
-                Mul => combine(o, u, plan, |a: $int, b| a.wrapping_mul(b)),
-                Max => combine(o, u, plan, |a: $int, b| a.max(b)),
-                _ => combine(o, u, plan, |a: $int, b| a.min(b)),
-            }
+    // The arithmetic runs on the element type; storage moves words of the same width.
+    macro_rules! run {
+        ($word:ty, $elem:ty, $f:expr) => {{
+            let (d, u) = words::<$word>(data, updates)?;
+            let f = $f;
+            <$word>::into_storage(combine(d, u, plan, move |a: $word, b: $word| {
+                let r: $elem = f(bytemuck::cast(a), bytemuck::cast(b));
+                bytemuck::cast::<$elem, $word>(r)
+            }))
         }};
     }
-    macro_rules! floats {
-        ($word:ty, $float:ty) => {{
-            let (o, u) = words::<$word>(out, updates)?;
-            let o: &mut [$float] = bytemuck::cast_slice_mut(o);
-            let u: &[$float] = bytemuck::cast_slice(u);
+    macro_rules! ints {
+        ($word:ty, $int:ty) => {
             match reduction {
-                Add => combine(o, u, plan, |a: $float, b| a + b),
-                Mul => combine(o, u, plan, |a: $float, b| a * b),
-                Max => combine(o, u, plan, |a: $float, b| {
+                Add => run!($word, $int, |a: $int, b: $int| a.wrapping_add(b)),
+                Mul => run!($word, $int, |a: $int, b: $int| a.wrapping_mul(b)),
+                Max => run!($word, $int, |a: $int, b: $int| a.max(b)),
+                _ => run!($word, $int, |a: $int, b: $int| a.min(b)),
+            }
+        };
+    }
+    macro_rules! floats {
+        ($word:ty, $float:ty) => {
+            match reduction {
+                Add => run!($word, $float, |a: $float, b: $float| a + b),
+                Mul => run!($word, $float, |a: $float, b: $float| a * b),
+                Max => run!($word, $float, |a: $float, b: $float| {
                     if a.is_nan() || b.is_nan() {
                         <$float>::NAN
                     } else if a > b || (a == b && b.is_sign_negative()) {
@@ -170,7 +203,7 @@ pub fn apply<V: Visit>(
                         b
                     }
                 }),
-                _ => combine(o, u, plan, |a: $float, b| {
+                _ => run!($word, $float, |a: $float, b: $float| {
                     if a.is_nan() || b.is_nan() {
                         <$float>::NAN
                     } else if a < b || (a == b && a.is_sign_negative()) {
@@ -180,26 +213,20 @@ pub fn apply<V: Visit>(
                     }
                 }),
             }
-        }};
+        };
     }
     // float16 and bfloat16: through f32, one rounding per step.
     macro_rules! halves {
-        ($half:ty) => {{
-            let (o, u) = words::<u16>(out, updates)?;
-            let o: &mut [$half] = bytemuck::cast_slice_mut(o);
-            let u: &[$half] = bytemuck::cast_slice(u);
-            let widen = |a: $half, b: $half| (a.to_f32(), b.to_f32());
+        ($half:ty) => {
             match reduction {
-                Add => combine(o, u, plan, |a, b| {
-                    let (x, y) = widen(a, b);
-                    <$half>::from_f32(x + y)
+                Add => run!(u16, $half, |a: $half, b: $half| {
+                    <$half>::from_f32(a.to_f32() + b.to_f32())
                 }),
-                Mul => combine(o, u, plan, |a, b| {
-                    let (x, y) = widen(a, b);
-                    <$half>::from_f32(x * y)
+                Mul => run!(u16, $half, |a: $half, b: $half| {
+                    <$half>::from_f32(a.to_f32() * b.to_f32())
                 }),
-                Max => combine(o, u, plan, |a, b| {
-                    let (x, y) = widen(a, b);
+                Max => run!(u16, $half, |a: $half, b: $half| {
+                    let (x, y) = (a.to_f32(), b.to_f32());
                     if x.is_nan() || y.is_nan() {
                         <$half>::NAN
                     } else if x > y || (x == y && y.is_sign_negative()) {
@@ -208,8 +235,8 @@ pub fn apply<V: Visit>(
                         b
                     }
                 }),
-                _ => combine(o, u, plan, |a, b| {
-                    let (x, y) = widen(a, b);
+                _ => run!(u16, $half, |a: $half, b: $half| {
+                    let (x, y) = (a.to_f32(), b.to_f32());
                     if x.is_nan() || y.is_nan() {
                         <$half>::NAN
                     } else if x < y || (x == y && x.is_sign_negative()) {
@@ -219,9 +246,9 @@ pub fn apply<V: Visit>(
                     }
                 }),
             }
-        }};
+        };
     }
-    match dtype {
+    Ok(match dtype {
         Int8 => ints!(u8, i8),
         Uint8 => ints!(u8, u8),
         Int16 => ints!(u16, i16),
@@ -234,108 +261,247 @@ pub fn apply<V: Visit>(
         Double => floats!(u64, f64),
         Float16 => halves!(f16),
         Bfloat16 => halves!(bf16),
-        Bool => {
-            let (o, u) = words::<u8>(out, updates)?;
-            match reduction {
-                Add => combine(o, u, plan, |a, b| a | b),
-                Mul => combine(o, u, plan, |a, b| a & b),
-                _ => return Err(unsupported()),
-            }
-        }
-        Complex64 => {
-            let (o, u) = words::<u64>(out, updates)?;
-            let o: &mut [Complex32] = bytemuck::cast_slice_mut(o);
-            let u: &[Complex32] = bytemuck::cast_slice(u);
-            match reduction {
-                Add => combine(o, u, plan, |a, b| a + b),
-                Mul => combine(o, u, plan, |a, b| a * b),
-                _ => return Err(unsupported()),
-            }
-        }
-        Complex128 => {
-            let (o, u) = words::<u128>(out, updates)?;
-            let o: &mut [C64] = bytemuck::cast_slice_mut(o);
-            let u: &[C64] = bytemuck::cast_slice(u);
-            match reduction {
-                Add => combine(o, u, plan, |a, b| a + b),
-                Mul => combine(o, u, plan, |a, b| a * b),
-                _ => return Err(unsupported()),
-            }
-        }
+        Bool => match reduction {
+            Add => run!(u8, u8, |a: u8, b: u8| a | b),
+            Mul => run!(u8, u8, |a: u8, b: u8| a & b),
+            _ => return Err(unsupported()),
+        },
+        Complex64 => match reduction {
+            Add => run!(u64, Complex32, |a: Complex32, b: Complex32| a + b),
+            Mul => run!(u64, Complex32, |a: Complex32, b: Complex32| a * b),
+            _ => return Err(unsupported()),
+        },
+        Complex128 => match reduction {
+            Add => run!(u128, C64, |a: C64, b: C64| a + b),
+            Mul => run!(u128, C64, |a: C64, b: C64| a * b),
+            _ => return Err(unsupported()),
+        },
         String if reduction == Add => {
-            let (o, u) = words::<Vec<u8>>(out, updates)?;
+            let (d, u) = words::<Vec<u8>>(data, updates)?;
+            let mut o = d.to_vec();
             plan.visit(|d, s| o[d].extend_from_slice(&u[s]));
+            Storage::Str(o)
         }
         _ => return Err(unsupported()),
-    }
-    Ok(())
+    })
 }
 
 /// Both storages as slices of `T`.
 fn words<'a, T: Elem>(
-    out: &'a mut Storage,
+    data: &'a Storage,
     updates: &'a Storage,
-) -> Result<(&'a mut [T], &'a [T]), KernelError> {
-    match (T::slice_mut(out), T::slice(updates)) {
-        (Some(o), Some(u)) => Ok((o, u)),
+) -> Result<(&'a [T], &'a [T]), KernelError> {
+    match (T::slice(data), T::slice(updates)) {
+        (Some(d), Some(u)) => Ok((d, u)),
         _ => Err(spec_err!("data and updates are stored differently")),
     }
 }
 
 fn overwrite<T: Elem>(
-    out: &mut Storage,
+    data: &Storage,
     updates: &Storage,
     plan: &impl Visit,
-) -> Result<(), KernelError> {
-    let (o, u) = words::<T>(out, updates)?;
+) -> Result<Storage, KernelError> {
+    let (d, u) = words::<T>(data, updates)?;
+    let mut o = d.to_vec();
     plan.visit(|d, s| o[d].clone_from(&u[s]));
-    Ok(())
+    Ok(T::into_storage(o))
 }
 
 fn overwrite_words<T: Elem + Copy>(
-    out: &mut Storage,
+    data: &Storage,
     updates: &Storage,
     plan: &impl Visit,
-) -> Result<(), KernelError> {
-    let (o, u) = words::<T>(out, updates)?;
-    combine(o, u, plan, |_, u| u);
-    Ok(())
+) -> Result<Storage, KernelError> {
+    let (d, u) = words::<T>(data, updates)?;
+    Ok(T::into_storage(combine(d, u, plan, |_, u| u)))
 }
 
-fn combine<T: Copy + Send + Sync, V: Visit>(
-    out: &mut [T],
-    upd: &[T],
-    plan: &V,
-    f: impl Fn(T, T) -> T + Sync,
-) {
-    let grain = plan.grain().max(1);
-    let threads = rayon::current_num_threads();
-    let big = plan.updates().saturating_mul(std::mem::size_of::<T>()) >= super::fast::PAR_MIN_BYTES;
-    // Threads only when each output range can go straight to its own updates: ranges that each
-    // scan every update lose to one thread sweeping once.
-    if !big || !plan.selective() || threads < 2 || out.len() < 2 * grain || out.len() % grain != 0 {
-        // Updates land anywhere in the output: ask for each destination's line a few updates
-        // before it is read, so that several misses are in flight at once.
-        let base = out.as_ptr();
-        let size = std::mem::size_of::<T>();
-        plan.visit_ahead(
-            |d, s| out[d] = f(out[d], upd[s]),
-            |d| super::fast::prefetch_bytes(base.wrapping_add(d), size),
-        );
-        return;
-    }
-    // Contiguous output ranges at grain boundaries, a few per thread for balance.
-    let rows = out.len() / grain;
-    let parts = threads * 4;
-    let per = rows.div_ceil(parts).max(1) * grain;
-    out.par_chunks_mut(per).enumerate().for_each(|(p, chunk)| {
-        let lo = p * per;
-        plan.visit_range(lo..lo + chunk.len(), |d, s| {
-            let c = &mut chunk[d - lo];
-            *c = f(*c, upd[s]);
-        });
-    });
+/// How [`combine`] walks a plan's updates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walk {
+    /// Selective plans: the output is copied and updated one cache-sized range at a time (in
+    /// parallel when large), each range visiting exactly its own updates.
+    Ranges,
+    /// Many updates landing anywhere in a large output, from a plan that can start anywhere in
+    /// its updates, with threads to share them: [`split`].
+    Split,
+    /// Anything else: a copy, then one sweep over the updates, prefetching destinations.
+    Sweep,
 }
+
+impl Walk {
+    /// The walk for `plan` on an output of `n` elements of `size` bytes.
+    fn of<V: Visit>(plan: &V, n: usize, size: usize) -> Walk {
+        let grain = plan.grain();
+        if plan.selective() && n > 0 && grain > 0 && n % grain == 0 {
+            return Walk::Ranges;
+        }
+        let many = plan.updates().saturating_mul(size) >= fast::PAR_MIN_BYTES;
+        let large = n.saturating_mul(size) >= SPLIT_MIN_BYTES;
+        let threads = rayon::current_num_threads() >= 2;
+        if many && large && threads && plan.spans() && n < SKIP as usize {
+            return Walk::Split;
+        }
+        Walk::Sweep
+    }
+}
+
+/// `data` with the updates of `plan` combined in by `f`, in the plan's order per element.
+fn combine<W: Copy + Send + Sync, V: Visit>(
+    data: &[W],
+    upd: &[W],
+    plan: &V,
+    f: impl Fn(W, W) -> W + Sync,
+) -> Vec<W> {
+    let n = data.len();
+    let size = std::mem::size_of::<W>();
+    match Walk::of(plan, n, size) {
+        Walk::Ranges => fast::build(n, plan.grain(), |start, chunk| {
+            fast::copy_into(chunk, &data[start..start + chunk.len()]);
+            // SAFETY: copy_into wrote every element of `chunk`, and MaybeUninit<W> has W's layout.
+            let chunk = unsafe { &mut *(chunk as *mut [MaybeUninit<W>] as *mut [W]) };
+            plan.visit_range(start..start + chunk.len(), |d, s| {
+                let c = &mut chunk[d - start];
+                *c = f(*c, upd[s]);
+            });
+            true
+        })
+        .unwrap_or_default(),
+        Walk::Split => {
+            if rayon::current_num_threads() >= 4 {
+                split::<W, V, 4>(data, upd, plan, &f)
+            } else {
+                split::<W, V, 2>(data, upd, plan, &f)
+            }
+        }
+        Walk::Sweep => {
+            let mut out = fast::copy(data);
+            // Updates land anywhere in the output: ask for each destination's line a few
+            // updates before it is read, so that several misses are in flight at once.
+            let o: &mut [W] = &mut out;
+            let base = o.as_ptr();
+            plan.visit_ahead(
+                |d, s| {
+                    let (c, u) = (&mut o[d], upd[s]);
+                    *c = f(*c, u)
+                },
+                |d| fast::prefetch_line(base.wrapping_add(d)),
+            );
+            out
+        }
+    }
+}
+
+/// The split walk: `H` threads share the updates of a large output by cutting it into `H`
+/// contiguous ranges. Round by round, each of `H` parts of the round's updates (in order) deals
+/// its updates into one bucket per range, keeping their order; then each range applies its
+/// buckets, part by part, on its own thread. Every element thus receives its updates in the
+/// plan's order, and results do not depend on the thread count (D8).
+///
+/// Dealing is branch-free: each update is stored into every bucket and only its own bucket's
+/// cursor advances (a branch on the range would be mispredicted half the time).
+fn split<W: Copy + Send + Sync, V: Visit, const H: usize>(
+    data: &[W],
+    upd: &[W],
+    plan: &V,
+    f: &(impl Fn(W, W) -> W + Sync),
+) -> Vec<W> {
+    let n = data.len();
+    let total = plan.updates();
+    // Range h covers [starts[h], starts[h + 1]).
+    let starts: [usize; H] = std::array::from_fn(|h| n * h / H);
+    let entry = std::mem::size_of::<(u32, W)>();
+    let part = (SPLIT_SCRATCH_BYTES / (H * H * entry))
+        .min(total.div_ceil(H))
+        .max(1);
+    // buckets[p][h]: part p's updates for range h, as (offset in the range, value).
+    let mut buckets: Vec<[Vec<(u32, W)>; H]> = (0..H)
+        .map(|_| std::array::from_fn(|_| vec![(0u32, data[0]); part]))
+        .collect();
+    let mut fills = [[0usize; H]; H];
+    let mut out = fast::copy(data);
+    for lo in (0..total).step_by(part * H) {
+        // 1. Deal: part p takes updates [lo + p * part, ...) of the round.
+        buckets
+            .par_iter_mut()
+            .zip(fills.par_iter_mut())
+            .enumerate()
+            .for_each(|(p, (bucket, fill))| {
+                let from = (lo + p * part).min(total);
+                let to = (from + part).min(total);
+                // Cursors and slices indexed by constants only, so that they live in registers;
+                // the plan names destinations a batch at a time into a small (L1) buffer.
+                let mut cur = [0usize; H];
+                let slots: [&mut [(u32, W)]; H] = bucket.each_mut().map(|b| &mut b[..]);
+                let mut dst = [SKIP; DEAL_BATCH];
+                for at in (from..to).step_by(DEAL_BATCH) {
+                    let len = DEAL_BATCH.min(to - at);
+                    let dst = &mut dst[..len];
+                    plan.destinations(at..at + len, dst);
+                    for (&d, &v) in dst.iter().zip(&upd[at..at + len]) {
+                        if d == SKIP {
+                            continue;
+                        }
+                        // The range holding d: how many later ranges start at or before it.
+                        let mut h = 0;
+                        let mut first = 0;
+                        for &b in &starts[1..] {
+                            let past = d as usize >= b;
+                            h += usize::from(past);
+                            first = if past { b } else { first };
+                        }
+                        let e = (d - first as u32, v);
+                        for r in 0..H {
+                            slots[r][cur[r]] = e;
+                            cur[r] += usize::from(r == h);
+                        }
+                    }
+                }
+                *fill = cur;
+            });
+        // 2. Apply: range h takes its buckets in part order.
+        let mut ranges: Vec<&mut [W]> = Vec::with_capacity(H);
+        let mut rest: &mut [W] = &mut out;
+        for h in 0..H {
+            let end = if h + 1 < H { starts[h + 1] } else { n };
+            let (r, tail) = std::mem::take(&mut rest).split_at_mut(end - starts[h]);
+            ranges.push(r);
+            rest = tail;
+        }
+        let (buckets, fills) = (&buckets, &fills);
+        ranges.into_par_iter().enumerate().for_each(|(h, range)| {
+            for p in 0..H {
+                apply_run(range, &buckets[p][h][..fills[p][h]], f);
+            }
+        });
+    }
+    out
+}
+
+/// Applies `(offset, value)` entries to `range` in order, prefetching destinations a few
+/// entries ahead (the range is larger than L2).
+#[inline(always)]
+fn apply_run<W: Copy>(range: &mut [W], run: &[(u32, W)], f: &impl Fn(W, W) -> W) {
+    let base = range.as_ptr();
+    for (i, &(k, v)) in run.iter().enumerate() {
+        if let Some(&(a, _)) = run.get(i + ENTRIES_AHEAD) {
+            fast::prefetch_line(base.wrapping_add(a as usize));
+        }
+        let c = &mut range[k as usize];
+        *c = f(*c, v);
+    }
+}
+
+/// Destinations the split walk asks the plan for at a time.
+const DEAL_BATCH: usize = 512;
+
+/// A destination the split walk skips: the update's index was out of range (the plan flags it
+/// and the case errors; the output is dropped). Outputs of the split walk are smaller.
+pub const SKIP: u32 = u32::MAX;
+
+/// How far ahead [`apply_run`] prefetches.
+const ENTRIES_AHEAD: usize = 16;
 
 #[cfg(test)]
 mod tests {
@@ -355,17 +521,132 @@ mod tests {
         Pairs((0..n).map(|s| (0, s)).collect())
     }
 
+    /// Updates aimed at `dst[i]` in order (`None`: index out of range), able to start anywhere:
+    /// the kind of plan the split walk takes.
+    struct Spans(Vec<Option<usize>>);
+    impl Visit for Spans {
+        fn visit<F: FnMut(usize, usize)>(&self, mut f: F) {
+            for (s, d) in self.0.iter().enumerate() {
+                if let Some(d) = *d {
+                    f(d, s);
+                }
+            }
+        }
+        fn destinations(&self, span: Range<usize>, dst: &mut [u32]) {
+            for (o, d) in dst.iter_mut().zip(&self.0[span]) {
+                *o = d.map_or(SKIP, |d| d as u32);
+            }
+        }
+        fn updates(&self) -> usize {
+            self.0.len()
+        }
+        fn spans(&self) -> bool {
+            true
+        }
+    }
+
+    /// A fixed generator, so that every run sees the same case.
+    fn lcg(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed;
+        move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        }
+    }
+
+    fn under<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(f)
+    }
+
+    /// Destinations for `m` updates into `n` elements: heavy duplicates on a few hot elements,
+    /// crowds at the range boundaries of 2 and 4 threads, the rest anywhere, and some indices
+    /// out of range.
+    fn mixed_destinations(n: usize, m: usize, seed: u64) -> Vec<Option<usize>> {
+        let mut g = lcg(seed);
+        (0..m)
+            .map(|_| match g() % 10 {
+                0 => Some(g() as usize % 16),
+                1 | 2 => Some(n / 2 - 8 + g() as usize % 16),
+                3 => Some(n / 4 - 8 + g() as usize % 16),
+                4 => Some(n - 1 - g() as usize % 8),
+                _ if g() % 50 == 0 => None,
+                _ => Some(g() as usize % n),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_split_walk_equals_a_naive_loop_at_every_thread_count() {
+        // 1.2 MB of output and 2.8 MB of updates: over the thresholds, and several rounds.
+        let (n, m) = (300_007usize, 700_000usize);
+        let dst = mixed_destinations(n, m, 11);
+        let plan = Spans(dst.clone());
+        assert_eq!(under(1, || Walk::of(&plan, n, 4)), Walk::Sweep);
+        assert_eq!(under(2, || Walk::of(&plan, n, 4)), Walk::Split);
+        assert!(m > 2 * SPLIT_SCRATCH_BYTES / (4 * 8), "several rounds");
+        let mut g = lcg(12);
+        // Magnitudes far apart, so that any change of order changes the rounding.
+        let mut float = || (g() % 2000) as f32 / 1000.0 * 10f32.powi((g() % 12) as i32 - 4);
+        let data: Vec<f32> = (0..n).map(|_| float()).collect();
+        let upd: Vec<f32> = (0..m).map(|_| float()).collect();
+        let mut want = data.clone();
+        for (s, d) in dst.iter().enumerate() {
+            if let Some(d) = *d {
+                want[d] += upd[s];
+            }
+        }
+        let bits = |v: &[f32]| Storage::W32(v.iter().map(|x| x.to_bits()).collect());
+        for threads in [1, 2, 3, 4, 8] {
+            let got = under(threads, || {
+                apply(
+                    DType::Float,
+                    Reduction::Add,
+                    &bits(&data),
+                    &bits(&upd),
+                    &plan,
+                )
+                .unwrap()
+            });
+            assert!(got == bits(&want), "float add at {threads} threads");
+        }
+        // 64-bit words: integer multiplication, wrapping.
+        let data: Vec<u64> = (0..n as u64).map(|v| v * 3 + 1).collect();
+        let upd: Vec<u64> = (0..m as u64).map(|v| v | 1).collect();
+        let mut want = data.clone();
+        for (s, d) in dst.iter().enumerate() {
+            if let Some(d) = *d {
+                want[d] = want[d].wrapping_mul(upd[s]);
+            }
+        }
+        for threads in [1, 2, 4] {
+            let got = under(threads, || {
+                let (d, u) = (Storage::W64(data.clone()), Storage::W64(upd.clone()));
+                apply(DType::Int64, Reduction::Mul, &d, &u, &plan).unwrap()
+            });
+            assert!(
+                got == Storage::W64(want.clone()),
+                "int64 mul at {threads} threads"
+            );
+        }
+    }
+
     #[test]
     fn integers_wrap() {
-        let mut out = Storage::W8(vec![100]);
+        let data = Storage::W8(vec![100]);
         let upd = Storage::W8(vec![100, 2]);
-        apply(DType::Int8, Reduction::Add, &mut out, &upd, &all_to_zero(2)).unwrap();
+        let out = apply(DType::Int8, Reduction::Add, &data, &upd, &all_to_zero(2)).unwrap();
         assert_eq!(out, Storage::W8(vec![(-54i8) as u8]));
-        let mut out = Storage::W64(vec![1 << 62]);
-        apply(
+        let data = Storage::W64(vec![1 << 62]);
+        let out = apply(
             DType::Int64,
             Reduction::Mul,
-            &mut out,
+            &data,
             &Storage::W64(vec![4]),
             &all_to_zero(1),
         )
@@ -377,11 +658,11 @@ mod tests {
     fn float_max_and_min_propagate_nan_either_way() {
         for (data, upd) in [(1.0f32, f32::NAN), (f32::NAN, 5.0)] {
             for red in [Reduction::Max, Reduction::Min] {
-                let mut out = Storage::W32(vec![data.to_bits()]);
-                apply(
+                let data = Storage::W32(vec![data.to_bits()]);
+                let out = apply(
                     DType::Float,
                     red,
-                    &mut out,
+                    &data,
                     &Storage::W32(vec![upd.to_bits()]),
                     &all_to_zero(1),
                 )
@@ -396,36 +677,29 @@ mod tests {
     fn float16_rounds_after_every_step() {
         // 2048 + 1 is not representable in f16 (spacing 2 there): each step rounds back to 2048.
         let h = |x: f32| f16::from_f32(x).to_bits();
-        let mut out = Storage::W16(vec![h(2048.0)]);
+        let data = Storage::W16(vec![h(2048.0)]);
         let upd = Storage::W16(vec![h(1.0), h(1.0)]);
-        apply(
-            DType::Float16,
-            Reduction::Add,
-            &mut out,
-            &upd,
-            &all_to_zero(2),
-        )
-        .unwrap();
+        let out = apply(DType::Float16, Reduction::Add, &data, &upd, &all_to_zero(2)).unwrap();
         assert_eq!(out, Storage::W16(vec![h(2048.0)]));
     }
 
     #[test]
     fn bool_add_is_or_and_mul_is_and() {
-        let mut out = Storage::W8(vec![0, 1]);
-        apply(
+        let data = Storage::W8(vec![0, 1]);
+        let out = apply(
             DType::Bool,
             Reduction::Add,
-            &mut out,
+            &data,
             &Storage::W8(vec![1, 0]),
             &Pairs(vec![(0, 0), (1, 1)]),
         )
         .unwrap();
         assert_eq!(out, Storage::W8(vec![1, 1]));
-        let mut out = Storage::W8(vec![1, 1]);
-        apply(
+        let data = Storage::W8(vec![1, 1]);
+        let out = apply(
             DType::Bool,
             Reduction::Mul,
-            &mut out,
+            &data,
             &Storage::W8(vec![0, 1]),
             &Pairs(vec![(0, 0), (1, 1)]),
         )
@@ -434,7 +708,7 @@ mod tests {
         let e = apply(
             DType::Bool,
             Reduction::Max,
-            &mut out,
+            &data,
             &Storage::W8(vec![0, 1]),
             &Pairs(vec![]),
         );
@@ -443,34 +717,21 @@ mod tests {
 
     #[test]
     fn string_add_concatenates_and_mul_is_unsupported() {
-        let mut out = Storage::Str(vec![b"a".to_vec()]);
+        let data = Storage::Str(vec![b"a".to_vec()]);
         let upd = Storage::Str(vec![b"x".to_vec(), b"y".to_vec()]);
-        apply(
-            DType::String,
-            Reduction::Add,
-            &mut out,
-            &upd,
-            &all_to_zero(2),
-        )
-        .unwrap();
+        let out = apply(DType::String, Reduction::Add, &data, &upd, &all_to_zero(2)).unwrap();
         assert_eq!(out, Storage::Str(vec![b"axy".to_vec()]));
-        let e = apply(
-            DType::String,
-            Reduction::Mul,
-            &mut out,
-            &upd,
-            &all_to_zero(2),
-        );
+        let e = apply(DType::String, Reduction::Mul, &data, &upd, &all_to_zero(2));
         assert!(matches!(e, Err(KernelError::Unsupported(_))));
     }
 
     #[test]
     fn none_lets_the_last_write_win() {
-        let mut out = Storage::W32(vec![0]);
-        apply(
+        let data = Storage::W32(vec![0]);
+        let out = apply(
             DType::Int32,
             Reduction::None,
-            &mut out,
+            &data,
             &Storage::W32(vec![7, 9]),
             &all_to_zero(2),
         )
@@ -482,11 +743,11 @@ mod tests {
     fn complex_mul_follows_the_textbook_formula() {
         // (1 + 2i)(3 + 4i) = -5 + 10i
         let w = |re: f32, im: f32| u64::from(re.to_bits()) | (u64::from(im.to_bits()) << 32);
-        let mut out = Storage::W64(vec![w(1.0, 2.0)]);
-        apply(
+        let data = Storage::W64(vec![w(1.0, 2.0)]);
+        let out = apply(
             DType::Complex64,
             Reduction::Mul,
-            &mut out,
+            &data,
             &Storage::W64(vec![w(3.0, 4.0)]),
             &all_to_zero(1),
         )

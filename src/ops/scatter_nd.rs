@@ -168,11 +168,10 @@ fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, K
         offsets: &offsets,
         slice: numel(&dshape[k..]).unwrap_or(0),
     };
-    let mut storage = super::fast::copy_storage(data.storage());
-    reduction::apply(
+    let storage = reduction::apply(
         data.dtype(),
         reduction,
-        &mut storage,
+        data.storage(),
         updates.storage(),
         &plan,
     )?;
