@@ -257,6 +257,11 @@ const ROW_AHEAD_MIN_LINES: usize = 64;
 /// How many rows ahead the random-row copies prefetch.
 const AHEAD: usize = 4;
 
+/// How many slices ahead GatherND prefetches its sources. Slices are short (W7: 256 bytes), so
+/// each copy takes less time than a trip to memory: more must be in flight than for rows.
+/// Measured on W7: 4 ahead 7.5 ms, 8 ahead 7.0, 12 ahead 7.3, 16 ahead 7.5.
+const SLICES_AHEAD: usize = 8;
+
 /// How many rows ahead the column-band loops of GatherElements prefetch their strips.
 const STRIPS_AHEAD: usize = 4;
 
@@ -474,9 +479,10 @@ pub fn gather_nd<T: Copy + Send + Sync>(
             let t = first + r;
             let Some(off) = offset(t) else { return false };
             let s = (t / tuples) * block + off * slice;
-            if r + AHEAD < rows {
-                if let Some(ahead) = offset(t + AHEAD) {
-                    prefetch(src, ((t + AHEAD) / tuples) * block + ahead * slice, slice);
+            if r + SLICES_AHEAD < rows {
+                if let Some(ahead) = offset(t + SLICES_AHEAD) {
+                    let at = ((t + SLICES_AHEAD) / tuples) * block + ahead * slice;
+                    prefetch(src, at, slice);
                 }
             }
             if stream {
