@@ -117,6 +117,8 @@ fn scatter_elements_case(dshape: &[usize], ishape: &[usize], axis: usize, seed: 
 #[test]
 fn scatter_elements_off_axis_0_is_deterministic() {
     scatter_elements_case(&[64, 1024], &[64, 8192], 1, 1);
+    // Over a megabyte of output: rows are built on several threads, a few at a time.
+    scatter_elements_case(&[300, 1024], &[300, 1024], 1, 8);
 }
 
 #[test]
@@ -140,7 +142,8 @@ fn scatter_elements_split_between_threads_is_deterministic() {
 #[test]
 fn scatter_nd_slices_are_deterministic() {
     let mut g = Lcg(4);
-    let (rows, cols, n) = (4096usize, 16usize, 65_536usize);
+    // A megabyte of output: built in ranges on several threads.
+    let (rows, cols, n) = (16_384usize, 16usize, 65_536usize);
     let data: Vec<f32> = (0..rows * cols).map(|_| g.float()).collect();
     let idx: Vec<i64> = (0..n).map(|_| (g.next() % rows as u64) as i64).collect();
     let upd: Vec<f32> = (0..n * cols).map(|_| g.float()).collect();

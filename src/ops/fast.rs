@@ -94,7 +94,7 @@ const STREAM_MIN_ROW_BYTES: usize = 64;
 
 /// Whether copies of `row` elements of `T` into an output of `total` elements should stream.
 #[inline]
-fn streams<T>(total: usize, row: usize) -> bool {
+pub(crate) fn streams<T>(total: usize, row: usize) -> bool {
     let size = std::mem::size_of::<T>();
     total.saturating_mul(size) >= STREAM_MIN_BYTES
         && row.saturating_mul(size) >= STREAM_MIN_ROW_BYTES

@@ -114,6 +114,13 @@ pub trait Visit: Sync {
         false
     }
 
+    /// Whether [`Visit::visit_range`] costs in proportion to its range (it goes straight to the
+    /// updates aimed there, rather than scanning every update to pick them out): such plans are
+    /// asked for many small, cache-sized ranges, the others for a few per thread.
+    fn direct(&self) -> bool {
+        false
+    }
+
     /// Writes the destinations of the updates at positions `span` of the application order (the
     /// first [`Visit::updates`] positions in all) into `dst`, one per position, [`SKIP`] for an
     /// update whose index is out of range (flagged as the plan flags it in its walks). Only
@@ -357,17 +364,30 @@ fn combine<W: Copy + Send + Sync, V: Visit>(
     let n = data.len();
     let size = std::mem::size_of::<W>();
     match Walk::of(plan, n, size) {
-        Walk::Ranges => fast::build(n, plan.grain(), |start, chunk| {
-            fast::copy_into(chunk, &data[start..start + chunk.len()]);
-            // SAFETY: copy_into wrote every element of `chunk`, and MaybeUninit<W> has W's layout.
-            let chunk = unsafe { &mut *(chunk as *mut [MaybeUninit<W>] as *mut [W]) };
-            plan.visit_range(start..start + chunk.len(), |d, s| {
-                let c = &mut chunk[d - start];
-                *c = f(*c, upd[s]);
-            });
-            true
-        })
-        .unwrap_or_default(),
+        Walk::Ranges => {
+            let range = ranges_of(plan, n);
+            // Direct plans update each range while it is cached; long ranges are copied past
+            // the cache when they are large (see `fast::STREAM_MIN_BYTES`).
+            let stream = !plan.direct() && fast::streams::<W>(n, range);
+            fast::build(n, range, |start, chunk| {
+                let from = &data[start..start + chunk.len()];
+                if stream {
+                    fast::stream_into(chunk, from);
+                } else {
+                    fast::copy_into(chunk, from);
+                }
+                // Reading back this thread's own non-temporal stores needs no fence.
+                // SAFETY: the copy wrote every element of `chunk`, and MaybeUninit<W> has W's
+                // layout.
+                let chunk = unsafe { &mut *(chunk as *mut [MaybeUninit<W>] as *mut [W]) };
+                plan.visit_range(start..start + chunk.len(), |d, s| {
+                    let c = &mut chunk[d - start];
+                    *c = f(*c, upd[s]);
+                });
+                true
+            })
+            .unwrap_or_default()
+        }
         Walk::Split => {
             if rayon::current_num_threads() >= 4 {
                 split::<W, V, 4>(data, upd, plan, &f)
@@ -391,6 +411,18 @@ fn combine<W: Copy + Send + Sync, V: Visit>(
             out
         }
     }
+}
+
+/// The range length [`Walk::Ranges`] builds the output by, a multiple of the plan's grain: one
+/// grain for direct plans ([`fast::build`] groups them into cache-sized tasks), otherwise a few
+/// ranges per thread, each scanning every update once.
+fn ranges_of<V: Visit>(plan: &V, n: usize) -> usize {
+    let grain = plan.grain();
+    if plan.direct() {
+        return grain;
+    }
+    let parts = rayon::current_num_threads() * 4;
+    (n / grain).div_ceil(parts).max(1) * grain
 }
 
 /// The split walk: `H` threads share the updates of a large output by cutting it into `H`

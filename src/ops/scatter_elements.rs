@@ -371,6 +371,10 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
         self.axis != 0
     }
 
+    fn direct(&self) -> bool {
+        self.axis != 0
+    }
+
     fn spans(&self) -> bool {
         self.flat.is_some()
     }
