@@ -475,6 +475,12 @@ pub fn gather_nd<T: Copy + Send + Sync>(
     build(total, slice, |start, chunk| {
         let first = start / slice;
         let rows = chunk.len() / slice;
+        // The task's first slices, which the loop names too late.
+        for t in first..first + SLICES_AHEAD.min(rows) {
+            if let Some(off) = offset(t) {
+                prefetch(src, (t / tuples) * block + off * slice, slice);
+            }
+        }
         for (r, dst) in chunk.chunks_exact_mut(slice).enumerate() {
             let t = first + r;
             let Some(off) = offset(t) else { return false };
