@@ -24,14 +24,6 @@ impl Lcg {
     }
 }
 
-fn under(threads: usize, f: impl FnOnce() -> Tensor + Send) -> Tensor {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
-}
-
 fn floats(t: &Tensor) -> Vec<u32> {
     t.elems::<u32>().unwrap().to_vec()
 }

@@ -537,6 +537,7 @@ const ENTRIES_AHEAD: usize = 16;
 
 #[cfg(test)]
 mod tests {
+    use super::super::testutil::under;
     use super::*;
 
     /// Every update goes to element `dst[i]`, in order.
@@ -586,14 +587,6 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             x >> 33
         }
-    }
-
-    fn under<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(f)
     }
 
     /// Destinations for `m` updates into `n` elements: heavy duplicates on a few hot elements,

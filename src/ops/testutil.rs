@@ -100,3 +100,12 @@ pub fn err(r: Result<Tensor, KernelError>) -> String {
         Err(e) => e.to_string(),
     }
 }
+
+/// Runs `f` on a fresh rayon pool of `threads` threads (the kernels' parallelism follows it).
+pub fn under<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
