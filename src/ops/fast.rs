@@ -63,8 +63,13 @@ where
     let ok = if total * size >= PAR_MIN_BYTES && row > 0 {
         let rows_per_task = (TASK_BYTES / (row * size)).max(1);
         let grain = rows_per_task * row;
-        spare.par_chunks_mut(grain).enumerate().all(|(c, chunk)| {
-            let ok = fill(c * grain, chunk);
+        let base = SharedOut(spare.as_mut_ptr());
+        par_tasks(total.div_ceil(grain), &|c| {
+            let start = c * grain;
+            // SAFETY: chunk c is [start, start + len) within the capacity, and par_tasks calls
+            // each c at most once, so no two tasks share an element.
+            let chunk = unsafe { base.chunk(start, grain.min(total - start)) };
+            let ok = fill(start, chunk);
             stream_fence();
             ok
         })
@@ -414,10 +419,17 @@ pub fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
         true
     };
     let ok = if total * size >= PAR_MIN_BYTES {
-        bands
-            .par_iter()
-            .map_init(Vec::new, |scratch, b| fill(scratch, b))
-            .all(|ok| ok)
+        // One scratch table per thread, reused by its tasks (the mutexes are never contended).
+        let threads = rayon::current_num_threads();
+        let scratch: Vec<std::sync::Mutex<Vec<T>>> =
+            (0..=threads).map(|_| Default::default()).collect();
+        par_tasks(bands.len(), &|b| {
+            let t = rayon::current_thread_index()
+                .unwrap_or(threads)
+                .min(threads);
+            let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
+            fill(&mut s, &bands[b])
+        })
     } else {
         let mut scratch = Vec::new();
         bands.iter().all(|b| fill(&mut scratch, b))
@@ -444,6 +456,39 @@ impl<T> SharedOut<T> {
     unsafe fn write(&self, at: usize, v: T) {
         unsafe { (*self.0.add(at)).write(v) };
     }
+
+    /// The `len` elements from `start`.
+    ///
+    /// # Safety
+    /// They must be within the capacity, and no other thread may use them while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    #[inline(always)]
+    unsafe fn chunk(&self, start: usize, len: usize) -> &mut [MaybeUninit<T>] {
+        unsafe { std::slice::from_raw_parts_mut(self.0.add(start), len) }
+    }
+}
+
+/// Runs `task(i)` for every `i` in `0..tasks` on rayon's threads, and says whether every call
+/// returned true (after a false, tasks not yet started may be skipped). Each `i` is run at most
+/// once.
+///
+/// Every parallel loop of the kernels goes through this one non-generic function, so rayon's
+/// machinery is compiled once instead of once per kernel instantiation: instantiated for each
+/// element type, reduction and plan, it had made each debug test binary 600 MB.
+pub fn par_tasks(tasks: usize, task: &(dyn Fn(usize) -> bool + Sync)) -> bool {
+    (0..tasks).into_par_iter().all(task)
+}
+
+/// Calls `f(i, &mut items[i])` for every item, in parallel (see [`par_tasks`]).
+pub fn par_each_mut<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
+    let base = SharedOut(items.as_mut_ptr().cast::<MaybeUninit<T>>());
+    par_tasks(items.len(), &|i| {
+        // SAFETY: i < items.len(), and par_tasks runs each i at most once, so this is the only
+        // reference to items[i]; MaybeUninit<T> has T's layout and the item is initialised.
+        let item = unsafe { &mut *base.chunk(i, 1).as_mut_ptr().cast::<T>() };
+        f(i, item);
+        true
+    });
 }
 
 /// GatherND: each of `batches * tuples` index tuples of length `k` selects a slice of `slice`
@@ -519,7 +564,10 @@ pub fn copy<T: Copy + Send + Sync>(src: &[T]) -> Vec<T> {
 pub fn all_valid<I: IndexWord>(idx: &[I], s: usize, negatives: bool) -> bool {
     let ok = |c: &[I]| c.iter().all(|k| norm(k.get(), s, negatives).is_some());
     if std::mem::size_of_val(idx) >= PAR_MIN_BYTES {
-        idx.par_chunks(1 << 16).all(ok)
+        const CHUNK: usize = 1 << 16;
+        par_tasks(idx.len().div_ceil(CHUNK), &|c| {
+            ok(&idx[c * CHUNK..idx.len().min((c + 1) * CHUNK)])
+        })
     } else {
         ok(idx)
     }

@@ -11,9 +11,9 @@ use super::fast;
 use super::KernelError;
 use crate::spec_err;
 use crate::tensor::{DType, Elem, Layout, Storage};
+use bytemuck::Pod;
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64 as C64};
-use rayon::prelude::*;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
@@ -175,114 +175,65 @@ pub fn apply<V: Visit>(
             reduction.name()
         ))
     };
-    // The arithmetic runs on the element type; storage moves words of the same width.
+    // Storage moves words; the arithmetic casts them to the element type of the same width.
+    // Each operation is a function item defined outside this generic function, so its type, and
+    // the walks instantiated for it, are shared by every plan.
     macro_rules! run {
-        ($word:ty, $elem:ty, $f:expr) => {{
+        ($word:ty, $f:expr) => {{
             let (d, u) = words::<$word>(data, updates)?;
-            let f = $f;
-            <$word>::into_storage(combine(d, u, plan, move |a: $word, b: $word| {
-                let r: $elem = f(bytemuck::cast(a), bytemuck::cast(b));
-                bytemuck::cast::<$elem, $word>(r)
-            }))
+            <$word>::into_storage(combine(d, u, plan, $f))
         }};
     }
-    macro_rules! ints {
-        ($word:ty, $int:ty) => {
+    macro_rules! all_four {
+        ($word:ty, $elem:ty) => {
             match reduction {
-                Add => run!($word, $int, |a: $int, b: $int| a.wrapping_add(b)),
-                Mul => run!($word, $int, |a: $int, b: $int| a.wrapping_mul(b)),
-                Max => run!($word, $int, |a: $int, b: $int| a.max(b)),
-                _ => run!($word, $int, |a: $int, b: $int| a.min(b)),
+                Add => run!($word, add::<$word, $elem>),
+                Mul => run!($word, mul::<$word, $elem>),
+                Max => run!($word, max::<$word, $elem>),
+                _ => run!($word, min::<$word, $elem>),
             }
         };
     }
-    macro_rules! floats {
-        ($word:ty, $float:ty) => {
+    macro_rules! add_mul {
+        ($word:ty, $elem:ty) => {
             match reduction {
-                Add => run!($word, $float, |a: $float, b: $float| a + b),
-                Mul => run!($word, $float, |a: $float, b: $float| a * b),
-                Max => run!($word, $float, |a: $float, b: $float| {
-                    if a.is_nan() || b.is_nan() {
-                        <$float>::NAN
-                    } else if a > b || (a == b && b.is_sign_negative()) {
-                        a
-                    } else {
-                        b
-                    }
-                }),
-                _ => run!($word, $float, |a: $float, b: $float| {
-                    if a.is_nan() || b.is_nan() {
-                        <$float>::NAN
-                    } else if a < b || (a == b && a.is_sign_negative()) {
-                        a
-                    } else {
-                        b
-                    }
-                }),
+                Add => run!($word, add::<$word, $elem>),
+                Mul => run!($word, mul::<$word, $elem>),
+                _ => return Err(unsupported()),
             }
         };
     }
-    // float16 and bfloat16: through f32, one rounding per step.
-    macro_rules! halves {
-        ($half:ty) => {
+    macro_rules! max_min {
+        ($word:ty, $elem:ty) => {
             match reduction {
-                Add => run!(u16, $half, |a: $half, b: $half| {
-                    <$half>::from_f32(a.to_f32() + b.to_f32())
-                }),
-                Mul => run!(u16, $half, |a: $half, b: $half| {
-                    <$half>::from_f32(a.to_f32() * b.to_f32())
-                }),
-                Max => run!(u16, $half, |a: $half, b: $half| {
-                    let (x, y) = (a.to_f32(), b.to_f32());
-                    if x.is_nan() || y.is_nan() {
-                        <$half>::NAN
-                    } else if x > y || (x == y && y.is_sign_negative()) {
-                        a
-                    } else {
-                        b
-                    }
-                }),
-                _ => run!(u16, $half, |a: $half, b: $half| {
-                    let (x, y) = (a.to_f32(), b.to_f32());
-                    if x.is_nan() || y.is_nan() {
-                        <$half>::NAN
-                    } else if x < y || (x == y && x.is_sign_negative()) {
-                        a
-                    } else {
-                        b
-                    }
-                }),
+                Max => run!($word, max::<$word, $elem>),
+                _ => run!($word, min::<$word, $elem>),
             }
         };
     }
+    // Wrapping add and mul give the same bits on signed and unsigned words: both signs share the
+    // unsigned instantiation.
+    let wraps = matches!(reduction, Add | Mul);
     Ok(match dtype {
-        Int8 => ints!(u8, i8),
-        Uint8 => ints!(u8, u8),
-        Int16 => ints!(u16, i16),
-        Uint16 => ints!(u16, u16),
-        Int32 => ints!(u32, i32),
-        Uint32 => ints!(u32, u32),
-        Int64 => ints!(u64, i64),
-        Uint64 => ints!(u64, u64),
-        Float => floats!(u32, f32),
-        Double => floats!(u64, f64),
-        Float16 => halves!(f16),
-        Bfloat16 => halves!(bf16),
-        Bool => match reduction {
-            Add => run!(u8, u8, |a: u8, b: u8| a | b),
-            Mul => run!(u8, u8, |a: u8, b: u8| a & b),
-            _ => return Err(unsupported()),
-        },
-        Complex64 => match reduction {
-            Add => run!(u64, Complex32, |a: Complex32, b: Complex32| a + b),
-            Mul => run!(u64, Complex32, |a: Complex32, b: Complex32| a * b),
-            _ => return Err(unsupported()),
-        },
-        Complex128 => match reduction {
-            Add => run!(u128, C64, |a: C64, b: C64| a + b),
-            Mul => run!(u128, C64, |a: C64, b: C64| a * b),
-            _ => return Err(unsupported()),
-        },
+        Int8 | Uint8 if wraps => add_mul!(u8, u8),
+        Int16 | Uint16 if wraps => add_mul!(u16, u16),
+        Int32 | Uint32 if wraps => add_mul!(u32, u32),
+        Int64 | Uint64 if wraps => add_mul!(u64, u64),
+        Int8 => max_min!(u8, i8),
+        Uint8 => max_min!(u8, u8),
+        Int16 => max_min!(u16, i16),
+        Uint16 => max_min!(u16, u16),
+        Int32 => max_min!(u32, i32),
+        Uint32 => max_min!(u32, u32),
+        Int64 => max_min!(u64, i64),
+        Uint64 => max_min!(u64, u64),
+        Float => all_four!(u32, f32),
+        Double => all_four!(u64, f64),
+        Float16 => all_four!(u16, f16),
+        Bfloat16 => all_four!(u16, bf16),
+        Bool => add_mul!(u8, Flag),
+        Complex64 => add_mul!(u64, Complex32),
+        Complex128 => add_mul!(u128, C64),
         String if reduction == Add => {
             let (d, u) = words::<Vec<u8>>(data, updates)?;
             let mut o = d.to_vec();
@@ -291,6 +242,186 @@ pub fn apply<V: Visit>(
         }
         _ => return Err(unsupported()),
     })
+}
+
+/// The arithmetic of an element type with reductions (D8): add and mul for all of them.
+trait Arith: Copy {
+    fn add(self, b: Self) -> Self;
+    fn mul(self, b: Self) -> Self;
+}
+
+/// Max and min for the ordered element types (D8).
+trait Ordered: Copy {
+    fn maximum(self, b: Self) -> Self;
+    fn minimum(self, b: Self) -> Self;
+}
+
+macro_rules! int_arith {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline(always)]
+            fn add(self, b: Self) -> Self {
+                self.wrapping_add(b)
+            }
+            #[inline(always)]
+            fn mul(self, b: Self) -> Self {
+                self.wrapping_mul(b)
+            }
+        }
+        impl Ordered for $t {
+            #[inline(always)]
+            fn maximum(self, b: Self) -> Self {
+                Ord::max(self, b)
+            }
+            #[inline(always)]
+            fn minimum(self, b: Self) -> Self {
+                Ord::min(self, b)
+            }
+        }
+    )*};
+}
+int_arith!(i8, u8, i16, u16, i32, u32, i64, u64);
+
+// IEEE maximum and minimum: NaN propagates, and +0 > -0.
+macro_rules! float_arith {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline(always)]
+            fn add(self, b: Self) -> Self {
+                self + b
+            }
+            #[inline(always)]
+            fn mul(self, b: Self) -> Self {
+                self * b
+            }
+        }
+        impl Ordered for $t {
+            #[inline(always)]
+            fn maximum(self, b: Self) -> Self {
+                if self.is_nan() || b.is_nan() {
+                    <$t>::NAN
+                } else if self > b || (self == b && b.is_sign_negative()) {
+                    self
+                } else {
+                    b
+                }
+            }
+            #[inline(always)]
+            fn minimum(self, b: Self) -> Self {
+                if self.is_nan() || b.is_nan() {
+                    <$t>::NAN
+                } else if self < b || (self == b && self.is_sign_negative()) {
+                    self
+                } else {
+                    b
+                }
+            }
+        }
+    )*};
+}
+float_arith!(f32, f64);
+
+// float16 and bfloat16 compute in f32 and round after every step.
+macro_rules! half_arith {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline(always)]
+            fn add(self, b: Self) -> Self {
+                <$t>::from_f32(self.to_f32() + b.to_f32())
+            }
+            #[inline(always)]
+            fn mul(self, b: Self) -> Self {
+                <$t>::from_f32(self.to_f32() * b.to_f32())
+            }
+        }
+        impl Ordered for $t {
+            #[inline(always)]
+            fn maximum(self, b: Self) -> Self {
+                let (x, y) = (self.to_f32(), b.to_f32());
+                if x.is_nan() || y.is_nan() {
+                    <$t>::NAN
+                } else if x > y || (x == y && y.is_sign_negative()) {
+                    self
+                } else {
+                    b
+                }
+            }
+            #[inline(always)]
+            fn minimum(self, b: Self) -> Self {
+                let (x, y) = (self.to_f32(), b.to_f32());
+                if x.is_nan() || y.is_nan() {
+                    <$t>::NAN
+                } else if x < y || (x == y && x.is_sign_negative()) {
+                    self
+                } else {
+                    b
+                }
+            }
+        }
+    )*};
+}
+half_arith!(f16, bf16);
+
+macro_rules! complex_arith {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline(always)]
+            fn add(self, b: Self) -> Self {
+                self + b
+            }
+            #[inline(always)]
+            fn mul(self, b: Self) -> Self {
+                self * b
+            }
+        }
+    )*};
+}
+complex_arith!(Complex32, C64);
+
+/// A bool element (one byte, 0 or 1): add is OR, mul is AND.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(transparent)]
+struct Flag(u8);
+
+impl Arith for Flag {
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        Flag(self.0 | b.0)
+    }
+    #[inline(always)]
+    fn mul(self, b: Self) -> Self {
+        Flag(self.0 & b.0)
+    }
+}
+
+/// `a + b` on elements `E` stored as words `W`.
+#[inline(always)]
+fn add<W: Pod, E: Arith + Pod>(a: W, b: W) -> W {
+    bytemuck::cast(E::add(bytemuck::cast(a), bytemuck::cast(b)))
+}
+
+/// `a * b` on elements `E` stored as words `W`.
+#[inline(always)]
+fn mul<W: Pod, E: Arith + Pod>(a: W, b: W) -> W {
+    bytemuck::cast(E::mul(bytemuck::cast(a), bytemuck::cast(b)))
+}
+
+/// `max(a, b)` on elements `E` stored as words `W`.
+#[inline(always)]
+fn max<W: Pod, E: Ordered + Pod>(a: W, b: W) -> W {
+    bytemuck::cast(E::maximum(bytemuck::cast(a), bytemuck::cast(b)))
+}
+
+/// `min(a, b)` on elements `E` stored as words `W`.
+#[inline(always)]
+fn min<W: Pod, E: Ordered + Pod>(a: W, b: W) -> W {
+    bytemuck::cast(E::minimum(bytemuck::cast(a), bytemuck::cast(b)))
+}
+
+/// Reduction `none`: the update replaces the element.
+#[inline(always)]
+fn last<W>(_: W, update: W) -> W {
+    update
 }
 
 /// Both storages as slices of `T`.
@@ -321,7 +452,7 @@ fn overwrite_words<T: Elem + Copy>(
     plan: &impl Visit,
 ) -> Result<Storage, KernelError> {
     let (d, u) = words::<T>(data, updates)?;
-    Ok(T::into_storage(combine(d, u, plan, |_, u| u)))
+    Ok(T::into_storage(combine(d, u, plan, last::<T>)))
 }
 
 /// How [`combine`] walks a plan's updates.
@@ -389,10 +520,16 @@ fn combine<W: Copy + Send + Sync, V: Visit>(
             .unwrap_or_default()
         }
         Walk::Split => {
+            // The plan is passed as a trait object: it is called once per batch of updates, and
+            // this keeps the split walk from being compiled once per plan as well.
+            let plan = Destinations {
+                updates: plan.updates(),
+                of: &|span, dst| plan.destinations(span, dst),
+            };
             if rayon::current_num_threads() >= 4 {
-                split::<W, V, 4>(data, upd, plan, &f)
+                split::<W, 4>(data, upd, plan, &f)
             } else {
-                split::<W, V, 2>(data, upd, plan, &f)
+                split::<W, 2>(data, upd, plan, &f)
             }
         }
         Walk::Sweep => {
@@ -433,65 +570,65 @@ fn ranges_of<V: Visit>(plan: &V, n: usize) -> usize {
 ///
 /// Dealing is branch-free: each update is stored into every bucket and only its own bucket's
 /// cursor advances (a branch on the range would be mispredicted half the time).
-fn split<W: Copy + Send + Sync, V: Visit, const H: usize>(
+fn split<W: Copy + Send + Sync, const H: usize>(
     data: &[W],
     upd: &[W],
-    plan: &V,
+    plan: Destinations,
     f: &(impl Fn(W, W) -> W + Sync),
 ) -> Vec<W> {
     let n = data.len();
-    let total = plan.updates();
+    let total = plan.updates;
     // Range h covers [starts[h], starts[h + 1]).
     let starts: [usize; H] = std::array::from_fn(|h| n * h / H);
     let entry = std::mem::size_of::<(u32, W)>();
     let part = (SPLIT_SCRATCH_BYTES / (H * H * entry))
         .min(total.div_ceil(H))
         .max(1);
-    // buckets[p][h]: part p's updates for range h, as (offset in the range, value).
-    let mut buckets: Vec<[Vec<(u32, W)>; H]> = (0..H)
-        .map(|_| std::array::from_fn(|_| vec![(0u32, data[0]); part]))
+    // parts[p].0[h]: part p's updates for range h, as (offset in the range, value); parts[p].1[h]
+    // says how many of them this round has.
+    type Part<W, const H: usize> = ([Vec<(u32, W)>; H], [usize; H]);
+    let mut parts: Vec<Part<W, H>> = (0..H)
+        .map(|_| {
+            let buckets = std::array::from_fn(|_| vec![(0u32, data[0]); part]);
+            (buckets, [0; H])
+        })
         .collect();
-    let mut fills = [[0usize; H]; H];
     let mut out = fast::copy(data);
     for lo in (0..total).step_by(part * H) {
         // 1. Deal: part p takes updates [lo + p * part, ...) of the round.
-        buckets
-            .par_iter_mut()
-            .zip(fills.par_iter_mut())
-            .enumerate()
-            .for_each(|(p, (bucket, fill))| {
-                let from = (lo + p * part).min(total);
-                let to = (from + part).min(total);
-                // Cursors and slices indexed by constants only, so that they live in registers;
-                // the plan names destinations a batch at a time into a small (L1) buffer.
-                let mut cur = [0usize; H];
-                let slots: [&mut [(u32, W)]; H] = bucket.each_mut().map(|b| &mut b[..]);
-                let mut dst = [SKIP; DEAL_BATCH];
-                for at in (from..to).step_by(DEAL_BATCH) {
-                    let len = DEAL_BATCH.min(to - at);
-                    let dst = &mut dst[..len];
-                    plan.destinations(at..at + len, dst);
-                    for (&d, &v) in dst.iter().zip(&upd[at..at + len]) {
-                        if d == SKIP {
-                            continue;
-                        }
-                        // The range holding d: how many later ranges start at or before it.
-                        let mut h = 0;
-                        let mut first = 0;
-                        for &b in &starts[1..] {
-                            let past = d as usize >= b;
-                            h += usize::from(past);
-                            first = if past { b } else { first };
-                        }
-                        let e = (d - first as u32, v);
-                        for r in 0..H {
-                            slots[r][cur[r]] = e;
-                            cur[r] += usize::from(r == h);
-                        }
+        fast::par_each_mut(&mut parts, |p, (bucket, fill)| {
+            let from = (lo + p * part).min(total);
+            let to = (from + part).min(total);
+            // Cursors and slices indexed by constants only, so that they live in registers;
+            // the plan names destinations a batch at a time into a small (L1) buffer.
+            let mut cur = [0usize; H];
+            let slots: [&mut [(u32, W)]; H] = bucket.each_mut().map(|b| &mut b[..]);
+            let mut dst = [SKIP; DEAL_BATCH];
+            for at in (from..to).step_by(DEAL_BATCH) {
+                let len = DEAL_BATCH.min(to - at);
+                let dst = &mut dst[..len];
+                (plan.of)(at..at + len, dst);
+                for (&d, &v) in dst.iter().zip(&upd[at..at + len]) {
+                    if d == SKIP {
+                        continue;
+                    }
+                    // The range holding d: how many later ranges start at or before it.
+                    let mut h = 0;
+                    let mut first = 0;
+                    for &b in &starts[1..] {
+                        let past = d as usize >= b;
+                        h += usize::from(past);
+                        first = if past { b } else { first };
+                    }
+                    let e = (d - first as u32, v);
+                    for r in 0..H {
+                        slots[r][cur[r]] = e;
+                        cur[r] += usize::from(r == h);
                     }
                 }
-                *fill = cur;
-            });
+            }
+            *fill = cur;
+        });
         // 2. Apply: range h takes its buckets in part order.
         let mut ranges: Vec<&mut [W]> = Vec::with_capacity(H);
         let mut rest: &mut [W] = &mut out;
@@ -501,14 +638,22 @@ fn split<W: Copy + Send + Sync, V: Visit, const H: usize>(
             ranges.push(r);
             rest = tail;
         }
-        let (buckets, fills) = (&buckets, &fills);
-        ranges.into_par_iter().enumerate().for_each(|(h, range)| {
-            for p in 0..H {
-                apply_run(range, &buckets[p][h][..fills[p][h]], f);
+        let parts = &parts;
+        fast::par_each_mut(&mut ranges, |h, range| {
+            for (bucket, fill) in parts {
+                apply_run(range, &bucket[h][..fill[h]], f);
             }
         });
     }
     out
+}
+
+/// A plan as the split walk sees it: how many updates, and the destinations of a span of them
+/// ([`Visit::destinations`]).
+#[derive(Clone, Copy)]
+struct Destinations<'a> {
+    updates: usize,
+    of: &'a (dyn Fn(Range<usize>, &mut [u32]) + Sync),
 }
 
 /// Applies `(offset, value)` entries to `range` in order, prefetching destinations a few
