@@ -526,16 +526,21 @@ pub fn gather_nd<T: Copy + Send + Sync>(
                 prefetch(src, (t / tuples) * block + off * slice, slice);
             }
         }
+        let (mut here, mut there) = (
+            Batch::of(first, tuples, block),
+            Batch::of(first + SLICES_AHEAD, tuples, block),
+        );
         for (r, dst) in chunk.chunks_exact_mut(slice).enumerate() {
             let t = first + r;
             let Some(off) = offset(t) else { return false };
-            let s = (t / tuples) * block + off * slice;
+            let s = here.base + off * slice;
             if r + SLICES_AHEAD < rows {
                 if let Some(ahead) = offset(t + SLICES_AHEAD) {
-                    let at = ((t + SLICES_AHEAD) / tuples) * block + ahead * slice;
-                    prefetch(src, at, slice);
+                    prefetch(src, there.base + ahead * slice, slice);
                 }
             }
+            here.step(tuples, block);
+            there.step(tuples, block);
             if stream {
                 stream_into(dst, &src[s..s + slice]);
             } else {
@@ -544,6 +549,35 @@ pub fn gather_nd<T: Copy + Send + Sync>(
         }
         true
     })
+}
+
+/// Where a GatherND slice's batch block starts, `(t / tuples) * block` for slice `t`, kept up to
+/// date one slice at a time: a division per slice cost more than the copy of a short slice.
+struct Batch {
+    /// The batch block's first element.
+    base: usize,
+    /// Slices left in the batch, this one included.
+    left: usize,
+}
+
+impl Batch {
+    /// The batch of slice `t`; `tuples` > 0.
+    fn of(t: usize, tuples: usize, block: usize) -> Batch {
+        Batch {
+            base: (t / tuples) * block,
+            left: tuples - t % tuples,
+        }
+    }
+
+    /// Moves to the next slice.
+    #[inline(always)]
+    fn step(&mut self, tuples: usize, block: usize) {
+        self.left -= 1;
+        if self.left == 0 {
+            self.left = tuples;
+            self.base += block;
+        }
+    }
 }
 
 /// A copy of `src`, in parallel when large (a scatter's starting point).
