@@ -520,39 +520,59 @@ pub fn gather_nd<T: Copy + Send + Sync>(
     build(total, slice, |start, chunk| {
         let first = start / slice;
         let rows = chunk.len() / slice;
-        // The task's first slices, which the loop names too late.
-        for t in first..first + SLICES_AHEAD.min(rows) {
-            if let Some(off) = offset(t) {
-                prefetch(src, (t / tuples) * block + off * slice, slice);
+        // Slice starts are worked out a batch at a time, each index tuple read once (the copy
+        // loop used to normalise every tuple twice, once to prefetch it); each batch also works
+        // out the first few of the next, so that prefetching never pauses at a batch's end.
+        let mut at = [0usize; SLICE_BATCH + SLICES_AHEAD];
+        let mut here = Batch::of(first, tuples, block);
+        for r0 in (0..rows).step_by(SLICE_BATCH) {
+            let n = SLICE_BATCH.min(rows - r0);
+            let named = (n + SLICES_AHEAD).min(rows - r0);
+            let mut b = here;
+            for (j, a) in at[..named].iter_mut().enumerate() {
+                if j == n {
+                    here = b;
+                }
+                *a = match offset(first + r0 + j) {
+                    Some(off) => b.base + off * slice,
+                    // Validated when its own batch comes; here only not prefetched.
+                    None if j >= n => usize::MAX,
+                    None => return false,
+                };
+                b.step(tuples, block);
             }
-        }
-        let (mut here, mut there) = (
-            Batch::of(first, tuples, block),
-            Batch::of(first + SLICES_AHEAD, tuples, block),
-        );
-        for (r, dst) in chunk.chunks_exact_mut(slice).enumerate() {
-            let t = first + r;
-            let Some(off) = offset(t) else { return false };
-            let s = here.base + off * slice;
-            if r + SLICES_AHEAD < rows {
-                if let Some(ahead) = offset(t + SLICES_AHEAD) {
-                    prefetch(src, there.base + ahead * slice, slice);
+            if named == n {
+                here = b;
+            }
+            if r0 == 0 {
+                // The task's first slices, which the loop names too late.
+                for &a in &at[..SLICES_AHEAD.min(n)] {
+                    prefetch(src, a, slice);
                 }
             }
-            here.step(tuples, block);
-            there.step(tuples, block);
-            if stream {
-                stream_into(dst, &src[s..s + slice]);
-            } else {
-                copy_into(dst, &src[s..s + slice]);
+            let rows = chunk[r0 * slice..(r0 + n) * slice].chunks_exact_mut(slice);
+            for (j, dst) in rows.enumerate() {
+                if j + SLICES_AHEAD < named {
+                    prefetch(src, at[j + SLICES_AHEAD], slice);
+                }
+                let s = at[j];
+                if stream {
+                    stream_into(dst, &src[s..s + slice]);
+                } else {
+                    copy_into(dst, &src[s..s + slice]);
+                }
             }
         }
         true
     })
 }
 
+/// Slices whose starts [`gather_nd`] works out at a time.
+const SLICE_BATCH: usize = 256;
+
 /// Where a GatherND slice's batch block starts, `(t / tuples) * block` for slice `t`, kept up to
 /// date one slice at a time: a division per slice cost more than the copy of a short slice.
+#[derive(Clone, Copy)]
 struct Batch {
     /// The batch block's first element.
     base: usize,
@@ -691,6 +711,50 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             x >> 33
         })
+    }
+
+    #[test]
+    fn gather_nd_matches_a_naive_loop_across_batches_and_tasks() {
+        // batches x [d0, d1, slice] data, `tuples` index pairs per batch, some negative.
+        let naive = |src: &[u32], idx: &[i64], d: [usize; 2], tuples: usize, slice: usize| {
+            let block = d[0] * d[1] * slice;
+            let mut out = Vec::new();
+            for (t, pair) in idx.chunks(2).enumerate() {
+                let k0 = pair[0].rem_euclid(d[0] as i64) as usize;
+                let k1 = pair[1].rem_euclid(d[1] as i64) as usize;
+                let at = (t / tuples) * block + (k0 * d[1] + k1) * slice;
+                out.extend_from_slice(&src[at..at + slice]);
+            }
+            out
+        };
+        // One sequential fill of 1200 slices (several batches, batch blocks crossing them), then
+        // a parallel build of 6000 slices of 64 (tasks of whole batches).
+        for (batches, tuples, slice) in [(3usize, 400usize, 3usize), (2, 3000, 64)] {
+            let d = [7usize, 5usize];
+            let block = d[0] * d[1] * slice;
+            let src: Vec<u32> = (0..(batches * block) as u32).collect();
+            let idx: Vec<i64> = lcg(batches * tuples * 2, 9)
+                .enumerate()
+                .map(|(i, v)| {
+                    let s = d[i % 2] as i64;
+                    (v % (2 * s as u64)) as i64 - s
+                })
+                .collect();
+            let total = batches * tuples * slice;
+            let want = naive(&src, &idx, d, tuples, slice);
+            let got = gather_nd(&src, &idx, &d, tuples, block, slice, total);
+            assert_eq!(got, Some(want), "{batches} x {tuples} x {slice}");
+            // A bad tuple anywhere, also just past a batch (where it is first read ahead only).
+            for bad in [0, 255, 256, 259, 263, 264, batches * tuples - 1] {
+                let mut idx = idx.clone();
+                idx[2 * bad + 1] = d[1] as i64;
+                let got = gather_nd(&src, &idx, &d, tuples, block, slice, total);
+                assert_eq!(
+                    got, None,
+                    "bad tuple {bad} of {batches} x {tuples} x {slice}"
+                );
+            }
+        }
     }
 
     #[test]
