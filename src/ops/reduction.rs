@@ -138,9 +138,9 @@ pub trait Visit: Sync {
     }
 }
 
-/// The split walk's ([`split`]) buckets take this many bytes in all, whatever the input size:
-/// each part's buckets stay in L2 while filled, and a round is long enough that its two
-/// parallel steps cost far more than starting them.
+/// Each of the split walk's ([`split`]) two generations of buckets takes this many bytes,
+/// whatever the input size: a round is long enough that its parallel step costs far more than
+/// starting it (1 and 2 MiB were 10-20% slower on W6; 16 MiB no faster).
 const SPLIT_SCRATCH_BYTES: usize = 4 << 20;
 
 /// Outputs at least this large take the split walk when the updates are many: smaller ones stay
@@ -569,9 +569,10 @@ fn ranges_of<V: Visit>(plan: &V, n: usize) -> usize {
 
 /// The split walk: `H` threads share the updates of a large output by cutting it into `H`
 /// contiguous ranges. Round by round, each of `H` parts of the round's updates (in order) deals
-/// its updates into one bucket per range, keeping their order; then each range applies its
-/// buckets, part by part, on its own thread. Every element thus receives its updates in the
-/// plan's order, and results do not depend on the thread count (D8).
+/// its updates into one bucket per range, keeping their order; in the next round's step each
+/// range applies those buckets, part by part, on its own thread, while the same thread deals its
+/// part of the round after (into the other generation of buckets). Every element thus receives
+/// its updates in the plan's order, and results do not depend on the thread count (D8).
 fn split<W: Pod + Send + Sync, const H: usize>(
     data: &[W],
     upd: &[W],
@@ -587,56 +588,57 @@ fn split<W: Pod + Send + Sync, const H: usize>(
     let part = (SPLIT_SCRATCH_BYTES / (H * H * entry))
         .min(total.div_ceil(H))
         .max(1);
-    // parts[p].0[h]: part p's updates for range h; parts[p].1[h] says how many of them this
-    // round has.
-    type Part<W, const H: usize> = ([Vec<Entry<W>>; H], [usize; H]);
+    // gens[g][p].0[h]: part p's updates for range h; gens[g][p].1[h] says how many of them the
+    // round has. Rounds alternate between the two generations.
     let blank = Entry {
         off: 0,
         val: W::zeroed(),
     };
     // DEAL_SLACK spare entries: the vector deal writes whole groups past a bucket's count.
-    let mut parts: Vec<Part<W, H>> = (0..H)
-        .map(|_| {
-            (
-                std::array::from_fn(|_| vec![blank; part + DEAL_SLACK]),
-                [0; H],
-            )
-        })
-        .collect();
+    let generation = || -> Vec<Part<W, H>> {
+        (0..H)
+            .map(|_| {
+                (
+                    std::array::from_fn(|_| vec![blank; part + DEAL_SLACK]),
+                    [0; H],
+                )
+            })
+            .collect()
+    };
+    let mut gens = [generation(), generation()];
     let vector = H == 2 && std::mem::size_of::<W>() == 4 && deal2::available();
-    let mut out = fast::copy(data);
-    for lo in (0..total).step_by(part * H) {
-        // 1. Deal: part p takes updates [lo + p * part, ...) of the round.
-        fast::par_each_mut(&mut parts, |p, (buckets, fill)| {
-            let from = (lo + p * part).min(total);
-            let to = (from + part).min(total);
-            let slots: [*mut Entry<W>; H] = buckets.each_mut().map(|b| b.as_mut_ptr());
-            let mut cur = [0usize; H];
-            // The plan names destinations a batch at a time into a small (L1) buffer.
-            let mut dst = [SKIP; DEAL_BATCH];
-            for at in (from..to).step_by(DEAL_BATCH) {
-                let len = DEAL_BATCH.min(to - at);
-                let dst = &mut dst[..len];
-                (plan.of)(at..at + len, dst);
-                let vals = &upd[at..at + len];
-                if vector {
-                    let words: &[u32] = bytemuck::cast_slice(vals);
-                    let slots = [slots[0].cast::<u64>(), slots[1].cast::<u64>()];
-                    let mut two = [cur[0], cur[1]];
-                    // SAFETY: available() said the CPU has AVX2; each bucket has room for
-                    // part + DEAL_SLACK entries and counts at most `part` (see below), and for
-                    // 4-byte words an Entry is the 8 bytes deal2 writes (offset, then value).
-                    unsafe { deal2::deal(dst, words, starts[1] as u32, slots, &mut two) };
-                    cur[0] = two[0];
-                    cur[1] = two[1];
-                    continue;
-                }
+    let rounds = total.div_ceil(part * H);
+    // Deals part p of round k.
+    let deal = |k: usize, p: usize, (buckets, fill): &mut Part<W, H>| {
+        let from = (k * part * H + p * part).min(total);
+        let to = (from + part).min(total);
+        let slots: [*mut Entry<W>; H] = buckets.each_mut().map(|b| b.as_mut_ptr());
+        let mut cur = [0usize; H];
+        // The plan names destinations a batch at a time into a small (L1) buffer.
+        let mut dst = [SKIP; DEAL_BATCH];
+        for at in (from..to).step_by(DEAL_BATCH) {
+            let len = DEAL_BATCH.min(to - at);
+            let dst = &mut dst[..len];
+            (plan.of)(at..at + len, dst);
+            let vals = &upd[at..at + len];
+            if vector {
+                let words: &[u32] = bytemuck::cast_slice(vals);
+                let slots = [slots[0].cast::<u64>(), slots[1].cast::<u64>()];
+                let mut two = [cur[0], cur[1]];
+                // SAFETY: available() said the CPU has AVX2; each bucket has room for
+                // part + DEAL_SLACK entries and counts at most `part` (see below), and for
+                // 4-byte words an Entry is the 8 bytes deal2 writes (offset, then value).
+                unsafe { deal2::deal(dst, words, starts[1] as u32, slots, &mut two) };
+                cur[0] = two[0];
+                cur[1] = two[1];
+            } else {
                 for (&d, &v) in dst.iter().zip(vals) {
                     if d == SKIP {
                         continue;
                     }
-                    // The range holding d (how many later ranges start at or before it), without
-                    // branches: d is random, and a branch on it would miss half the time.
+                    // The range holding d (how many later ranges start at or before it),
+                    // without branches: d is random, and a branch on it would miss half the
+                    // time.
                     let mut h = 0;
                     let mut first = 0;
                     for &b in &starts[1..] {
@@ -646,32 +648,58 @@ fn split<W: Pod + Send + Sync, const H: usize>(
                     }
                     let c = cur[h];
                     debug_assert!(c < part);
-                    // SAFETY: c < part, the bucket's length: each bucket takes at most one entry
-                    // per update of the part, and the part has at most `part` updates.
+                    // SAFETY: c < part, the bucket's length: each bucket takes at most one
+                    // entry per update of the part, and the part has at most `part` updates.
                     unsafe { Entry::write(slots[h].add(c), d - first as u32, v) };
                     cur[h] = c + 1;
                 }
             }
-            *fill = cur;
-        });
-        // 2. Apply: range h takes its buckets in part order.
-        let mut ranges: Vec<&mut [W]> = Vec::with_capacity(H);
+        }
+        *fill = cur;
+    };
+    let mut out = fast::copy(data);
+    fast::par_each_mut(&mut gens[0], |p, bucket| deal(0, p, bucket));
+    for k in 0..rounds {
+        // One parallel step per round: thread h applies round k's buckets for range h and deals
+        // part h of round k + 1 into the other generation. Odd threads apply first, so that
+        // while one thread streams indices from memory the other works in cache.
+        let (a, b) = gens.split_at_mut(1);
+        let (now, next) = if k % 2 == 0 {
+            (&a[0], &mut b[0])
+        } else {
+            (&b[0], &mut a[0])
+        };
+        let mut work: Vec<(&mut [W], &mut Part<W, H>)> = Vec::with_capacity(H);
         let mut rest: &mut [W] = &mut out;
-        for h in 0..H {
+        for (h, bucket) in next.iter_mut().enumerate() {
             let end = if h + 1 < H { starts[h + 1] } else { n };
             let (r, tail) = std::mem::take(&mut rest).split_at_mut(end - starts[h]);
-            ranges.push(r);
+            work.push((r, bucket));
             rest = tail;
         }
-        let parts = &parts;
-        fast::par_each_mut(&mut ranges, |h, range| {
-            for (buckets, fill) in parts {
-                apply_run(range, &buckets[h][..fill[h]], f);
+        fast::par_each_mut(&mut work, |h, (range, bucket)| {
+            let apply = |range: &mut [W]| {
+                for (b, fill) in now {
+                    apply_run(range, &b[h][..fill[h]], f);
+                }
+            };
+            if h % 2 == 1 {
+                apply(range);
+            }
+            if k + 1 < rounds {
+                deal(k + 1, h, bucket);
+            }
+            if h % 2 == 0 {
+                apply(range);
             }
         });
     }
     out
 }
+
+/// One generation of the split walk's buckets for one part: a bucket per range, and how many
+/// entries each holds.
+type Part<W, const H: usize> = ([Vec<Entry<W>>; H], [usize; H]);
 
 /// An update dealt to a range by the split walk: its offset in the range and its value.
 #[derive(Clone, Copy)]
