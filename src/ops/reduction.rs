@@ -282,85 +282,79 @@ macro_rules! int_arith {
 }
 int_arith!(i8, u8, i16, u16, i32, u32, i64, u64);
 
-// IEEE maximum and minimum: NaN propagates, and +0 > -0.
-macro_rules! float_arith {
-    ($($t:ty),*) => {$(
-        impl Arith for $t {
-            #[inline(always)]
-            fn add(self, b: Self) -> Self {
-                self + b
-            }
-            #[inline(always)]
-            fn mul(self, b: Self) -> Self {
-                self * b
-            }
-        }
-        impl Ordered for $t {
-            #[inline(always)]
-            fn maximum(self, b: Self) -> Self {
-                if self.is_nan() || b.is_nan() {
-                    <$t>::NAN
-                } else if self > b || (self == b && b.is_sign_negative()) {
-                    self
-                } else {
-                    b
-                }
-            }
-            #[inline(always)]
-            fn minimum(self, b: Self) -> Self {
-                if self.is_nan() || b.is_nan() {
-                    <$t>::NAN
-                } else if self < b || (self == b && self.is_sign_negative()) {
-                    self
-                } else {
-                    b
-                }
-            }
-        }
-    )*};
+/// A float that max and min compare as (f32 or f64).
+trait Ieee: PartialOrd + Copy {
+    fn is_nan(self) -> bool;
+    fn is_sign_negative(self) -> bool;
 }
-float_arith!(f32, f64);
 
-// float16 and bfloat16 compute in f32 and round after every step.
-macro_rules! half_arith {
-    ($($t:ty),*) => {$(
+impl Ieee for f32 {
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    #[inline(always)]
+    fn is_sign_negative(self) -> bool {
+        f32::is_sign_negative(self)
+    }
+}
+
+impl Ieee for f64 {
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+    #[inline(always)]
+    fn is_sign_negative(self) -> bool {
+        f64::is_sign_negative(self)
+    }
+}
+
+/// IEEE maximum (`most`) or minimum of `a` and `b`, whose values are `x` and `y`: NaN
+/// propagates (as `nan`), and +0 > -0.
+#[inline(always)]
+fn ieee_pick<T, F: Ieee>(a: T, b: T, x: F, y: F, nan: T, most: bool) -> T {
+    let first = if most {
+        x > y || (x == y && y.is_sign_negative())
+    } else {
+        x < y || (x == y && x.is_sign_negative())
+    };
+    if x.is_nan() || y.is_nan() {
+        nan
+    } else if first {
+        a
+    } else {
+        b
+    }
+}
+
+// float16 and bfloat16 compute in f32 and round after every step (`$wide` is what they compute
+// in, `$narrow` rounds back).
+macro_rules! float_arith {
+    ($($t:ty => $wide:ty, $narrow:path);*) => {$(
         impl Arith for $t {
             #[inline(always)]
             fn add(self, b: Self) -> Self {
-                <$t>::from_f32(self.to_f32() + b.to_f32())
+                $narrow(<$wide>::from(self) + <$wide>::from(b))
             }
             #[inline(always)]
             fn mul(self, b: Self) -> Self {
-                <$t>::from_f32(self.to_f32() * b.to_f32())
+                $narrow(<$wide>::from(self) * <$wide>::from(b))
             }
         }
         impl Ordered for $t {
             #[inline(always)]
             fn maximum(self, b: Self) -> Self {
-                let (x, y) = (self.to_f32(), b.to_f32());
-                if x.is_nan() || y.is_nan() {
-                    <$t>::NAN
-                } else if x > y || (x == y && y.is_sign_negative()) {
-                    self
-                } else {
-                    b
-                }
+                ieee_pick(self, b, <$wide>::from(self), <$wide>::from(b), <$t>::NAN, true)
             }
             #[inline(always)]
             fn minimum(self, b: Self) -> Self {
-                let (x, y) = (self.to_f32(), b.to_f32());
-                if x.is_nan() || y.is_nan() {
-                    <$t>::NAN
-                } else if x < y || (x == y && x.is_sign_negative()) {
-                    self
-                } else {
-                    b
-                }
+                ieee_pick(self, b, <$wide>::from(self), <$wide>::from(b), <$t>::NAN, false)
             }
         }
     )*};
 }
-half_arith!(f16, bf16);
+float_arith!(f32 => f32, f32::from; f64 => f64, f64::from; f16 => f32, f16::from_f32; bf16 => f32, bf16::from_f32);
 
 macro_rules! complex_arith {
     ($($t:ty),*) => {$(
