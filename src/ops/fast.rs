@@ -479,6 +479,62 @@ pub fn par_tasks(tasks: usize, task: &(dyn Fn(usize) -> bool + Sync)) -> bool {
     (0..tasks).into_par_iter().all(task)
 }
 
+/// Runs `task(step, lane)` for every step in `0..steps` and lane in `0..width`, steps in order:
+/// no task of a step starts before every task of the step before has returned. Up to `width`
+/// of rayon's threads take part; between steps they spin (then yield) instead of returning to
+/// the pool, which for short steps costs far less than a parallel call per step.
+///
+/// It cannot deadlock when fewer threads show up (the pool is busy elsewhere, or has one
+/// thread): tasks are claimed in order, and a thread only ever waits for tasks claimed before
+/// its own, which are running on threads that do not wait for it. A panicking task makes the
+/// others stop and the panic reach the caller.
+pub fn par_steps(steps: usize, width: usize, task: &(dyn Fn(usize, usize) + Sync)) {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let total = steps.saturating_mul(width);
+    let (next, done, failed) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicBool::new(false),
+    );
+    // Marks the walk failed if the task unwinds.
+    struct Poison<'a>(&'a AtomicBool);
+    impl Drop for Poison<'_> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+    par_tasks(width.min(total), &|_| loop {
+        let t = next.fetch_add(1, Ordering::Relaxed);
+        if t >= total {
+            return true;
+        }
+        // Every task of the previous steps: t's step times the width.
+        let before = t - t % width;
+        let mut spins = 0u32;
+        // Acquire: pairs with the Release below, so the earlier tasks' writes are visible.
+        while done.load(Ordering::Acquire) < before {
+            if failed.load(Ordering::Relaxed) {
+                return false;
+            }
+            spins = spins.saturating_add(1);
+            if spins < SPINS_BEFORE_YIELD {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        let poison = Poison(&failed);
+        task(t / width, t % width);
+        std::mem::forget(poison);
+        done.fetch_add(1, Ordering::Release);
+    });
+}
+
+/// How many times [`par_steps`] spins on a step's barrier before it yields its CPU.
+const SPINS_BEFORE_YIELD: u32 = 1 << 12;
+
 /// Calls `f(i, &mut items[i])` for every item, in parallel (see [`par_tasks`]).
 pub fn par_each_mut<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
     let base = SharedOut(items.as_mut_ptr().cast::<MaybeUninit<T>>());
@@ -711,6 +767,86 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             x >> 33
         })
+    }
+
+    /// Runs par_steps and returns, for every task in the order they started, (step, lane, how
+    /// many tasks had finished when it started).
+    fn record_steps(steps: usize, width: usize) -> Vec<(usize, usize, usize)> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Mutex;
+        let finished = AtomicUsize::new(0);
+        let log = Mutex::new(Vec::new());
+        par_steps(steps, width, &|step, lane| {
+            let seen = finished.load(Ordering::SeqCst);
+            log.lock().unwrap().push((step, lane, seen));
+            // Long enough for another thread to start the next task, were it allowed to.
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            finished.fetch_add(1, Ordering::SeqCst);
+        });
+        log.into_inner().unwrap()
+    }
+
+    #[test]
+    fn par_steps_runs_every_task_once_and_never_ahead_of_its_step() {
+        use crate::ops::testutil::under;
+        for threads in [1, 2, 3, 8] {
+            for (steps, width) in [(0, 2), (1, 1), (5, 2), (4, 3), (3, 8)] {
+                let log = under(threads, || record_steps(steps, width));
+                let mut ran: Vec<(usize, usize)> = log.iter().map(|&(s, l, _)| (s, l)).collect();
+                ran.sort_unstable();
+                let all: Vec<(usize, usize)> = (0..steps)
+                    .flat_map(|s| (0..width).map(move |l| (s, l)))
+                    .collect();
+                assert_eq!(ran, all, "{threads} threads, {steps} x {width}");
+                for &(step, lane, seen) in &log {
+                    assert!(
+                        seen >= step * width,
+                        "step {step} lane {lane} started after only {seen} tasks ({threads} threads)"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn par_steps_finishes_alone_when_the_other_threads_are_busy() {
+        use crate::ops::testutil::under;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        // One of the pool's two threads waits for the steps to end; the other must run them all.
+        let over = AtomicBool::new(false);
+        let log = under(2, || {
+            rayon::join(
+                || {
+                    while !over.load(Ordering::SeqCst) {
+                        std::thread::yield_now();
+                    }
+                },
+                || {
+                    let log = record_steps(6, 2);
+                    over.store(true, Ordering::SeqCst);
+                    log
+                },
+            )
+            .1
+        });
+        assert_eq!(log.len(), 12);
+    }
+
+    #[test]
+    fn a_panic_in_one_step_reaches_the_caller_without_hanging_the_others() {
+        use crate::ops::testutil::under;
+        for threads in [1, 2, 4] {
+            let r = under(threads, || {
+                std::panic::catch_unwind(|| {
+                    par_steps(10, 2, &|step, lane| {
+                        if (step, lane) == (3, 1) {
+                            panic!("task failed");
+                        }
+                    })
+                })
+            });
+            assert!(r.is_err(), "{threads} threads");
+        }
     }
 
     #[test]

@@ -651,65 +651,92 @@ fn split<W: Pod + Send + Sync, const H: usize>(
     // The output is built by the ranges' threads: each copies its range from `data` in the
     // same parallel step that deals round 0 (a separate copy was a serial step of its own).
     let mut out: Vec<W> = Vec::with_capacity(n);
-    // Range h of an output as its own slice.
-    fn ranges<'o, T>(out: &'o mut [T], starts: &[usize]) -> Vec<&'o mut [T]> {
-        let mut rest = out;
-        let mut ends: Vec<usize> = starts[1..].to_vec();
-        ends.push(starts[0] + rest.len());
-        starts
-            .iter()
-            .zip(ends)
-            .map(|(&from, to)| {
-                let (r, tail) = std::mem::take(&mut rest).split_at_mut(to - from);
-                rest = tail;
-                r
-            })
-            .collect()
-    }
-    {
-        let mut work: Vec<_> = ranges(&mut out.spare_capacity_mut()[..n], &starts)
-            .into_iter()
-            .zip(gens[0].iter_mut())
-            .collect();
-        fast::par_each_mut(&mut work, |h, (range, bucket)| {
+    let shared = Lanes {
+        out: out.as_mut_ptr(),
+        gens: gens.each_mut().map(|g| g.as_mut_ptr()),
+    };
+    let len = |h: usize| if h + 1 < H { starts[h + 1] } else { n } - starts[h];
+    // Step 0: lane h copies range h of the output from `data` and deals part h of round 0.
+    // Step k + 1: lane h applies round k's buckets for range h and deals part h of round k + 1
+    // into the other generation. Odd lanes apply first, so that while one thread streams
+    // indices from memory the other works in cache. The steps run back to back on the same
+    // threads (a parallel call per round cost 14 us each in wake-ups).
+    fast::par_steps(rounds + 1, H, &|step, h| {
+        // SAFETY (for the accesses below): in a step, lane h alone writes range h of the
+        // output and the buckets of part h in generation `step % 2`; every lane reads the
+        // other generation, which no lane writes in this step; par_steps orders the steps.
+        let range = unsafe { shared.range(starts[h], len(h)) };
+        let fill = unsafe { shared.part_mut(step % 2, h) };
+        if step == 0 {
             fast::copy_into(range, &data[starts[h]..starts[h] + range.len()]);
-            deal(0, h, bucket);
-        });
-    }
-    // SAFETY: the step above copied every range, and the ranges cover 0..n.
-    unsafe { out.set_len(n) };
-    for k in 0..rounds {
-        // One parallel step per round: thread h applies round k's buckets for range h and deals
-        // part h of round k + 1 into the other generation. Odd threads apply first, so that
-        // while one thread streams indices from memory the other works in cache.
-        let (a, b) = gens.split_at_mut(1);
-        let (now, next) = if k % 2 == 0 {
-            (&a[0], &mut b[0])
-        } else {
-            (&b[0], &mut a[0])
+            deal(0, h, fill);
+            return;
+        }
+        // SAFETY: step 0 copied every range.
+        let range = unsafe { &mut *(range as *mut [MaybeUninit<W>] as *mut [W]) };
+        let k = step - 1;
+        let apply = |range: &mut [W]| {
+            for p in 0..H {
+                // SAFETY: see above; generation k % 2 is the one this step does not write.
+                let now = unsafe { shared.part(k % 2, p) };
+                apply_run(range, &now[h], f);
+            }
         };
-        let mut work: Vec<_> = ranges(&mut out, &starts)
-            .into_iter()
-            .zip(next.iter_mut())
-            .collect();
-        fast::par_each_mut(&mut work, |h, (range, bucket)| {
-            let apply = |range: &mut [W]| {
-                for b in now {
-                    apply_run(range, &b[h], f);
-                }
-            };
-            if h % 2 == 1 {
-                apply(range);
-            }
-            if k + 1 < rounds {
-                deal(k + 1, h, bucket);
-            }
-            if h % 2 == 0 {
-                apply(range);
-            }
-        });
-    }
+        if h % 2 == 1 {
+            apply(range);
+        }
+        if k + 1 < rounds {
+            deal(k + 1, h, fill);
+        }
+        if h % 2 == 0 {
+            apply(range);
+        }
+    });
+    // SAFETY: step 0 copied every range, and the ranges cover 0..n.
+    unsafe { out.set_len(n) };
     out
+}
+
+/// The split walk's output and two generations of buckets, shared by the lanes of its steps
+/// ([`fast::par_steps`]) as pointers: within a step the lanes write disjoint ranges and parts
+/// and read only the generation nobody writes.
+struct Lanes<W, const H: usize> {
+    out: *mut W,
+    gens: [*mut Part<W, H>; 2],
+}
+
+// SAFETY: see the struct's doc; the pointers outlive the steps (split owns what they point to).
+unsafe impl<W: Send, const H: usize> Sync for Lanes<W, H> {}
+
+impl<W, const H: usize> Lanes<W, H> {
+    /// The output elements `start..start + len`.
+    ///
+    /// # Safety
+    /// Within the output's capacity, and used by no other lane while the slice lives.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn range(&self, start: usize, len: usize) -> &mut [MaybeUninit<W>] {
+        // SAFETY: the caller's promise.
+        unsafe { std::slice::from_raw_parts_mut(self.out.add(start).cast(), len) }
+    }
+
+    /// Part `p`'s buckets in generation `g`, to deal into.
+    ///
+    /// # Safety
+    /// `p < H`, and no other lane may use the part while the reference lives.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn part_mut(&self, g: usize, p: usize) -> &mut Part<W, H> {
+        // SAFETY: the caller's promise.
+        unsafe { &mut *self.gens[g].add(p) }
+    }
+
+    /// Part `p`'s buckets in generation `g`, to apply.
+    ///
+    /// # Safety
+    /// `p < H`, and no lane may write the generation while the reference lives.
+    unsafe fn part(&self, g: usize, p: usize) -> &Part<W, H> {
+        // SAFETY: the caller's promise.
+        unsafe { &*self.gens[g].add(p) }
+    }
 }
 
 /// One generation of the split walk's buckets for one part: a bucket per range, whose length is
