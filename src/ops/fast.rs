@@ -535,18 +535,6 @@ pub fn par_steps(steps: usize, width: usize, task: &(dyn Fn(usize, usize) + Sync
 /// How many times [`par_steps`] spins on a step's barrier before it yields its CPU.
 const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 
-/// Calls `f(i, &mut items[i])` for every item, in parallel (see [`par_tasks`]).
-pub fn par_each_mut<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
-    let base = SharedOut(items.as_mut_ptr().cast::<MaybeUninit<T>>());
-    par_tasks(items.len(), &|i| {
-        // SAFETY: i < items.len(), and par_tasks runs each i at most once, so this is the only
-        // reference to items[i]; MaybeUninit<T> has T's layout and the item is initialised.
-        let item = unsafe { &mut *base.chunk(i, 1).as_mut_ptr().cast::<T>() };
-        f(i, item);
-        true
-    });
-}
-
 /// GatherND: each of `batches * tuples` index tuples of length `k` selects a slice of `slice`
 /// elements from its batch block of `block` elements; `dims` are the k data dims indexed.
 pub fn gather_nd<T: Copy + Send + Sync>(
