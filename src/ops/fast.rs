@@ -20,6 +20,17 @@ const TASK_BYTES: usize = 1 << 16;
 pub trait IndexWord: Copy + Send + Sync + 'static {
     /// The value, widened.
     fn get(self) -> i64;
+
+    /// A slice of these words as what it is, for loops written per width.
+    fn words(s: &[Self]) -> IndexWords<'_>;
+}
+
+/// A slice of index words by width (see [`IndexWord::words`]).
+pub enum IndexWords<'a> {
+    /// int32 words.
+    I32(&'a [i32]),
+    /// int64 words.
+    I64(&'a [i64]),
 }
 
 impl IndexWord for i32 {
@@ -27,12 +38,20 @@ impl IndexWord for i32 {
     fn get(self) -> i64 {
         i64::from(self)
     }
+
+    fn words(s: &[i32]) -> IndexWords<'_> {
+        IndexWords::I32(s)
+    }
 }
 
 impl IndexWord for i64 {
     #[inline(always)]
     fn get(self) -> i64 {
         self
+    }
+
+    fn words(s: &[i64]) -> IndexWords<'_> {
+        IndexWords::I64(s)
     }
 }
 

@@ -16,7 +16,7 @@
 use super::fast::{self, IndexWord};
 use super::gather_elements::{check_element_shapes, for_each_element};
 use super::index::{normalize_indices, Indices, Negatives};
-use super::reduction::{self, Reduction, Visit};
+use super::reduction::{self, deal2, Reduction, Visit};
 use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
@@ -406,6 +406,37 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
         self.note(bad);
     }
 
+    fn deal_split(
+        &self,
+        span: std::ops::Range<usize>,
+        vals: &[u32],
+        split: u32,
+        buckets: [&mut [deal2::Slot]; 2],
+        cur: &mut [usize; 2],
+        dst: &mut [u32],
+    ) {
+        // Destinations are the indices themselves (plus the row's start) when the updates run
+        // along the last axis: the deal reads them directly (W6: 22.1 -> 20.6 ms).
+        let Some((_, len, 1)) = self.flat else {
+            return reduction::deal_destinations(self, span, vals, split, buckets, cur, dst);
+        };
+        let (r, mut bad) = self.reader();
+        let [b0, b1] = buckets;
+        let mut pos = span.start;
+        while pos < span.end {
+            let o = pos / len;
+            let end = ((o + 1) * len).min(span.end);
+            // Row o starts at o * s in the output, below SKIP (the split walk's outputs are).
+            let base = (o * r.s) as u32;
+            let v = &vals[pos - span.start..end - span.start];
+            let idx = I::words(&r.idx[pos..end]);
+            let buckets = [&mut *b0, &mut *b1];
+            bad |= !deal2::deal_indices(idx, r.s, r.negatives, base, v, split, buckets, cur);
+            pos = end;
+        }
+        self.note(bad);
+    }
+
     fn updates(&self) -> usize {
         self.idx.len()
     }
@@ -618,6 +649,62 @@ mod tests {
             ],
         ));
         assert!(e.contains("2,600") && e.contains("700"), "{e}");
+    }
+
+    #[test]
+    fn large_one_dimensional_adds_match_a_naive_loop_on_every_thread_count() {
+        // Large enough for the split walk on two threads (output and updates over 1 MiB), where
+        // the deal reads the indices itself: random indices, a third from the back, int32 and
+        // int64. The float values make the sums depend on their order.
+        let (n, m) = (300_000usize, 400_000usize);
+        let data: Vec<f32> = (0..n).map(|v| (v % 97) as f32 * 0.25).collect();
+        let mut x = 5u64;
+        let idx: Vec<i64> = (0..m)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let k = ((x >> 33) % n as u64) as i64;
+                if x % 3 == 0 {
+                    k - n as i64
+                } else {
+                    k
+                }
+            })
+            .collect();
+        let upd: Vec<f32> = (0..m).map(|v| 1.0 / (v % 1013 + 3) as f32).collect();
+        let mut want = data.clone();
+        for (&k, &u) in idx.iter().zip(&upd) {
+            want[k.rem_euclid(n as i64) as usize] += u;
+        }
+        let want = f32s(&[n], &want);
+        let narrow: Vec<i32> = idx.iter().map(|&k| k as i32).collect();
+        let scatter = |indices: &Tensor| {
+            run(
+                "ScatterElements",
+                18,
+                vec![int_attr("axis", 0), str_attr("reduction", "add")],
+                &[&f32s(&[n], &data), indices, &f32s(&[m], &upd)],
+            )
+        };
+        for indices in [i64s(&[m], &idx), i32s(&[m], &narrow)] {
+            for threads in [1, 2, 3] {
+                let got = under(threads, || scatter(&indices)).unwrap();
+                assert!(
+                    got == want,
+                    "{:?} indices, {threads} threads",
+                    indices.dtype()
+                );
+            }
+        }
+        // Out of range past what 32 bits hold (its low half is in range), and just past the
+        // axis, each in the middle: an error naming the index.
+        for (at, k) in [(200_001, (1i64 << 32) + 5), (333_333, n as i64)] {
+            let mut bad = idx.clone();
+            bad[at] = k;
+            let e = under(2, || err(scatter(&i64s(&[m], &bad))));
+            assert!(e.contains(&at.to_string()), "{e} should name {at}");
+        }
     }
 
     #[test]
