@@ -171,9 +171,10 @@ pub fn deal_destinations<V: Visit + ?Sized>(
 }
 
 /// Each of the split walk's ([`split`]) two generations of buckets takes this many bytes,
-/// whatever the input size: a round is long enough that its parallel step costs far more than
-/// starting it (1 and 2 MiB were 10-20% slower on W6; 16 MiB no faster).
-const SPLIT_SCRATCH_BYTES: usize = 4 << 20;
+/// whatever the input size. Since the rounds run as steps of one parallel call, 1, 2 and 4 MiB
+/// time the same on W6 (with a parallel call per round, 1 and 2 MiB were 10-20% slower); the
+/// smallest leaves the most of the shared L3 to the output.
+const SPLIT_SCRATCH_BYTES: usize = 1 << 20;
 
 /// Outputs at least this large take the split walk when the updates are many: smaller ones stay
 /// in L2 on one thread anyway.
