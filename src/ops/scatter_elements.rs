@@ -591,26 +591,32 @@ mod tests {
         assert_eq!(r("min", 18), f32s(&[1, 5], &[1.0, 1.1, 3.0, 4.0, 5.0]));
     }
 
+    /// `count` indices into an axis of `s`, from a fixed LCG: any value in range, counted from
+    /// the back about a third of the time; many repeat.
+    fn random_indices(count: usize, s: usize, seed: u64) -> Vec<i64> {
+        let mut x = seed;
+        (0..count)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let k = ((x >> 33) % s as u64) as i64;
+                if x % 3 == 0 {
+                    k - s as i64
+                } else {
+                    k
+                }
+            })
+            .collect()
+    }
+
     #[test]
     fn long_last_axis_rows_match_a_naive_loop_across_batches() {
         // Rows of 1300 updates cross the batches of the last-axis walk; indices count from
         // the back about a third of the time, and many repeat.
         let (rows, cols, len) = (3usize, 700usize, 1300usize);
         let data: Vec<i64> = (0..(rows * cols) as i64).collect();
-        let mut x = 17u64;
-        let idx: Vec<i64> = (0..rows * len)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let k = ((x >> 33) % cols as u64) as i64;
-                if x % 3 == 0 {
-                    k - cols as i64
-                } else {
-                    k
-                }
-            })
-            .collect();
+        let idx = random_indices(rows * len, cols, 17);
         let upd: Vec<i64> = (0..(rows * len) as i64).map(|v| 5000 + 3 * v).collect();
         for reduction in ["none", "add"] {
             let mut want = data.clone();
@@ -658,20 +664,7 @@ mod tests {
         // int64. The float values make the sums depend on their order.
         let (n, m) = (300_000usize, 400_000usize);
         let data: Vec<f32> = (0..n).map(|v| (v % 97) as f32 * 0.25).collect();
-        let mut x = 5u64;
-        let idx: Vec<i64> = (0..m)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let k = ((x >> 33) % n as u64) as i64;
-                if x % 3 == 0 {
-                    k - n as i64
-                } else {
-                    k
-                }
-            })
-            .collect();
+        let idx = random_indices(m, n, 5);
         let upd: Vec<f32> = (0..m).map(|v| 1.0 / (v % 1013 + 3) as f32).collect();
         let mut want = data.clone();
         for (&k, &u) in idx.iter().zip(&upd) {
