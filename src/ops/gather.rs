@@ -14,6 +14,7 @@ use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec,
     Invocation, KernelError, OpDef, OpVersion, Role, SpecError,
 };
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{numel, Elem, Layout, Storage, Tensor};
@@ -63,6 +64,7 @@ pub static GATHER: OpDef = OpDef {
     plumbing: false,
     gathers: true,
     indexing: Indexing::Axis,
+    provenance: Some(provenance),
     versions: &[
         version(1, C15, false, eval_v1),
         version(11, C15, true, eval_v11),
@@ -106,6 +108,12 @@ impl Gather {
             &[Some(data), Some(indices)],
         )
     }
+}
+
+/// Each output element is one data element, picked along the axis.
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (data, indices) = (s.input(0)?, s.input(1)?);
+    diagnose::gather(data, indices, s.axis(data.rank(), q)?, 0, q)
 }
 
 fn eval_v1(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {

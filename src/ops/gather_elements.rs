@@ -13,6 +13,7 @@ use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
     KernelError, OpDef, OpVersion, Role, SpecError,
 };
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{numel, strides, Elem, Layout, Storage, Tensor};
@@ -57,6 +58,7 @@ pub static GATHER_ELEMENTS: OpDef = OpDef {
     plumbing: false,
     gathers: true,
     indexing: Indexing::Elements,
+    provenance: Some(provenance),
     versions: &[version(11, C15), version(13, C16)],
 };
 
@@ -95,6 +97,12 @@ impl GatherElements {
             &[Some(data), Some(indices)],
         )
     }
+}
+
+/// Each output element is the data element its index picks along the axis.
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (data, indices) = (s.input(0)?, s.input(1)?);
+    diagnose::gather_elements(data, indices, s.axis(data.rank(), q)?, q)
 }
 
 /// Checks the element-wise shape rule shared with ScatterElements and returns the normalised axis.

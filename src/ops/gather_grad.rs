@@ -17,6 +17,7 @@ use super::{
     AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec, Invocation, KernelError,
     OpDef, OpVersion, Role, SpecError,
 };
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{INDEX32_64, INDEX64};
 use crate::tensor::{numel, strides, DType, DTypeSet, Layout, Storage, Tensor};
@@ -57,6 +58,7 @@ pub static GATHER_GRAD: OpDef = OpDef {
     plumbing: false,
     gathers: false,
     indexing: Indexing::Axis,
+    provenance: Some(gather_grad_provenance),
     versions: &[version(
         &[
             InputSpec::required("shape", "I", Role::Shape),
@@ -75,6 +77,7 @@ pub static GATHER_ELEMENTS_GRAD: OpDef = OpDef {
     plumbing: false,
     gathers: false,
     indexing: Indexing::Elements,
+    provenance: Some(gather_elements_grad_provenance),
     versions: &[version(
         &[
             InputSpec::required("dY", "T", Role::Updates),
@@ -160,6 +163,22 @@ impl GatherElementsGrad {
             &[Some(dy), Some(shape), Some(indices)],
         )
     }
+}
+
+/// dX starts as zeros; each slice of dY is added where the forward Gather read it.
+fn gather_grad_provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (shape, indices, dy) = (s.input(0)?, s.input(1)?, s.input(2)?);
+    let shape = diagnose::dims_of(shape)?;
+    diagnose::gather_grad(&shape, indices, dy, s.axis(shape.len(), q)?, q)
+}
+
+/// dX starts as zeros; each element of dY is added where the forward GatherElements read it.
+fn gather_elements_grad_provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (dy, shape, indices) = (s.input(0)?, s.input(1)?, s.input(2)?);
+    let shape = diagnose::dims_of(shape)?;
+    let axis = s.axis(shape.len(), q)?;
+    let add = q.reduction().unwrap_or(Reduction::Add);
+    diagnose::scatter_elements(None, dy.dtype(), &shape, indices, dy, axis, add, q)
 }
 
 /// Reads the `shape` input: a 1-D int64 tensor of non-negative dims.

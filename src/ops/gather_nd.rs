@@ -15,6 +15,7 @@ use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
     KernelError, OpDef, OpVersion, Role, SpecError,
 };
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
 use crate::tensor::{numel, Elem, Layout, Storage, Tensor};
@@ -63,6 +64,7 @@ pub static GATHER_ND: OpDef = OpDef {
     plumbing: false,
     gathers: true,
     indexing: Indexing::Tuples,
+    provenance: Some(provenance),
     versions: &[
         version(11, &[], C15),
         version(12, BATCH_DIMS, C15),
@@ -104,6 +106,13 @@ impl GatherNd {
         };
         super::call(&GATHER_ND, opset, attrs, &[Some(data), Some(indices)])
     }
+}
+
+/// Each output slice is the data slice its index tuple names, within its batch.
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (data, indices) = (s.input(0)?, s.input(1)?);
+    let b = usize::try_from(s.batch_dims(q)?).ok()?;
+    diagnose::gather_nd(data, indices, b, q)
 }
 
 /// The geometry of a GatherND: `batches` x `tuples` index tuples, each selecting a slice of

@@ -247,6 +247,9 @@ pub struct OpDef {
     pub gathers: bool,
     /// How the index input addresses the data.
     pub indexing: Indexing,
+    /// What the op does element by element, with the switches for known wrong semantics, so
+    /// that a wrong output can be diagnosed; `None` where the op is not modelled.
+    pub provenance: Option<crate::diagnose::Provenance>,
     /// The versions.
     pub versions: &'static [OpVersion],
 }

@@ -13,6 +13,7 @@ use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
     KernelError, OpDef, OpVersion, Role, SpecError,
 };
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::{numel, DType, DTypeSet, Elem, Tensor};
 
@@ -36,6 +37,7 @@ pub static OPENVINO_GATHER: OpDef = OpDef {
     plumbing: false,
     gathers: true,
     indexing: Indexing::Axis,
+    provenance: Some(provenance),
     versions: &[OpVersion {
         since: 8,
         deprecated: false,
@@ -97,6 +99,25 @@ impl OpenVinoGather {
             &[Some(data), Some(indices), Some(axis)],
         )
     }
+}
+
+/// Each output element is one data element picked along the axis within its batch; out of range
+/// reads as zero (the correct semantics here, a quirk elsewhere).
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let q = &q.zero_filling();
+    let (data, indices, axis) = (s.input(0)?, s.input(1)?, s.input(2)?);
+    let axis = if q.axis_ignored() {
+        0
+    } else {
+        normalize_axis(*axis.to_i64_vec()?.first()?, data.rank(), "axis").ok()?
+    };
+    let b = s.batch_dims(q)?;
+    let b = if b < 0 {
+        usize::try_from(b.checked_add(i64::try_from(indices.rank()).ok()?)?).ok()?
+    } else {
+        usize::try_from(b).ok()?
+    };
+    diagnose::gather(data, indices, axis, b, q)
 }
 
 /// `data` seen as `[batch, mid, axis_len, inner]`, indices as `[batch, per_batch]`.

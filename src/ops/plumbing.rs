@@ -51,6 +51,7 @@ pub static CONSTANT: OpDef = OpDef {
     plumbing: true,
     gathers: false,
     indexing: Indexing::None,
+    provenance: None,
     versions: versions!(CONSTANT_ATTRS, &[], constant; 1, 9, 11, 12, 13, 19, 21, 23, 24, 25),
 };
 
@@ -62,6 +63,7 @@ pub static IDENTITY: OpDef = OpDef {
     plumbing: true,
     gathers: false,
     indexing: Indexing::None,
+    provenance: None,
     versions: versions!(&[], &[InputSpec::required("input", "V", Role::Value)], identity; 1, 13, 14, 16, 19, 21, 23, 24, 25),
 };
 

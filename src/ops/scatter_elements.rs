@@ -21,6 +21,7 @@ use super::{
     AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec, Invocation, KernelError,
     OpDef, OpVersion, Role, SpecError,
 };
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{strides, Tensor};
@@ -80,6 +81,7 @@ pub static SCATTER: OpDef = OpDef {
     plumbing: false,
     gathers: false,
     indexing: Indexing::Elements,
+    provenance: Some(provenance),
     versions: &[
         OpVersion {
             negatives: false,
@@ -101,6 +103,7 @@ pub static SCATTER_ELEMENTS: OpDef = OpDef {
     plumbing: false,
     gathers: false,
     indexing: Indexing::Elements,
+    provenance: Some(provenance),
     versions: &[
         version(11, AXIS, T15, &["none"], eval),
         version(13, AXIS, T16, &["none"], eval),
@@ -209,6 +212,23 @@ impl ScatterElements {
             &[Some(data), Some(indices), Some(updates)],
         )
     }
+}
+
+/// The output starts as data; each update goes (or reduces) where its index points on the axis.
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (data, indices, updates) = (s.input(0)?, s.input(1)?, s.input(2)?);
+    let axis = s.axis(data.rank(), q)?;
+    let (dtype, shape) = (data.dtype(), data.shape());
+    diagnose::scatter_elements(
+        Some(data),
+        dtype,
+        shape,
+        indices,
+        updates,
+        axis,
+        s.reduction(q)?,
+        q,
+    )
 }
 
 fn eval_scatter9(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {

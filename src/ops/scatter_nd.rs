@@ -17,6 +17,7 @@ use super::{
     AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError, OpDef,
     OpVersion, Role, SpecError,
 };
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
 use crate::tensor::{numel, Tensor};
@@ -69,6 +70,7 @@ pub static SCATTER_ND: OpDef = OpDef {
     plumbing: false,
     gathers: false,
     indexing: Indexing::Tuples,
+    provenance: Some(provenance),
     versions: &[
         version(11, &[], T15, &["none"]),
         version(13, &[], T16, &["none"]),
@@ -126,6 +128,12 @@ impl ScatterNd {
             &[Some(data), Some(indices), Some(updates)],
         )
     }
+}
+
+/// The output starts as data; each update slice goes (or reduces) where its tuple points.
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (data, indices, updates) = (s.input(0)?, s.input(1)?, s.input(2)?);
+    diagnose::scatter_nd(data, indices, updates, s.reduction(q)?, q)
 }
 
 fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {

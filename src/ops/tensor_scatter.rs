@@ -42,6 +42,7 @@ pub static TENSOR_SCATTER: OpDef = OpDef {
     plumbing: false,
     gathers: false,
     indexing: Indexing::Offsets,
+    provenance: None,
     versions: &[OpVersion {
         since: 24,
         deprecated: false,
