@@ -56,12 +56,7 @@ pub(super) fn date(s: &str) -> Date {
     s.parse().unwrap()
 }
 
-fn output(
-    name: &str,
-    failed: bool,
-    mismatches: usize,
-    first: Option<Vec<usize>>,
-) -> OutputResult {
+fn output(name: &str, failed: bool, mismatches: usize, first: Option<Vec<usize>>) -> OutputResult {
     OutputResult {
         name: name.to_string(),
         status: if failed {
