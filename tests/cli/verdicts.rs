@@ -2,7 +2,8 @@
 //! the exit status; then the details of the failed ones, and the whole tree in one run.
 
 use crate::support::{
-    case, cases, count, fixture, fixture_names, fixtures, run_json, verdict_of_group, ONLY_GROUPS,
+    case, cases, copy_case, count, fixture, fixture_names, fixtures, rewrite_model, run_json,
+    verdict_of_group, ONLY_GROUPS,
 };
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -563,4 +564,42 @@ fn tolerance_options_move_the_line_between_passed_and_failed() {
     // Not to dtype or shape, though.
     let (code, _) = run_json(&fixture("failing/wrong_shape"), &["--tolerant"]);
     assert_eq!(code, 1);
+}
+
+#[test]
+fn a_graph_where_two_nodes_write_one_tensor_is_an_invalid_model() {
+    // D15: SSA form. A copy of a passing Gather case whose node is doubled: both copies compute
+    // the same values, so only the check of the graph can catch it.
+    let tmp = tempfile::tempdir().unwrap();
+    let case = tmp.path().join("case");
+    copy_case(
+        &fixture("passing/gather_int32_negative_indices_typed"),
+        &case,
+    );
+    let (code, report) = run_json(&case, &[]);
+    assert_eq!((code, &cases(&report)[0]["status"]), (0, &json!("passed")));
+    let mut written = String::new();
+    rewrite_model(&case.join("model.onnx"), |m| {
+        let g = m.graph.as_mut().unwrap();
+        assert_eq!(g.node.len(), 1, "the control case has one node");
+        assert_eq!(g.node[0].op_type, "Gather");
+        g.node[0].name = "first".into();
+        let mut second = g.node[0].clone();
+        second.name = "second".into();
+        g.node.push(second);
+        written.clone_from(&g.node[0].output[0]);
+    });
+    let (code, report) = run_json(&case, &[]);
+    assert_eq!(code, 1, "{report:#}");
+    let c = &cases(&report)[0];
+    assert_eq!(c["status"], "errored", "{c:#}");
+    let reason = c["reason"].as_str().unwrap();
+    for w in [
+        "not in SSA form",
+        "'first' (Gather)",
+        "'second' (Gather)",
+        &format!("both write tensor '{written}'"),
+    ] {
+        assert!(reason.contains(w), "reason lacks {w:?}: {reason}");
+    }
 }
