@@ -249,7 +249,7 @@ enum Semantics<'a> {
 }
 
 fn int_attr(node: &NodeProto, name: &str, default: i64) -> Option<i64> {
-    attr::int(node, name, default).ok()
+    attr::Attrs::of_node(node).int(name, default).ok()
 }
 
 fn norm_axis(axis: i64, rank: usize) -> Option<usize> {
@@ -259,7 +259,9 @@ fn norm_axis(axis: i64, rank: usize) -> Option<usize> {
 }
 
 fn reduction_of(node: &NodeProto) -> Option<Reduction> {
-    let s = attr::string(node, "reduction", "none").ok()?;
+    let s = attr::Attrs::of_node(node)
+        .string("reduction", "none")
+        .ok()?;
     let all = [
         Reduction::None,
         Reduction::Add,

@@ -1,7 +1,7 @@
 //! Evaluation: resolve every node of a model against the registry, then run the graph in order
 //! (decision D15: initializers and Constant feed inputs, Identity passes through).
 
-use crate::ops::{self, Evaluated, Invocation, KernelError, OpDef, OpVersion, Resolution};
+use crate::ops::{self, Attrs, Evaluated, Invocation, KernelError, OpDef, OpVersion, Resolution};
 use crate::pb::{type_proto, GraphProto, ModelProto, NodeProto, ValueInfoProto};
 use crate::tensor::Tensor;
 use std::borrow::Cow;
@@ -88,14 +88,7 @@ impl Trace<'_> {
     }
 }
 
-/// A computed value and whether it came from float arithmetic (tolerant comparison, D9).
-#[derive(Debug, Clone)]
-pub struct Value {
-    /// The tensor.
-    pub tensor: Tensor,
-    /// Produced by an arithmetic reduction.
-    pub arithmetic: bool,
-}
+pub use crate::ops::Value;
 
 /// The model's opset imports, with `ai.onnx` folded into `""`.
 pub fn opsets(model: &ModelProto) -> Result<BTreeMap<String, i64>, PlanError> {
@@ -430,31 +423,32 @@ impl Plan<'_> {
                 ))
             })?;
             let inv = Invocation {
-                node,
                 def: step.def,
                 version: step.version,
+                attrs: Attrs::of_node(node),
                 inputs: args,
+                outputs: node.output.len(),
                 max_bytes,
                 model_dir,
             };
-            let Evaluated {
-                outputs,
-                arithmetic,
-            } = ops::invoke(&inv).map_err(|error| EvalError::Kernel {
+            let Evaluated { outputs } = ops::invoke(&inv).map_err(|error| EvalError::Kernel {
                 node: label(),
                 step: index,
                 error,
             })?;
             // Values passed through Identity keep the arithmetic flag of their source.
-            let arithmetic = arithmetic
-                || node
+            let passed = step.def.plumbing
+                && node
                     .input
                     .iter()
                     .filter_map(|n| store.get(n.as_str()))
-                    .any(|(_, a)| *a && step.def.plumbing);
-            for (name, t) in node.output.iter().zip(outputs) {
+                    .any(|(_, a)| *a);
+            for (name, v) in node.output.iter().zip(outputs) {
                 if !name.is_empty() {
-                    store.insert(name.as_str(), (Cow::Owned(t), arithmetic));
+                    store.insert(
+                        name.as_str(),
+                        (Cow::Owned(v.tensor), v.arithmetic || passed),
+                    );
                 }
             }
         }

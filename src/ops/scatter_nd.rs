@@ -13,15 +13,18 @@
 
 use super::index::tuple_offsets;
 use super::reduction::{self, Reduction, Visit};
-use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
+use super::{
+    AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError, OpDef,
+    OpVersion, Role, SpecError,
+};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
 use crate::tensor::{numel, Tensor};
 
 const INPUTS: &[InputSpec] = &[
-    InputSpec::required("data", "T"),
-    InputSpec::required("indices", "Tind"),
-    InputSpec::required("updates", "T"),
+    InputSpec::required("data", "T", Role::Data),
+    InputSpec::required("indices", "Tind", Role::Indices),
+    InputSpec::required("updates", "T", Role::Updates),
 ];
 
 const T15: &[Constraint] = &[
@@ -34,6 +37,30 @@ const T16: &[Constraint] = &[
     Constraint::new("Tind", INDEX64),
 ];
 
+/// The reductions of versions 16 and 18.
+const R16: &[&str] = &["none", "add", "mul"];
+const R18: &[&str] = &["none", "add", "mul", "max", "min"];
+
+const fn version(
+    since: i64,
+    attrs: &'static [AttrSpec],
+    constraints: &'static [Constraint],
+    modes: &'static [&'static str],
+) -> OpVersion {
+    OpVersion {
+        since,
+        deprecated: false,
+        attrs,
+        inputs: INPUTS,
+        outputs: &["output"],
+        constraints,
+        negatives: true,
+        modes,
+        mode_attr: Some("reduction"),
+        eval,
+    }
+}
+
 /// The ScatterND operator, versions 11, 13, 16 and 18.
 pub static SCATTER_ND: OpDef = OpDef {
     domain: "",
@@ -41,56 +68,68 @@ pub static SCATTER_ND: OpDef = OpDef {
     spec: "https://onnx.ai/onnx/operators/onnx__ScatterND.html",
     plumbing: false,
     gathers: false,
+    indexing: Indexing::Tuples,
     versions: &[
-        OpVersion::new(11, &[], INPUTS, T15, &["none"], eval_none),
-        OpVersion::new(13, &[], INPUTS, T16, &["none"], eval_none),
-        OpVersion::new(
-            16,
-            &["reduction"],
-            INPUTS,
-            T16,
-            &["none", "add", "mul"],
-            eval_v16,
-        ),
-        OpVersion::new(
-            18,
-            &["reduction"],
-            INPUTS,
-            T16,
-            &["none", "add", "mul", "max", "min"],
-            eval_v18,
-        ),
+        version(11, &[], T15, &["none"]),
+        version(13, &[], T16, &["none"]),
+        version(16, &[AttrSpec::choice("reduction", R16)], T16, R16),
+        version(18, &[AttrSpec::choice("reduction", R18)], T16, R18),
     ],
 };
 
-fn eval_none(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    scatter_nd(inv, Reduction::None)
+/// ScatterND's attributes: the typed entry to the kernel of every version.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScatterNd {
+    /// How updates combine with what is there (from version 16; max and min from 18).
+    /// [`Reduction::None`], the default, is accepted at every version.
+    pub reduction: Reduction,
 }
 
-fn eval_v16(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    let allowed = [Reduction::None, Reduction::Add, Reduction::Mul];
-    let r = Reduction::parse(
-        &attr::string(inv.node, "reduction", "none")?,
-        &allowed,
-        &inv.op_name(),
-    )?;
-    scatter_nd(inv, r)
+impl ScatterNd {
+    /// `out = data`, then each index tuple in the last dim of `indices` writes (or reduces) its
+    /// slice of `updates` into `out`, in row-major order, as ScatterND does at `opset`: the same
+    /// checks and kernel as a node in a model.
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::{Reduction, ScatterNd};
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// // The specification's first example.
+    /// let data = Tensor::from_vec(vec![8], vec![1i64, 2, 3, 4, 5, 6, 7, 8])?;
+    /// let indices = Tensor::from_vec(vec![4, 1], vec![4i64, 3, 1, 7])?;
+    /// let updates = Tensor::from_vec(vec![4], vec![9i64, 10, 11, 12])?;
+    /// let out = ScatterNd::default().eval(11, &data, &indices, &updates)?;
+    /// assert_eq!(out.to_vec::<i64>()?, [1, 11, 3, 10, 9, 6, 7, 12]);
+    ///
+    /// // With duplicates and `mul`, updates multiply in order.
+    /// let twice = Tensor::from_vec(vec![2, 1], vec![0i64, 0])?;
+    /// let by = Tensor::from_vec(vec![2], vec![3i64, 5])?;
+    /// let mul = ScatterNd { reduction: Reduction::Mul };
+    /// assert_eq!(mul.eval(16, &data, &twice, &by)?.to_vec::<i64>()?[0], 15);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eval(
+        &self,
+        opset: i64,
+        data: &Tensor,
+        indices: &Tensor,
+        updates: &Tensor,
+    ) -> Result<Tensor, SpecError> {
+        let attrs = match self.reduction {
+            Reduction::None => Attrs::new(),
+            r => Attrs::new().with_str("reduction", r.name()),
+        };
+        super::call(
+            &SCATTER_ND,
+            opset,
+            attrs,
+            &[Some(data), Some(indices), Some(updates)],
+        )
+    }
 }
 
-fn eval_v18(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    let allowed = [
-        Reduction::None,
-        Reduction::Add,
-        Reduction::Mul,
-        Reduction::Max,
-        Reduction::Min,
-    ];
-    let r = Reduction::parse(
-        &attr::string(inv.node, "reduction", "none")?,
-        &allowed,
-        &inv.op_name(),
-    )?;
-    scatter_nd(inv, r)
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    scatter_nd(inv, super::reduction_of(inv)?)
 }
 
 /// Tuple `t` writes the `slice` elements of updates starting at `t * slice` to the output
@@ -176,10 +215,7 @@ fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, K
         &plan,
     )?;
     let out = Tensor::new(data.dtype(), dshape.to_vec(), storage).map_err(|e| spec_err!("{e}"))?;
-    Ok(Evaluated {
-        outputs: vec![out],
-        arithmetic: reduction != Reduction::None,
-    })
+    Ok(Evaluated::one(out, reduction != Reduction::None))
 }
 
 #[cfg(test)]
