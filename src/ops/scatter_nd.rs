@@ -229,6 +229,7 @@ fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, K
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
+    use crate::tensor::Tensor;
 
     #[test]
     fn spec_example_1_elements() {
@@ -305,6 +306,136 @@ mod tests {
             run("ScatterND", 13, vec![], &[&d, &i, &u]).unwrap(),
             f32s(&[2], &[7.0, 8.0])
         );
+    }
+
+    // k = 0 (D6): each index tuple is empty, so each update is a whole tensor that replaces, or
+    // reduces into, the output; tuples apply in row-major order of indices.shape[:-1].
+
+    #[test]
+    fn k_zero_with_reduction_none_leaves_the_last_update_in_rank_1_and_rank_3() {
+        // Rank 1, three updates, at every version and with `reduction = "none"` spelt out.
+        let d = f32s(&[4], &[1.0, 2.0, 3.0, 4.0]);
+        let i = i64s(&[3, 0], &[]);
+        let u = f32s(
+            &[3, 4],
+            &[
+                5.0, 6.0, 7.0, 8.0, -1.0, -2.0, -3.0, -4.0, 9.5, 0.5, 8.5, 1.5,
+            ],
+        );
+        let last = f32s(&[4], &[9.5, 0.5, 8.5, 1.5]);
+        for opset in [11, 13] {
+            assert_eq!(
+                run("ScatterND", opset, vec![], &[&d, &i, &u]).unwrap(),
+                last
+            );
+        }
+        for opset in [16, 18] {
+            let none = vec![str_attr("reduction", "none")];
+            assert_eq!(run("ScatterND", opset, none, &[&d, &i, &u]).unwrap(), last);
+        }
+        // Rank 1 with indices of shape [0]: no batch dimensions, so one empty tuple and one
+        // update shaped like data.
+        let i = i64s(&[0], &[]);
+        let u = f32s(&[4], &[7.0, 8.0, 9.0, 10.0]);
+        assert_eq!(run("ScatterND", 13, vec![], &[&d, &i, &u]).unwrap(), u);
+        // Rank 3 (24 elements: slices this long take the range walk, shorter ones the sweep),
+        // indices [2, 2, 0]: four updates, the one at [1, 1] is the last.
+        let d = f32s(&[2, 3, 4], &(0..24).map(|v| v as f32).collect::<Vec<_>>());
+        let i = i64s(&[2, 2, 0], &[]);
+        let u: Vec<f32> = (0..96).map(|v| 100.0 + v as f32).collect();
+        let u = f32s(&[2, 2, 2, 3, 4], &u);
+        let want: Vec<f32> = (72..96).map(|v| 100.0 + v as f32).collect();
+        assert_eq!(
+            run("ScatterND", 13, vec![], &[&d, &i, &u]).unwrap(),
+            f32s(&[2, 3, 4], &want)
+        );
+    }
+
+    #[test]
+    fn k_zero_add_and_mul_reduce_every_update_into_the_whole_tensor() {
+        let d = f32s(&[3], &[1.0, 2.0, 3.0]);
+        let i = i64s(&[2, 0], &[]);
+        let u = f32s(&[2, 3], &[10.0, 20.0, 30.0, 0.5, 0.5, 2.0]);
+        let r = |red: &str, i: &Tensor, u: &Tensor| {
+            run(
+                "ScatterND",
+                16,
+                vec![str_attr("reduction", red)],
+                &[&d, i, u],
+            )
+            .unwrap()
+        };
+        // By hand: 1 + 10 + 0.5, 2 + 20 + 0.5, 3 + 30 + 2; 1 * 10 * 0.5, 2 * 20 * 0.5, 3 * 30 * 2.
+        assert_eq!(r("add", &i, &u), f32s(&[3], &[11.5, 22.5, 35.0]));
+        assert_eq!(r("mul", &i, &u), f32s(&[3], &[5.0, 20.0, 180.0]));
+        // One update (indices of shape [0]): data + u, data * u.
+        let i = i64s(&[0], &[]);
+        let u = f32s(&[3], &[4.0, -1.0, 0.5]);
+        assert_eq!(r("add", &i, &u), f32s(&[3], &[5.0, 1.0, 3.5]));
+        assert_eq!(r("mul", &i, &u), f32s(&[3], &[4.0, -2.0, 1.5]));
+        // An empty batch (indices [0, 0]): no update, data unchanged.
+        let i = i64s(&[0, 0], &[]);
+        let u = f32s(&[0, 3], &[]);
+        assert_eq!(r("add", &i, &u), d);
+        assert_eq!(r("mul", &i, &u), d);
+    }
+
+    /// How the naive reference combines an element with an update.
+    type Combine = fn(f32, f32) -> f32;
+
+    #[test]
+    fn k_zero_reductions_agree_with_a_naive_loop_in_rank_1_and_rank_3() {
+        // Values are odd multiples of 0.5 (never zero, never NaN): sums and products of a few
+        // of them are exact in f32, so the order of the walk cannot hide behind rounding.
+        let mut seed = 0x2545_f491_u32;
+        let mut values = |n: usize| -> Vec<f32> {
+            (0..n)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    ((seed >> 16) % 17) as f32 - 8.5
+                })
+                .collect()
+        };
+        // (data shape, indices shape with its last dimension 0)
+        let cases: [(&[usize], &[usize]); 4] = [
+            (&[5], &[3, 0]),
+            (&[5], &[2, 2, 0]),
+            (&[2, 3, 4], &[3, 0]),
+            (&[2, 3, 4], &[2, 2, 0]),
+        ];
+        for (dshape, ishape) in cases {
+            let n: usize = dshape.iter().product();
+            let m: usize = ishape[..ishape.len() - 1].iter().product();
+            let data = values(n);
+            let upd = values(m * n);
+            let mut ushape = ishape[..ishape.len() - 1].to_vec();
+            ushape.extend_from_slice(dshape);
+            let (d, i, u) = (f32s(dshape, &data), i64s(ishape, &[]), f32s(&ushape, &upd));
+            let ops: [(&str, i64, Combine); 5] = [
+                ("none", 16, |_, b| b),
+                ("add", 16, |a, b| a + b),
+                ("mul", 16, |a, b| a * b),
+                ("max", 18, f32::max),
+                ("min", 18, f32::min),
+            ];
+            for (red, opset, f) in ops {
+                // Every update, in order, combined into every element.
+                let mut want = data.clone();
+                for t in 0..m {
+                    for (e, w) in want.iter_mut().enumerate() {
+                        *w = f(*w, upd[t * n + e]);
+                    }
+                }
+                let got = run(
+                    "ScatterND",
+                    opset,
+                    vec![str_attr("reduction", red)],
+                    &[&d, &i, &u],
+                )
+                .unwrap();
+                assert_eq!(got, f32s(dshape, &want), "{red} {dshape:?} {ishape:?}");
+            }
+        }
     }
 
     #[test]
