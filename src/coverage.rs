@@ -10,15 +10,6 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-/// `Op-since`, with the domain for non-ONNX ops.
-pub fn op_key(def: &OpDef, v: &OpVersion) -> String {
-    if def.domain.is_empty() {
-        format!("{}-{}", def.op_type, v.since)
-    } else {
-        format!("{}.{}-{}", def.domain, def.op_type, v.since)
-    }
-}
-
 /// The input whose dtype is the op's value type: the data, or else the updates (the backward
 /// ops' `dY`).
 fn value_input(v: &OpVersion) -> Option<usize> {
@@ -118,7 +109,7 @@ pub fn node_traits(
             _ => {}
         }
     }
-    (op_key(def, v), t)
+    (def.version_name(v), t)
 }
 
 /// One row of the coverage report.
@@ -152,7 +143,7 @@ pub fn report(results: &[CaseResult]) -> Vec<Row> {
     let mut rows = Vec::new();
     for def in REGISTRY.iter().filter(|d| !d.plumbing) {
         for v in def.versions.iter().filter(|v| !v.deprecated) {
-            let key = op_key(def, v);
+            let key = def.version_name(v);
             let possible = possible_traits(def, v);
             let (cases, covered) = seen.get(&key).cloned().unwrap_or_default();
             rows.push(Row {

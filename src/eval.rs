@@ -317,12 +317,7 @@ impl Plan<'_> {
     fn op_versions(&self, plumbing: bool) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for s in self.steps.iter().filter(|s| plumbing || !s.def.plumbing) {
-            let d = s.def.domain;
-            let name = if d.is_empty() {
-                format!("{}-{}", s.def.op_type, s.version.since)
-            } else {
-                format!("{d}.{}-{}", s.def.op_type, s.version.since)
-            };
+            let name = s.def.version_name(s.version);
             if !out.contains(&name) {
                 out.push(name);
             }
@@ -486,7 +481,7 @@ impl Plan<'_> {
                 .iter()
                 .rposition(|s| self.graph.node[s.node].output.iter().any(|o| o == name))?;
             let step = &self.steps[index];
-            if step.def.op_type != "Identity" {
+            if !step.def.passes_through() {
                 return Some(index);
             }
             name = self.graph.node[step.node].input.first()?;

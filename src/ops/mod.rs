@@ -255,12 +255,23 @@ pub struct OpDef {
 }
 
 impl OpDef {
-    /// `Op` in the default domain, `domain.Op` elsewhere: how reports name the operator.
-    pub fn qualified_name(&self) -> String {
+    /// Whether the op hands its input on unchanged (Identity): a graph output it produces comes
+    /// from the node before it.
+    pub fn passes_through(&self) -> bool {
+        self.plumbing
+            && self
+                .versions
+                .iter()
+                .all(|v| v.input_with(Role::Value).is_some())
+    }
+
+    /// `Op-since` in the default domain, `domain.Op-since` elsewhere: how reports name an
+    /// operator version (`Gather-13`, `com.microsoft.GatherGrad-1`).
+    pub fn version_name(&self, v: &OpVersion) -> String {
         if self.domain.is_empty() {
-            self.op_type.to_string()
+            format!("{}-{}", self.op_type, v.since)
         } else {
-            format!("{}.{}", self.domain, self.op_type)
+            format!("{}.{}-{}", self.domain, self.op_type, v.since)
         }
     }
 }
