@@ -16,7 +16,7 @@
 use super::fast::{self, IndexWord};
 use super::gather_elements::{check_element_shapes, for_each_element};
 use super::index::{normalize_indices, Indices, Negatives};
-use super::reduction::{self, deal2, Reduction, Visit};
+use super::reduction::{self, deal, Reduction, Visit};
 use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
@@ -411,7 +411,7 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
         span: std::ops::Range<usize>,
         vals: &[u32],
         split: u32,
-        buckets: [&mut [deal2::Slot]; 2],
+        buckets: [&mut [deal::Slot]; 2],
         cur: &mut [usize; 2],
         dst: &mut [u32],
     ) {
@@ -431,7 +431,7 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
             let v = &vals[pos - span.start..end - span.start];
             let idx = I::words(&r.idx[pos..end]);
             let buckets = [&mut *b0, &mut *b1];
-            bad |= !deal2::deal_indices(idx, r.s, r.negatives, base, v, split, buckets, cur);
+            bad |= !deal::deal_indices(idx, r.s, r.negatives, base, v, split, buckets, cur);
             pos = end;
         }
         self.note(bad);
