@@ -3,13 +3,17 @@
 use super::IndexWord;
 
 /// Writes `base + k` for each index `k` of `idx`, normalised against an axis of size `s` (see
-/// [`norm`]), into `dst` (as long as `idx`), or `skip` where `k` is out of range; says whether
-/// every index was in range. `base + s` must fit in a u32.
+/// [`super::norm`]), into `dst` (as long as `idx`), or `skip` where `k` is out of range; says whether
+/// every index was in range.
 ///
 /// Large scatters spend a third of their time here, so the loop is written to vectorise (selects,
 /// no early exit), and on x86-64 runs as AVX2 code where the CPU has it: 64-bit compares need
 /// SSE4.2 at least, and the portable build gets plain x86-64, where this loop stays scalar and
 /// 3-4x slower.
+///
+/// # Panics
+/// If `dst` and `idx` differ in length, or `base + s` does not fit in a u32 (the destinations
+/// would wrap).
 pub(crate) fn destinations<I: IndexWord>(
     dst: &mut [u32],
     idx: &[I],
@@ -18,6 +22,12 @@ pub(crate) fn destinations<I: IndexWord>(
     base: usize,
     skip: u32,
 ) -> bool {
+    assert_eq!(dst.len(), idx.len(), "one destination per index");
+    assert!(
+        base.checked_add(s)
+            .is_some_and(|end| end <= u32::MAX as usize),
+        "destinations {base} + [0, {s}) do not fit in u32"
+    );
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, the one requirement of this function.
@@ -76,7 +86,32 @@ fn destinations_loop<I: IndexWord>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::fast::lcg;
+    use crate::ops::fast::{lcg, panics};
+
+    #[test]
+    fn destinations_refuse_other_lengths_and_offsets_past_u32() {
+        let idx = [0i64, 1, 2];
+        panics("a short destination buffer", || {
+            destinations(&mut [0; 2], &idx, 3, true, 0, u32::MAX)
+        });
+        panics("a long destination buffer", || {
+            destinations(&mut [0; 4], &idx, 3, true, 0, u32::MAX)
+        });
+        let top = u32::MAX as usize;
+        panics("an axis past u32", || {
+            destinations(&mut [0; 3], &idx, top + 1, true, 0, u32::MAX)
+        });
+        panics("a base past u32", || {
+            destinations(&mut [0; 3], &idx, 3, true, top, u32::MAX)
+        });
+        panics("base + s wrapping usize", || {
+            destinations(&mut [0; 3], &idx, usize::MAX, true, 2, u32::MAX)
+        });
+        // At the edge: the last destination is u32::MAX - 1.
+        let mut d = [0; 3];
+        assert!(destinations(&mut d, &idx, 3, true, top - 3, u32::MAX));
+        assert_eq!(d, [top as u32 - 3, top as u32 - 2, top as u32 - 1]);
+    }
 
     #[test]
     fn destinations_normalise_offset_and_flag_like_a_plain_loop() {

@@ -6,8 +6,18 @@ use super::stream::{copy_into, prefetch, prefetch_bytes, stream_into, streams};
 use super::{norm, IndexWord};
 use std::mem::MaybeUninit;
 
+/// The product of `dims` (lengths a caller promises its slices have), or a panic naming them:
+/// a product that wrapped would size the output wrongly.
+fn product(dims: &[usize], what: &str) -> usize {
+    crate::tensor::numel(dims).unwrap_or_else(|| panic!("{what} {dims:?} overflow usize"))
+}
+
 /// Gather: output rows of `inner` elements, row `(o, j)` copied from data row
-/// `o * axis_len + norm(idx[j])`.
+/// `o * axis_len + norm(idx[j])` of `src` (`[outer, axis_len, inner]`). `None` when an index is
+/// out of range.
+///
+/// # Panics
+/// If `src` does not hold `outer * axis_len * inner` elements, or a product overflows.
 pub(crate) fn gather<T: Copy + Send + Sync, I: IndexWord>(
     src: &[T],
     idx: &[I],
@@ -17,7 +27,8 @@ pub(crate) fn gather<T: Copy + Send + Sync, I: IndexWord>(
     negatives: bool,
 ) -> Option<Vec<T>> {
     let n = idx.len();
-    let total = outer * n * inner;
+    let total = product(&[outer, n, inner], "Gather output");
+    assert_eq!(src.len(), product(&[outer, axis_len, inner], "Gather data"));
     if total == 0 {
         // Nothing to copy, but every index must still be valid.
         return idx
@@ -27,20 +38,26 @@ pub(crate) fn gather<T: Copy + Send + Sync, I: IndexWord>(
     }
     if inner == 1 {
         // Gathering the last axis: each output row picks single elements from one data row.
-        return build(total, n, |start, chunk| {
-            for (r, dst) in chunk.chunks_exact_mut(n).enumerate() {
-                let base = (start / n + r) * axis_len;
-                let row = &src[base..base + axis_len];
-                let next = src.get(base + axis_len..base + 2 * axis_len);
-                if !pick_row(dst, idx, row, next, negatives) {
-                    return false;
+        // SAFETY: chunks are whole rows of n (total = outer * n), each written by pick_row
+        // from an index slice of its length, or the fill returns false.
+        return unsafe {
+            build(total, n, |start, chunk| {
+                for (r, dst) in chunk.chunks_exact_mut(n).enumerate() {
+                    let base = (start / n + r) * axis_len;
+                    let row = &src[base..base + axis_len];
+                    let next = src.get(base + axis_len..base + 2 * axis_len);
+                    if !pick_row(dst, idx, row, next, negatives) {
+                        return false;
+                    }
                 }
-            }
-            true
-        });
+                true
+            })
+        };
     }
     let stream = streams::<T>(total, inner);
-    build(total, inner, |start, chunk| {
+    // SAFETY: chunks are whole rows of `inner` (total = outer * n * inner), each row filled by a
+    // copy of a source slice of its length, or the fill returns false.
+    let fill = |start: usize, chunk: &mut [MaybeUninit<T>]| {
         let first = start / inner;
         let rows = chunk.len() / inner;
         for (r, dst) in chunk.chunks_exact_mut(inner).enumerate() {
@@ -64,14 +81,19 @@ pub(crate) fn gather<T: Copy + Send + Sync, I: IndexWord>(
             }
         }
         true
-    })
+    };
+    unsafe { build(total, inner, fill) }
 }
 
 /// One output row of a last-axis gather: `dst[j] = row[norm(idx[j])]`; false on an index out of
 /// range. The picks land anywhere in the row, which defeats the hardware prefetcher, but the next
 /// output row reads `next`, the data row right after this one: when the picks are dense enough to
 /// need most of its lines (at least one pick per line) and the row is long, its lines are
-/// prefetched one at a time, spread evenly over this row's picks.
+/// prefetched one at a time, spread evenly over this row's picks. Returning true, it has written
+/// every element of `dst`.
+///
+/// # Panics
+/// If `dst` and `idx` differ in length.
 #[inline(always)]
 fn pick_row<T: Copy, I: IndexWord>(
     dst: &mut [MaybeUninit<T>],
@@ -80,6 +102,7 @@ fn pick_row<T: Copy, I: IndexWord>(
     next: Option<&[T]>,
     negatives: bool,
 ) -> bool {
+    assert_eq!(dst.len(), idx.len(), "one pick per output element");
     let s = row.len();
     let lines = std::mem::size_of_val(row).div_ceil(64);
     let ahead = next.filter(|_| lines >= ROW_AHEAD_MIN_LINES && idx.len() >= lines);
@@ -136,25 +159,35 @@ pub(crate) fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
     axis_len: usize,
     inner: usize,
 ) -> Option<Vec<T>> {
-    let total = outer * len * inner;
+    // Every offset below is bounded by these two lengths, so none of its products can wrap.
+    let total = product(&[outer, len, inner], "GatherElements output");
+    assert_eq!(idx.len(), total, "GatherElements indices");
+    assert_eq!(
+        src.len(),
+        product(&[outer, axis_len, inner], "GatherElements data")
+    );
     if total == 0 {
         return Some(Vec::new());
     }
     if inner == 1 {
         // The axis is the last dim: each output row reads within one data row.
-        return build(total, len, |start, chunk| {
-            let mut pos = start;
-            for dst in chunk.chunks_exact_mut(len) {
-                let base = (pos / len) * axis_len;
-                let row = &src[base..base + axis_len];
-                let next = src.get(base + axis_len..base + 2 * axis_len);
-                if !pick_row(dst, &idx[pos..pos + len], row, next, true) {
-                    return false;
+        // SAFETY: chunks are whole rows of `len` (total = outer * len), each written by pick_row
+        // from an index slice of its length, or the fill returns false.
+        return unsafe {
+            build(total, len, |start, chunk| {
+                let mut pos = start;
+                for dst in chunk.chunks_exact_mut(len) {
+                    let base = (pos / len) * axis_len;
+                    let row = &src[base..base + axis_len];
+                    let next = src.get(base + axis_len..base + 2 * axis_len);
+                    if !pick_row(dst, &idx[pos..pos + len], row, next, true) {
+                        return false;
+                    }
+                    pos += len;
                 }
-                pos += len;
-            }
-            true
-        });
+                true
+            })
+        };
     }
     // Otherwise the element of output row (o, i) at column m comes from data row
     // (o, idx[o, i, m]) at the same column m: rows far apart, columns in step. Each task takes a
@@ -216,8 +249,9 @@ pub(crate) fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
                 let Some(k) = norm(idx[row + m].get(), axis_len, true) else {
                     return false;
                 };
-                // SAFETY: row + m < total (o < outer, i < len, m < inner) and no other task
-                // writes column m of this row, since bands are disjoint.
+                // SAFETY: row + m < total (o < outer, i < len, m < inner, and total is their
+                // checked product) and no other task writes column m of this row, since bands
+                // are disjoint.
                 unsafe { dst.write(row + m, table[k * stride + m - first]) };
             }
         }
@@ -242,23 +276,43 @@ pub(crate) fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
     if !ok {
         return None;
     }
-    // SAFETY: the bands cover every (o, i, m) of the output once, and all succeeded.
+    // SAFETY: the bands cover every (o, t) of [0, outer) x [0, inner) once (steps of `band` >= 1
+    // cut at `inner`), each succeeded, so it wrote every (o, i, m) of its columns for all i <
+    // len: all `total` elements, within the capacity.
     unsafe { out.set_len(total) };
     Some(out)
 }
 
-/// GatherND: each of `batches * tuples` index tuples of length `k` selects a slice of `slice`
-/// elements from its batch block of `block` elements; `dims` are the k data dims indexed.
+/// GatherND: each of `batches * tuples` index tuples of length `k = dims.len()` (the data dims
+/// indexed) selects a slice of `slice` elements from its batch block of `src`, whose blocks are
+/// `dims` then `slice` elements (`prod(dims) * slice`). `None` when an index is out of range.
+///
+/// # Panics
+/// If `idx` does not hold `batches * tuples * k` words, `src` does not hold `batches` blocks, or
+/// a product overflows.
 pub(crate) fn gather_nd<T: Copy + Send + Sync>(
     src: &[T],
     idx: &[i64],
     dims: &[usize],
+    batches: usize,
     tuples: usize,
-    block: usize,
     slice: usize,
-    total: usize,
 ) -> Option<Vec<T>> {
     let k = dims.len();
+    let slices = product(&[batches, tuples], "GatherND tuples");
+    assert_eq!(
+        idx.len(),
+        product(&[slices, k], "GatherND indices"),
+        "GatherND indices"
+    );
+    let block = product(&[product(dims, "GatherND dims"), slice], "GatherND block");
+    assert_eq!(
+        src.len(),
+        product(&[batches, block], "GatherND data"),
+        "GatherND data"
+    );
+    // Every slice start below is at most src.len() - slice: no sum or product can wrap.
+    let total = product(&[slices, slice], "GatherND output");
     let strides = crate::tensor::strides(dims);
     let offset = |t: usize| -> Option<usize> {
         let mut off = 0;
@@ -268,12 +322,12 @@ pub(crate) fn gather_nd<T: Copy + Send + Sync>(
         Some(off)
     };
     if total == 0 {
-        return (0..idx.len() / k.max(1))
-            .all(|t| offset(t).is_some())
-            .then(Vec::new);
+        return (0..slices).all(|t| offset(t).is_some()).then(Vec::new);
     }
     let stream = streams::<T>(total, slice);
-    build(total, slice, |start, chunk| {
+    // SAFETY: chunks are whole slices (total = slices * slice), and every slice of a chunk is
+    // filled by a copy of a source slice of its length, or the fill returns false.
+    let fill = |start: usize, chunk: &mut [MaybeUninit<T>]| {
         let first = start / slice;
         let rows = chunk.len() / slice;
         // Slice starts are worked out a batch at a time, each index tuple read once (the copy
@@ -320,7 +374,8 @@ pub(crate) fn gather_nd<T: Copy + Send + Sync>(
             }
         }
         true
-    })
+    };
+    unsafe { build(total, slice, fill) }
 }
 
 /// Slices whose starts [`gather_nd`] works out at a time.
@@ -359,7 +414,94 @@ impl Batch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::fast::lcg;
+    use crate::ops::fast::{lcg, panics};
+
+    /// The dims of the heap overflow: (1 << 62) + 2 times 4 wraps to 8 in usize.
+    const WRAPS: usize = (1 << 62) + 2;
+
+    #[test]
+    fn gathers_refuse_dims_whose_product_overflows_or_disagrees_with_the_lengths() {
+        let src = [1u32; 4];
+        let idx = [0i64; 16];
+        // GatherElements: outer * len * inner wraps to 8, which used to size the output while
+        // the loops wrote 16 (a heap overflow in release).
+        panics("GatherElements, wrapping dims", || {
+            gather_elements(&src, &idx, 1, WRAPS, 1, 4)
+        });
+        panics("GatherElements, wrapping data dims", || {
+            gather_elements(&src, &idx[..4], 1, 1, WRAPS, 4)
+        });
+        panics("GatherElements, indices longer than the output", || {
+            gather_elements(&src, &idx, 1, 2, 1, 4)
+        });
+        panics("GatherElements, indices shorter than the output", || {
+            gather_elements(&src, &idx[..3], 1, 1, 1, 4)
+        });
+        panics("GatherElements, data shorter than its dims", || {
+            gather_elements(&src, &idx[..8], 2, 1, 1, 4)
+        });
+        panics("GatherElements, data longer than its dims", || {
+            gather_elements(&src, &idx[..2], 1, 1, 1, 2)
+        });
+        // Gather: the output is outer * indices * inner.
+        panics("Gather, wrapping output", || {
+            gather(&src, &idx, WRAPS, 1, 4, true)
+        });
+        panics("Gather, wrapping data dims", || {
+            gather(&src, &idx, 1, WRAPS, 4, true)
+        });
+        panics("Gather, data shorter than its dims", || {
+            gather(&src, &idx[..1], 1, 2, 4, true)
+        });
+        panics("Gather, last axis, data shorter than its dims", || {
+            gather(&src, &idx[..1], 2, 4, 1, true)
+        });
+        // GatherND: the number of slices is batches * tuples, checked against the indices.
+        let nd = [10u32, 11, 12, 13];
+        panics("GatherND, a fifth element claimed", || {
+            gather_nd(&nd, &[0, 1], &[2], 1, 3, 2)
+        });
+        panics("GatherND, wrapping tuples", || {
+            gather_nd(&nd, &[0, 1], &[2], WRAPS, 4, 2)
+        });
+        panics("GatherND, wrapping block", || {
+            gather_nd(&nd, &[0, 1], &[WRAPS], 1, 2, 4)
+        });
+        panics("GatherND, data of another batch count", || {
+            gather_nd(&nd, &[0, 1, 0, 1], &[2], 2, 2, 2)
+        });
+        // The same arguments, consistent, give the definition's output.
+        assert_eq!(
+            gather_nd(&nd, &[1, 0], &[2], 1, 2, 2),
+            Some(vec![12, 13, 10, 11])
+        );
+        assert_eq!(
+            gather_elements(&src, &idx[..4], 1, 1, 1, 4),
+            Some(vec![1; 4])
+        );
+    }
+
+    #[test]
+    fn out_of_range_values_give_none_whatever_the_path() {
+        let src: Vec<u32> = (0..12).collect();
+        for bad in [3i64, -4, i64::MIN, i64::MAX, 1 << 32] {
+            // [1, 3, 4] data: gather axis 1 (rows of 4), last axis of [3, 4], GatherND on [3].
+            assert_eq!(gather(&src, &[0, bad], 1, 3, 4, true), None, "{bad}");
+            assert_eq!(gather(&src[..3], &[bad], 1, 3, 1, true), None, "{bad}");
+            assert_eq!(
+                gather_elements(&src[..3], &[bad], 1, 1, 3, 1),
+                None,
+                "{bad}"
+            );
+            assert_eq!(gather_nd(&src, &[bad], &[3], 1, 1, 4), None, "{bad}");
+            // Empty outputs still validate every index.
+            assert_eq!(gather(&src[..0], &[bad], 1, 3, 0, true), None, "{bad}");
+            assert_eq!(gather_nd(&src[..0], &[bad], &[3], 1, 1, 0), None, "{bad}");
+        }
+        // Negatives are out of range where they do not count from the back.
+        assert_eq!(gather(&src[..3], &[-1], 1, 3, 1, false), None);
+        assert_eq!(gather(&src[..3], &[-1], 1, 3, 1, true), Some(vec![2]));
+    }
 
     #[test]
     fn gather_nd_matches_a_naive_loop_across_batches_and_tasks() {
@@ -388,15 +530,14 @@ mod tests {
                     (v % (2 * s as u64)) as i64 - s
                 })
                 .collect();
-            let total = batches * tuples * slice;
             let want = naive(&src, &idx, d, tuples, slice);
-            let got = gather_nd(&src, &idx, &d, tuples, block, slice, total);
+            let got = gather_nd(&src, &idx, &d, batches, tuples, slice);
             assert_eq!(got, Some(want), "{batches} x {tuples} x {slice}");
             // A bad tuple anywhere, also just past a batch (where it is first read ahead only).
             for bad in [0, 255, 256, 259, 263, 264, batches * tuples - 1] {
                 let mut idx = idx.clone();
                 idx[2 * bad + 1] = d[1] as i64;
-                let got = gather_nd(&src, &idx, &d, tuples, block, slice, total);
+                let got = gather_nd(&src, &idx, &d, batches, tuples, slice);
                 assert_eq!(
                     got, None,
                     "bad tuple {bad} of {batches} x {tuples} x {slice}"

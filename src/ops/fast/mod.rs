@@ -32,6 +32,7 @@ pub(crate) trait IndexWord: Copy + Send + Sync + 'static {
 }
 
 /// A slice of index words by width (see [`IndexWord::words`]).
+#[derive(Clone, Copy)]
 pub(crate) enum IndexWords<'a> {
     /// int32 words.
     I32(&'a [i32]),
@@ -83,4 +84,12 @@ fn lcg(n: usize, seed: u64) -> impl Iterator<Item = u64> {
             .wrapping_add(1442695040888963407);
         x >> 33
     })
+}
+
+/// Asserts that `f` panics (cleanly: the unwinding is caught) instead of returning, for the tests
+/// that call the crate-private kernels with arguments that break their contracts.
+#[cfg(test)]
+pub(crate) fn panics<R>(what: &str, f: impl FnOnce() -> R) {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    assert!(r.is_err(), "{what}: returned instead of panicking");
 }

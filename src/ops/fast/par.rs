@@ -12,10 +12,15 @@ pub(crate) const PAR_MIN_BYTES: usize = 1 << 20;
 const TASK_BYTES: usize = 1 << 16;
 
 /// Builds a `total`-element vector by calling `fill(start, chunk)` on disjoint chunks covering
-/// it, each a whole number of `row` elements; in parallel when the output is large. `None` when
-/// any `fill` returns false (nothing of the vector is kept). `fill` may use [`stream_into`]: each
-/// chunk is fenced on the thread that wrote it.
-pub(crate) fn build<T, F>(total: usize, row: usize, fill: F) -> Option<Vec<T>>
+/// it, each a whole number of `row` elements but perhaps the last; in parallel when the output is
+/// large. `None` when any `fill` returns false (nothing of the vector is kept). `fill` may use
+/// [`super::stream_into`]: each chunk is fenced on the thread that wrote it.
+///
+/// # Safety
+/// Each call of `fill` that returns true must have initialised every element of its `chunk`
+/// (the vector is then handed out as initialised without reading it). A `fill` that may leave
+/// elements unwritten must return false, or panic.
+pub(crate) unsafe fn build<T, F>(total: usize, row: usize, fill: F) -> Option<Vec<T>>
 where
     T: Copy + Send + Sync,
     F: Fn(usize, &mut [MaybeUninit<T>]) -> bool + Sync,
@@ -44,7 +49,9 @@ where
     if !ok {
         return None;
     }
-    // SAFETY: every element of 0..total was written by `fill`, which returned true for each chunk.
+    // SAFETY: the chunks cover 0..total (consecutive from 0 in steps of `grain`, the last cut at
+    // `total`; or one chunk of all), each `fill` returned true, and the caller promised that such
+    // a fill initialised its whole chunk; total is within the capacity.
     unsafe { out.set_len(total) };
     Some(out)
 }
@@ -112,7 +119,7 @@ pub(crate) fn par_steps(steps: usize, width: usize, task: &(dyn Fn(usize, usize)
             }
         }
     }
-    par_tasks(width.min(total), &|_| loop {
+    let ran = par_tasks(width.min(total), &|_| loop {
         let t = next.fetch_add(1, Ordering::Relaxed);
         if t >= total {
             return true;
@@ -137,6 +144,13 @@ pub(crate) fn par_steps(steps: usize, width: usize, task: &(dyn Fn(usize, usize)
         std::mem::forget(poison);
         done.fetch_add(1, Ordering::Release);
     });
+    // Callers take "par_steps returned" as "every task ran" (the split walk then hands out the
+    // output its first step wrote): checked here, once, rather than trusted. A failed task
+    // panicked, and par_tasks has already passed the panic on.
+    assert!(
+        ran && done.load(Ordering::Acquire) == total,
+        "par_steps returned before every task ran"
+    );
 }
 
 /// How many times [`par_steps`] spins on a step's barrier before it yields its CPU.

@@ -27,18 +27,22 @@ pub(crate) fn streams<T>(total: usize, row: usize) -> bool {
 /// x86-64; an ordinary copy elsewhere): the written lines go to memory without being read into
 /// the cache first. The stores are weakly ordered, so the thread must call [`stream_fence`]
 /// before the memory is handed to another thread ([`build`] does, after each chunk).
+///
+/// # Panics
+/// If the lengths differ: every element of `dst` is written, which callers rely on.
 #[inline(always)]
 pub(crate) fn stream_into<T: Copy>(dst: &mut [MaybeUninit<T>], src: &[T]) {
+    assert_eq!(dst.len(), src.len(), "stream_into lengths");
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
-        let n = std::mem::size_of_val(dst).min(std::mem::size_of_val(src));
+        let n = std::mem::size_of_val(dst);
         let d = dst.as_mut_ptr().cast::<u8>();
         let s = src.as_ptr().cast::<u8>();
         let head = d.align_offset(16).min(n);
         let body = (n - head) / 16 * 16;
-        // SAFETY: head + body <= n, and both slices hold n bytes; they cannot overlap (dst is
-        // uninitialised memory of a vector being built, src borrowed from an input). The stores
+        // SAFETY: head + body <= n, and both slices hold n bytes (equal lengths, asserted above);
+        // they cannot overlap, one being borrowed mutably and the other shared. The stores
         // in the loop go to 16-byte aligned addresses, as _mm_stream_si128 requires; SSE2 is
         // part of x86-64.
         unsafe {
@@ -67,13 +71,22 @@ pub(crate) fn stream_fence() {
 }
 
 /// Copies `src` into uninitialised `dst` of the same length.
+///
+/// # Panics
+/// If the lengths differ: every element of `dst` is written, which callers rely on.
 #[inline(always)]
 pub(crate) fn copy_into<T: Copy>(dst: &mut [MaybeUninit<T>], src: &[T]) {
-    debug_assert_eq!(dst.len(), src.len());
-    let n = dst.len().min(src.len());
-    // SAFETY: both slices hold at least n elements and cannot overlap (dst is uninitialised
-    // memory of a vector being built, src borrowed from an input).
-    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<T>(), n) }
+    assert_eq!(dst.len(), src.len(), "copy_into lengths");
+    // The copy is safe code: MaybeUninit<T> has T's layout, and T: Copy.
+    dst.copy_from_slice(as_uninit(src));
+}
+
+/// `s` as uninitialised-or-not elements, to copy from.
+#[inline(always)]
+fn as_uninit<T>(s: &[T]) -> &[MaybeUninit<T>] {
+    // SAFETY: MaybeUninit<T> has T's size, alignment and layout, and every initialised T is a
+    // valid MaybeUninit<T>; the shared borrow cannot be used to write.
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), s.len()) }
 }
 
 /// Hints that `len` elements of `src` from `at` will be read soon (the first lines of the block;
@@ -122,20 +135,42 @@ pub(crate) fn prefetch_bytes<T>(p: *const T, bytes: usize) {
 /// A copy of `src`, in parallel when large (a scatter's starting point).
 pub(crate) fn copy<T: Copy + Send + Sync>(src: &[T]) -> Vec<T> {
     let stream = streams::<T>(src.len(), src.len());
-    build(src.len(), 1, |start, chunk| {
-        if stream {
-            stream_into(chunk, &src[start..start + chunk.len()]);
-        } else {
-            copy_into(chunk, &src[start..start + chunk.len()]);
-        }
-        true
-    })
+    // SAFETY: each fill copies a source slice of its chunk's length into the whole chunk (both
+    // copies write every element of dst or panic).
+    unsafe {
+        build(src.len(), 1, |start, chunk| {
+            if stream {
+                stream_into(chunk, &src[start..start + chunk.len()]);
+            } else {
+                copy_into(chunk, &src[start..start + chunk.len()]);
+            }
+            true
+        })
+    }
     .unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::fast::panics;
+
+    #[test]
+    fn copies_into_uninitialised_memory_refuse_a_source_of_another_length() {
+        let src = [1u64, 2, 3];
+        for short in [0, 2] {
+            let mut dst = vec![MaybeUninit::<u64>::uninit(); 3];
+            panics("copy_into, short source", || {
+                copy_into(&mut dst, &src[..short])
+            });
+            panics("stream_into, short source", || {
+                stream_into(&mut dst, &src[..short])
+            });
+            let mut dst = vec![MaybeUninit::<u64>::uninit(); short];
+            panics("copy_into, long source", || copy_into(&mut dst, &src));
+            panics("stream_into, long source", || stream_into(&mut dst, &src));
+        }
+    }
 
     #[test]
     fn streamed_copies_equal_the_source_at_every_alignment_and_length() {

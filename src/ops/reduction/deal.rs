@@ -23,42 +23,84 @@ pub(crate) fn available() -> bool {
     false
 }
 
+/// The two buckets one part of a split-walk round deals into, with their counts. A count only
+/// moves past an entry the functions of this module have just written, so the entries below
+/// the counts of buckets made by [`Buckets::new`] are exactly the ones dealt: what lets the split
+/// walk take them as initialised, whatever a plan does with the buckets it is handed.
+pub(crate) struct Buckets<'a> {
+    slots: [&'a mut [Slot]; 2],
+    cur: [usize; 2],
+    split: u32,
+}
+
+impl<'a> Buckets<'a> {
+    /// Empty buckets over `slots`: destinations below `split` go to the first, the others to the
+    /// second at their offset from `split`.
+    pub(crate) fn new(slots: [&'a mut [Slot]; 2], split: u32) -> Self {
+        Buckets {
+            slots,
+            cur: [0, 0],
+            split,
+        }
+    }
+
+    /// Buckets whose first `cur` entries are already there (for tests that deal after them).
+    #[cfg(test)]
+    fn resume(slots: [&'a mut [Slot]; 2], split: u32, cur: [usize; 2]) -> Self {
+        assert!(cur[0] <= slots[0].len() && cur[1] <= slots[1].len());
+        Buckets { slots, cur, split }
+    }
+
+    /// How many entries each bucket holds.
+    pub(crate) fn counts(&self) -> [usize; 2] {
+        self.cur
+    }
+
+    /// The buckets' entries as pointers and their counts, once each is known to take `n` more
+    /// entries (the only check the deal loops need).
+    ///
+    /// # Panics
+    /// If a bucket cannot take `n` more entries.
+    fn room(&mut self, n: usize) -> ([*mut u64; 2], &mut [usize; 2]) {
+        for (b, &c) in self.slots.iter().zip(&self.cur) {
+            assert!(
+                c.checked_add(n).is_some_and(|end| end <= b.len()),
+                "split walk bucket overflow"
+            );
+        }
+        let slots = [0, 1].map(|r| self.slots[r].as_mut_ptr().cast::<u64>());
+        (slots, &mut self.cur)
+    }
+}
+
 /// Appends the entry `(d - start of its range, v)` of each update with destination `d` in
-/// `dst` and value `v` in `vals` to bucket 0 (`d < split`) or 1, at its count `cur[r]`,
-/// advancing `cur`; skips destinations equal to [`SKIP`].
+/// `dst` and value `v` in `vals` to bucket 0 (`d` below the split) or 1, skipping destinations
+/// equal to [`SKIP`].
 ///
 /// # Panics
-/// If a bucket cannot take `cur[r] + dst.len()` entries.
-pub(crate) fn deal(
-    dst: &[u32],
-    vals: &[u32],
-    split: u32,
-    buckets: [&mut [Slot]; 2],
-    cur: &mut [usize; 2],
-) {
-    deal_on(available(), dst, vals, split, buckets, cur)
+/// If `dst` and `vals` differ in length, or a bucket cannot take `dst.len()` more entries.
+pub(crate) fn deal(dst: &[u32], vals: &[u32], buckets: &mut Buckets<'_>) {
+    deal_on(available(), dst, vals, buckets)
 }
 
 /// [`deal`], with the vector loop when `vector` (and the CPU has it).
-pub(super) fn deal_on(
-    vector: bool,
-    dst: &[u32],
-    vals: &[u32],
-    split: u32,
-    buckets: [&mut [Slot]; 2],
-    cur: &mut [usize; 2],
-) {
-    let n = dst.len().min(vals.len());
-    let slots = room(buckets, cur, n);
+pub(super) fn deal_on(vector: bool, dst: &[u32], vals: &[u32], buckets: &mut Buckets<'_>) {
+    assert_eq!(dst.len(), vals.len(), "destinations and values");
+    let n = dst.len();
+    let split = buckets.split;
+    let (slots, cur) = buckets.room(n);
     #[cfg(target_arch = "x86_64")]
     if vector && available() {
-        // SAFETY: the CPU has AVX2 and POPCNT; room() checked the buckets' room.
-        unsafe { x86::deal(&dst[..n], &vals[..n], split, slots, cur) };
+        #[cfg(test)]
+        tests::VECTOR_CALLS.with(|c| c.set(c.get() + 1));
+        // SAFETY: the CPU has AVX2 and POPCNT; dst and vals hold n each; room() checked that
+        // each bucket takes n more entries.
+        unsafe { x86::deal(dst, vals, split, slots, cur) };
         return;
     }
     let _ = vector;
-    for (&d, &v) in dst[..n].iter().zip(vals) {
-        // SAFETY: room() checked the buckets' room.
+    for (&d, &v) in dst.iter().zip(vals) {
+        // SAFETY: room() checked that each bucket takes n more entries; this loop puts at most n.
         unsafe { put(d, d != SKIP, v, split, slots, cur) };
     }
 }
@@ -66,36 +108,23 @@ pub(super) fn deal_on(
 /// [`deal`] for updates whose destinations are `base + k` for their indices `k` in `idx`,
 /// normalised against an axis of size `s` ([`norm`]), skipping indices out of range: the
 /// plan's loop and the deal in one pass over the indices. Says whether every index was in
-/// range. `base + s` must fit in a u32.
+/// range.
 ///
 /// # Panics
-/// If a bucket cannot take `cur[r] + idx.len()` entries.
-#[allow(clippy::too_many_arguments)]
+/// If `idx` and `vals` differ in length, `base + s` does not fit in a u32 below [`SKIP`], or a
+/// bucket cannot take `idx.len()` more entries.
 pub(crate) fn deal_indices(
     idx: IndexWords<'_>,
     s: usize,
     negatives: bool,
     base: u32,
     vals: &[u32],
-    split: u32,
-    buckets: [&mut [Slot]; 2],
-    cur: &mut [usize; 2],
+    buckets: &mut Buckets<'_>,
 ) -> bool {
-    deal_indices_on(
-        available(),
-        idx,
-        s,
-        negatives,
-        base,
-        vals,
-        split,
-        buckets,
-        cur,
-    )
+    deal_indices_on(available(), idx, s, negatives, base, vals, buckets)
 }
 
 /// [`deal_indices`], with the vector loop when `vector` (and the CPU has it).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn deal_indices_on(
     vector: bool,
     idx: IndexWords<'_>,
@@ -103,45 +132,43 @@ pub(super) fn deal_indices_on(
     negatives: bool,
     base: u32,
     vals: &[u32],
-    split: u32,
-    buckets: [&mut [Slot]; 2],
-    cur: &mut [usize; 2],
+    buckets: &mut Buckets<'_>,
 ) -> bool {
-    let len = match idx {
+    let n = match idx {
         IndexWords::I32(w) => w.len(),
         IndexWords::I64(w) => w.len(),
     };
-    let n = len.min(vals.len());
-    let slots = room(buckets, cur, n);
+    assert_eq!(n, vals.len(), "indices and values");
+    // Destinations are below base + s: they must not wrap, nor reach SKIP.
+    assert!(
+        (base as usize)
+            .checked_add(s)
+            .is_some_and(|end| end <= SKIP as usize),
+        "destinations {base} + [0, {s}) do not fit below u32::MAX"
+    );
+    let split = buckets.split;
+    let (slots, cur) = buckets.room(n);
     #[cfg(target_arch = "x86_64")]
     if vector && available() {
-        // SAFETY: the CPU has AVX2 and POPCNT; room() checked the buckets' room.
+        #[cfg(test)]
+        tests::VECTOR_CALLS.with(|c| c.set(c.get() + 1));
+        // SAFETY: the CPU has AVX2 and POPCNT; idx and vals hold n each; room() checked that
+        // each bucket takes n more entries.
         return unsafe { x86::deal_indices(idx, n, s, negatives, base, vals, split, slots, cur) };
     }
     let _ = vector;
     let mut ok = true;
-    for (j, &v) in vals[..n].iter().enumerate() {
+    for (j, &v) in vals.iter().enumerate() {
         let k = match idx {
             IndexWords::I32(w) => i64::from(w[j]),
             IndexWords::I64(w) => w[j],
         };
-        let d = norm(k, s, negatives).map(|k| base.wrapping_add(k as u32));
+        let d = norm(k, s, negatives).map(|k| base + k as u32);
         ok &= d.is_some();
-        // SAFETY: room() checked the buckets' room.
+        // SAFETY: room() checked that each bucket takes n more entries; this loop puts at most n.
         unsafe { put(d.unwrap_or(SKIP), d.is_some(), v, split, slots, cur) };
     }
     ok
-}
-
-/// The buckets' entries as pointers, once each is known to take `cur[r] + n` entries.
-fn room(buckets: [&mut [Slot]; 2], cur: &[usize; 2], n: usize) -> [*mut u64; 2] {
-    for (b, &c) in buckets.iter().zip(cur) {
-        assert!(
-            c.checked_add(n).is_some_and(|end| end <= b.len()),
-            "split walk bucket overflow"
-        );
-    }
-    buckets.map(|b| b.as_mut_ptr().cast::<u64>())
 }
 
 /// Appends one entry, when `keep`.
@@ -336,10 +363,36 @@ mod tests {
     use crate::ops::reduction::plan::fixtures::lcg;
     use crate::ops::reduction::SKIP;
 
-    /// room for `len` more, and returns what each holds: entries as `offset | value << 32`.
+    thread_local! {
+        /// How many times the vector loops ran on this thread: the tests check that the path
+        /// they name is the one that ran.
+        pub(super) static VECTOR_CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// The paths to test: the scalar loop always, the vector loop where the CPU has it. Without
+    /// AVX2 the vector deal cannot run; the test says so on the terminal (written past libtest's
+    /// capture) rather than passing as if it had tested it.
+    fn paths(test: &str) -> Vec<bool> {
+        if deal::available() {
+            vec![false, true]
+        } else {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "{test}: SKIPPED the vector deal (this CPU lacks AVX2 or POPCNT); tested the scalar deal only"
+            );
+            vec![false]
+        }
+    }
+
+    /// Runs a two-bucket deal (split at `split`) into buckets that already hold entries (11 | 22,
+    /// 33) and have room for `len` more, checks that the vector loop ran exactly when `vector`,
+    /// and returns what each bucket holds: entries as `offset | value << 32`.
     fn dealt(
         len: usize,
-        deal: impl FnOnce([&mut [deal::Slot]; 2], &mut [usize; 2]),
+        split: u32,
+        vector: bool,
+        deal: impl FnOnce(&mut deal::Buckets<'_>),
     ) -> [Vec<u64>; 2] {
         let held: [&[u64]; 2] = [&[11], &[22, 33]];
         let mut buckets: [Vec<deal::Slot>; 2] = held.map(|h| {
@@ -349,9 +402,19 @@ mod tests {
             }
             b
         });
-        let mut cur = [1, 2];
-        let [b0, b1] = &mut buckets;
-        deal([b0, b1], &mut cur);
+        let before = VECTOR_CALLS.with(|c| c.get());
+        let cur = {
+            let [b0, b1] = &mut buckets;
+            let mut b = deal::Buckets::resume([b0, b1], split, [1, 2]);
+            deal(&mut b);
+            b.counts()
+        };
+        let ran = VECTOR_CALLS.with(|c| c.get()) - before;
+        assert_eq!(
+            ran,
+            usize::from(vector),
+            "vector loop runs, asked for vector {vector}"
+        );
         [0, 1].map(|r| {
             buckets[r][..cur[r]]
                 .iter()
@@ -398,9 +461,9 @@ mod tests {
                     .map(|(&d, &v)| ((d != SKIP).then_some(d), v)),
                 split,
             );
-            for vector in [false, true] {
-                let got = dealt(len, |b, cur| {
-                    deal::deal_on(vector, &dst, &vals, split, b, cur)
+            for vector in paths("the_vector_deal_keeps_each_ranges_updates_in_order") {
+                let got = dealt(len, split, vector, |b| {
+                    deal::deal_on(vector, &dst, &vals, b)
                 });
                 assert_eq!(got, want, "{len} updates, vector {vector}");
             }
@@ -443,9 +506,9 @@ mod tests {
                 let all_in = idx.iter().all(|&k| dest(k).is_some());
                 // int32 indices only where they fit: the rest are int64-only values.
                 let narrow: Option<Vec<i32>> = idx.iter().map(|&k| i32::try_from(k).ok()).collect();
-                for vector in [false, true] {
+                for vector in paths("the_index_deal_normalises_skips_and_keeps_order") {
                     let mut ok = None;
-                    let got = dealt(len, |b, cur| {
+                    let got = dealt(len, split, vector, |b| {
                         ok = Some(deal::deal_indices_on(
                             vector,
                             IndexWords::I64(&idx),
@@ -453,9 +516,7 @@ mod tests {
                             negatives,
                             base,
                             &vals,
-                            split,
                             b,
-                            cur,
                         ))
                     });
                     let what = format!("{len} int64, negatives {negatives}, vector {vector}");
@@ -463,7 +524,7 @@ mod tests {
                     assert_eq!(ok, Some(all_in), "{what}");
                     if let Some(narrow) = &narrow {
                         let mut ok = None;
-                        let got = dealt(len, |b, cur| {
+                        let got = dealt(len, split, vector, |b| {
                             ok = Some(deal::deal_indices_on(
                                 vector,
                                 IndexWords::I32(narrow),
@@ -471,9 +532,7 @@ mod tests {
                                 negatives,
                                 base,
                                 &vals,
-                                split,
                                 b,
-                                cur,
                             ))
                         });
                         assert_eq!(got, want, "int32 {what}");
@@ -485,6 +544,34 @@ mod tests {
     }
 
     #[test]
+    fn deals_refuse_values_of_another_length_and_destinations_past_u32() {
+        use crate::ops::fast::panics;
+        let mut b0 = [std::mem::MaybeUninit::new([0u32; 2]); 8];
+        let mut b1 = [std::mem::MaybeUninit::new([0u32; 2]); 8];
+        let mut buckets = deal::Buckets::new([&mut b0, &mut b1], 10);
+        for vector in [false, true] {
+            panics("fewer values", || {
+                deal::deal_on(vector, &[1, 2, 3], &[0; 2], &mut buckets)
+            });
+            panics("more values", || {
+                deal::deal_on(vector, &[1, 2], &[0; 3], &mut buckets)
+            });
+            let idx = IndexWords::I64(&[0, 1]);
+            panics("fewer index values", || {
+                deal::deal_indices_on(vector, idx, 4, true, 0, &[0], &mut buckets)
+            });
+            panics("an axis reaching SKIP", || {
+                deal::deal_indices_on(vector, idx, 2, true, u32::MAX - 1, &[0; 2], &mut buckets)
+            });
+            panics("an axis past u32", || {
+                deal::deal_indices_on(vector, idx, 1 << 33, true, 0, &[0; 2], &mut buckets)
+            });
+        }
+        // Nothing was dealt by the refused calls.
+        assert_eq!(buckets.counts(), [0, 0]);
+    }
+
+    #[test]
     #[should_panic(expected = "bucket overflow")]
     fn a_deal_refuses_buckets_without_room() {
         let mut small = [std::mem::MaybeUninit::new([0u32; 2]); 3];
@@ -492,9 +579,7 @@ mod tests {
         deal::deal(
             &[1, 2, 3, 4],
             &[0; 4],
-            10,
-            [&mut small, &mut other],
-            &mut [0, 0],
+            &mut deal::Buckets::new([&mut small, &mut other], 10),
         );
     }
 }

@@ -11,6 +11,13 @@ use std::ops::Range;
 /// owning a contiguous range of the output and applying the updates aimed there in their order.
 /// Every element still receives its updates sequentially in row-major order, so results are
 /// bit-identical at every thread count (D8).
+///
+/// # Memory safety
+/// The trait is safe to implement, and crate-private (so sealed to this crate): no walk trusts a
+/// plan for memory safety. Destinations and update positions are bounds-checked where the walks
+/// index with them, [`Visit::updates`] only bounds the positions asked for, and the split walk's
+/// buckets are handed over as [`deal::Buckets`], whose counts only the deal can advance. A plan
+/// that breaks the contracts below gives a wrong output or a panic, never undefined behaviour.
 pub(crate) trait Visit: Sync {
     /// Calls `f` once per element update, in application order.
     fn visit<F: FnMut(usize, usize)>(&self, f: F);
@@ -66,20 +73,18 @@ pub(crate) trait Visit: Sync {
     }
 
     /// Deals the updates at positions `span`, whose 4-byte words are `vals`, into the split
-    /// walk's two buckets as [`deal::deal`] does: below `split` or from it. `dst` is scratch as
-    /// long as the span. The default names the destinations ([`Visit::destinations`]) and deals
+    /// walk's two buckets as [`deal::deal`] does (below the buckets' split or from it). `dst` is
+    /// scratch as long as the span. The default names the destinations ([`Visit::destinations`]) and deals
     /// them; plans whose destinations are their indices do both in one pass
     /// ([`deal::deal_indices`]). Only called when [`Visit::spans`] is true.
     fn deal_split(
         &self,
         span: Range<usize>,
         vals: &[u32],
-        split: u32,
-        buckets: [&mut [deal::Slot]; 2],
-        cur: &mut [usize; 2],
+        buckets: &mut deal::Buckets<'_>,
         dst: &mut [u32],
     ) {
-        deal_destinations(self, span, vals, split, buckets, cur, dst)
+        deal_destinations(self, span, vals, buckets, dst)
     }
 
     /// Whether [`Visit::destinations`] starts at its span (rather than scanning everything) and
@@ -96,13 +101,11 @@ pub(crate) fn deal_destinations<V: Visit + ?Sized>(
     plan: &V,
     span: Range<usize>,
     vals: &[u32],
-    split: u32,
-    buckets: [&mut [deal::Slot]; 2],
-    cur: &mut [usize; 2],
+    buckets: &mut deal::Buckets<'_>,
     dst: &mut [u32],
 ) {
     plan.destinations(span, dst);
-    deal::deal(dst, vals, split, buckets, cur);
+    deal::deal(dst, vals, buckets);
 }
 
 /// A destination the split walk skips: the update's index was out of range (the plan flags it

@@ -27,6 +27,8 @@ pub(super) fn split<W: Pod + Send + Sync, const H: usize>(
     f: &(impl Fn(W, W) -> W + Sync),
 ) -> Vec<W> {
     let n = data.len();
+    // Offsets in the ranges and the vector deal's split are u32.
+    assert!(n < SKIP as usize, "split walk output of {n} elements");
     let total = plan.updates;
     // Range h covers [starts[h], starts[h + 1]).
     let starts: [usize; H] = std::array::from_fn(|h| n * h / H);
@@ -55,29 +57,28 @@ pub(super) fn split<W: Pod + Send + Sync, const H: usize>(
         for b in buckets.iter_mut() {
             b.clear();
         }
+        // A bucket takes at most one entry per update of the part: with this room, checked once,
+        // the scalar deal below writes without a check per entry.
+        assert!(
+            buckets.iter().all(|b| b.capacity() >= to - from),
+            "split walk buckets smaller than a part"
+        );
         let mut cur = [0usize; H];
         // The plan names destinations a batch at a time into a small (L1) buffer.
         let mut dst = [SKIP; DEAL_BATCH];
         if vector {
             let (first, second) = buckets.split_at_mut(1);
-            let mut room = [entry_slots(&mut first[0]), entry_slots(&mut second[0])];
-            let mut two = [0; 2];
+            let slots = [entry_slots(&mut first[0]), entry_slots(&mut second[0])];
+            // starts[1] < n < SKIP (checked above).
+            let mut two = deal::Buckets::new(slots, starts[1] as u32);
             for at in (from..to).step_by(DEAL_BATCH) {
                 let len = DEAL_BATCH.min(to - at);
                 let words: &[u32] = bytemuck::cast_slice(&upd[at..at + len]);
-                let [b0, b1] = &mut room;
-                let split = starts[1] as u32;
-                (plan.deal)(
-                    at..at + len,
-                    words,
-                    split,
-                    [b0, b1],
-                    &mut two,
-                    &mut dst[..len],
-                );
+                (plan.deal)(at..at + len, words, &mut two, &mut dst[..len]);
             }
-            cur[0] = two[0];
-            cur[1] = two[1];
+            let [c0, c1] = two.counts();
+            cur[0] = c0;
+            cur[1] = c1;
         } else {
             let slots: [*mut Entry<W>; H] = buckets.each_mut().map(|b| b.as_mut_ptr());
             for at in (from..to).step_by(DEAL_BATCH) {
@@ -99,18 +100,19 @@ pub(super) fn split<W: Pod + Send + Sync, const H: usize>(
                         first = if past { b } else { first };
                     }
                     let c = cur[h];
-                    debug_assert!(c < part);
-                    // SAFETY: c < part, within the bucket's capacity: each bucket takes at
-                    // most one entry per update of the part, and the part has at most `part`
-                    // updates.
+                    // SAFETY: c counts the entries this loop wrote to bucket h, at most one per
+                    // update before this one, so c < to - from <= the bucket's capacity
+                    // (asserted above).
                     unsafe { Entry::write(slots[h].add(c), d - first as u32, v) };
                     cur[h] = c + 1;
                 }
             }
         }
         for (b, c) in buckets.iter_mut().zip(cur) {
-            // SAFETY: the deal wrote entries 0..c of the bucket, c <= part is within its
-            // capacity, and entries are plain data with nothing to drop.
+            // SAFETY: entries 0..c of the bucket were written, by the scalar loop above (c <= to
+            // - from <= capacity) or by the deal through `deal::Buckets`, whose counts start at 0
+            // and only move past entries it wrote within the slots (the spare capacity); entries
+            // are plain data with nothing to drop.
             unsafe { b.set_len(c) };
         }
     };
@@ -261,9 +263,7 @@ pub(super) struct Destinations<'a> {
 }
 
 /// [`Visit::deal_split`] as a trait object.
-type DealSplit<'a> = dyn Fn(Range<usize>, &[u32], u32, [&mut [deal::Slot]; 2], &mut [usize; 2], &mut [u32])
-    + Sync
-    + 'a;
+type DealSplit<'a> = dyn Fn(Range<usize>, &[u32], &mut deal::Buckets<'_>, &mut [u32]) + Sync + 'a;
 
 /// Applies `(offset, value)` entries to `range` in order, prefetching destinations a few
 /// entries ahead (the range is larger than L2).

@@ -56,7 +56,7 @@ pub(super) fn combine<W: Pod + Send + Sync, V: Visit>(
             // Direct plans update each range while it is cached; long ranges are copied past
             // the cache when they are large (see `fast::STREAM_MIN_BYTES`).
             let stream = !plan.direct() && fast::streams::<W>(n, range);
-            fast::build(n, range, |start, chunk| {
+            let fill = |start: usize, chunk: &mut [MaybeUninit<W>]| {
                 let from = &data[start..start + chunk.len()];
                 if stream {
                     fast::stream_into(chunk, from);
@@ -64,16 +64,17 @@ pub(super) fn combine<W: Pod + Send + Sync, V: Visit>(
                     fast::copy_into(chunk, from);
                 }
                 // Reading back this thread's own non-temporal stores needs no fence.
-                // SAFETY: the copy wrote every element of `chunk`, and MaybeUninit<W> has W's
-                // layout.
+                // SAFETY: the copy wrote every element of `chunk` (copy_into and stream_into
+                // write all of it or panic), and MaybeUninit<W> has W's layout.
                 let chunk = unsafe { &mut *(chunk as *mut [MaybeUninit<W>] as *mut [W]) };
                 plan.visit_range(start..start + chunk.len(), |d, s| {
                     let c = &mut chunk[d - start];
                     *c = f(*c, upd[s]);
                 });
                 true
-            })
-            .unwrap_or_default()
+            };
+            // SAFETY: each fill writes its whole chunk before it returns true (above).
+            unsafe { fast::build(n, range, fill) }.unwrap_or_default()
         }
         Walk::Split => {
             // The plan is passed as a trait object: it is called once per batch of updates, and
@@ -81,9 +82,7 @@ pub(super) fn combine<W: Pod + Send + Sync, V: Visit>(
             let plan = Destinations {
                 updates: plan.updates(),
                 of: &|span, dst| plan.destinations(span, dst),
-                deal: &|span, vals, split, buckets, cur, dst| {
-                    plan.deal_split(span, vals, split, buckets, cur, dst)
-                },
+                deal: &|span, vals, buckets, dst| plan.deal_split(span, vals, buckets, dst),
             };
             if rayon::current_num_threads() >= 4 {
                 split::<W, 4>(data, upd, plan, &f)
@@ -176,6 +175,101 @@ mod tests {
     use crate::ops::reduction::{apply, Reduction};
     use crate::ops::testutil::under;
     use crate::tensor::{DType, Storage};
+
+    /// A plan that breaks the [`Visit`] contracts in the ways a careless implementation could:
+    /// it claims `claimed` updates, names destinations `d(i)` (any u32), and deals nothing at
+    /// all when `idle`.
+    struct Liar {
+        claimed: usize,
+        d: fn(usize) -> u32,
+        idle: bool,
+    }
+
+    impl Visit for Liar {
+        fn visit<F: FnMut(usize, usize)>(&self, mut f: F) {
+            for s in 0..self.claimed {
+                f((self.d)(s) as usize, s);
+            }
+        }
+        fn destinations(&self, span: std::ops::Range<usize>, dst: &mut [u32]) {
+            for (o, s) in dst.iter_mut().zip(span) {
+                *o = (self.d)(s);
+            }
+        }
+        fn deal_split(
+            &self,
+            span: std::ops::Range<usize>,
+            vals: &[u32],
+            buckets: &mut crate::ops::reduction::deal::Buckets<'_>,
+            dst: &mut [u32],
+        ) {
+            if !self.idle {
+                crate::ops::reduction::deal_destinations(self, span, vals, buckets, dst)
+            }
+        }
+        fn updates(&self) -> usize {
+            self.claimed
+        }
+        fn spans(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn plans_that_break_their_contract_get_a_panic_or_a_wrong_output_never_ub() {
+        // Large enough for the split walk at 2 and 4 threads (and the batched sweep at 1).
+        let (n, m) = (300_000usize, 400_000usize);
+        let data = Storage::W32((0..n as u32).collect());
+        let upd = Storage::W32(vec![1; m]);
+        let run = |threads: usize, plan: &Liar| {
+            under(threads, || {
+                apply(DType::Int32, Reduction::Add, &data, &upd, plan).unwrap()
+            })
+        };
+        for threads in [1, 2, 4] {
+            if threads > 1 {
+                let liar = Liar {
+                    claimed: m,
+                    d: |_| 0,
+                    idle: false,
+                };
+                assert_eq!(under(threads, || Walk::of(&liar, n, 4)), Walk::Split);
+            }
+            // More updates claimed than there are.
+            let liar = Liar {
+                claimed: m + 1,
+                d: |s| s as u32 % 1000,
+                idle: false,
+            };
+            crate::ops::fast::panics("updates past the end", || run(threads, &liar));
+            // Destinations past the output (below SKIP, so not skipped).
+            let liar = Liar {
+                claimed: m,
+                d: |s| 300_000 + s as u32,
+                idle: false,
+            };
+            crate::ops::fast::panics("destinations past the output", || run(threads, &liar));
+            let liar = Liar {
+                claimed: m,
+                d: |_| SKIP - 1,
+                idle: false,
+            };
+            crate::ops::fast::panics("destinations at u32::MAX - 1", || run(threads, &liar));
+            // A deal that deals nothing (asked for by the vector deal of two ranges): the buckets
+            // stay empty, the output is the data.
+            if threads == 2 && crate::ops::reduction::deal::available() {
+                let liar = Liar {
+                    claimed: m,
+                    d: |s| s as u32 % 1000,
+                    idle: true,
+                };
+                assert!(
+                    run(threads, &liar) == data,
+                    "an idle deal changed the output"
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_split_walk_equals_a_naive_loop_at_every_thread_count() {
