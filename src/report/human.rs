@@ -1,6 +1,7 @@
 //! The human report: one status line per case as it finishes, then the details of every failure
 //! (the mismatch table) and a closing summary line, in the manner of cargo-nextest.
 
+use crate::tensor::Tensor;
 use crate::verdict::{CaseResult, OutputResult, Status, Summary};
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -220,6 +221,20 @@ pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> S
         }
     }
     s
+}
+
+/// The `.diff` text written beside a pending snapshot of output `k` (`--pending`), without
+/// colour: the failure details of a failed output, or, for an output with no expected file, a
+/// preview of what onnx-idx-check computed (`ours`).
+pub fn pending_diff(case: &str, ds: &str, k: usize, o: &OutputResult, ours: &Tensor) -> String {
+    if o.expected_shape.is_some() {
+        return output_details(case, ds, o, Style { color: false });
+    }
+    format!(
+        "--- {case} {ds} output '{}'\n    no expected output file ({ds}/output_{k}.pb); onnx-idx-check computed:\n    {}\n",
+        o.name,
+        crate::pending::preview(ours)
+    )
 }
 
 /// The mismatch tables of every failed case, each ending with the command that re-runs the case
