@@ -1236,7 +1236,7 @@ rtol = 0
                 })
                 .collect(),
             tolerant: false,
-            diagnosis: None,
+            diagnoses: Vec::new(),
         }
     }
 

@@ -62,8 +62,57 @@ pub struct OutputResult {
     pub first_mismatches: Vec<Mismatch>,
     /// Whether the comparison used a tolerance.
     pub tolerant: bool,
-    /// The known bug class that reproduces the wrong output exactly, if any.
-    pub diagnosis: Option<BugClass>,
+    /// Every known bug class that reproduces the wrong output exactly, most specific first.
+    pub diagnoses: Vec<BugClass>,
+}
+
+impl OutputResult {
+    /// The most specific bug class that reproduces the wrong output (`diagnosis` in reports).
+    pub fn diagnosis(&self) -> Option<BugClass> {
+        self.diagnoses.first().copied()
+    }
+}
+
+/// What a reason says of the classes that reproduce a wrong output, most specific first:
+/// `; diagnosis: <sentence> (<id>)`, then `; also reproduced by: <sentence> (<id>), ...` when
+/// more than one does; empty for none.
+pub fn diagnosis_note(classes: &[BugClass]) -> String {
+    let Some((first, rest)) = classes.split_first() else {
+        return String::new();
+    };
+    format!(
+        "; diagnosis: {} ({}){}",
+        first.sentence(),
+        first.id(),
+        also_reproduced_by(rest)
+    )
+}
+
+/// The note of an errored case whose expected output matches known bugs (the spec requires an
+/// error for its inputs): ` (the expected output matches a known bug: <id>, <sentence>)`, with
+/// the other classes as in [`diagnosis_note`]; empty for none.
+pub fn known_bug_hint(classes: &[BugClass]) -> String {
+    let Some((first, rest)) = classes.split_first() else {
+        return String::new();
+    };
+    format!(
+        " (the expected output matches a known bug: {}, {}{})",
+        first.id(),
+        first.sentence(),
+        also_reproduced_by(rest)
+    )
+}
+
+/// `; also reproduced by: <sentence> (<id>), ...`, or nothing.
+pub fn also_reproduced_by(classes: &[BugClass]) -> String {
+    if classes.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = classes
+        .iter()
+        .map(|c| format!("{} ({})", c.sentence(), c.id()))
+        .collect();
+    format!("; also reproduced by: {}", named.join(", "))
 }
 
 /// The verdict of one data set.

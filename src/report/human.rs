@@ -170,15 +170,16 @@ pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> S
     }
     // The reason line already ends with the diagnosis when there is one.
     if let Some(c) = o
-        .diagnosis
+        .diagnosis()
         .filter(|_| !o.reason.as_deref().unwrap_or("").contains("diagnosis:"))
     {
         let _ = writeln!(
             s,
-            "    {} {} ({})",
+            "    {} {} ({}){}",
             style.paint("1;36", "diagnosis:"),
             c.sentence(),
-            c.id()
+            c.id(),
+            crate::verdict::also_reproduced_by(&o.diagnoses[1..])
         );
     }
     if !o.first_mismatches.is_empty() {

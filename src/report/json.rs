@@ -183,6 +183,9 @@ pub struct JsonOutput<'a> {
     /// `oob-wrapped`, `oob-clamped`, `oob-zero-filled`, `first-write-wins`, `reduction-ignored`,
     /// `axis-ignored`, `batch-dims-ignored`, `accumulation-order`), or null.
     pub diagnosis: Option<&'static str>,
+    /// Every known bug class that reproduces the wrong output exactly, most specific first
+    /// (`diagnosis` is the first); empty when none does.
+    pub diagnoses: Vec<&'static str>,
 }
 
 /// Builds the document.
@@ -277,7 +280,8 @@ fn output(o: &OutputResult) -> JsonOutput<'_> {
         max_abs_diff: o.max_abs_diff,
         max_rel_diff: o.max_rel_diff,
         first_mismatches: &o.first_mismatches,
-        diagnosis: o.diagnosis.map(|c| c.id()),
+        diagnosis: o.diagnosis().map(|c| c.id()),
+        diagnoses: o.diagnoses.iter().map(|c| c.id()).collect(),
     }
 }
 

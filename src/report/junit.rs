@@ -100,8 +100,13 @@ fn details(c: &CaseResult) -> String {
             lines.push(format!("{}: {r}", ds.name));
         }
         for o in ds.outputs.iter().filter(|o| o.status != Status::Passed) {
-            if let Some(c) = o.diagnosis {
-                lines.push(format!("  diagnosis: {} ({})", c.sentence(), c.id()));
+            if let Some(c) = o.diagnosis() {
+                lines.push(format!(
+                    "  diagnosis: {} ({}){}",
+                    c.sentence(),
+                    c.id(),
+                    crate::verdict::also_reproduced_by(&o.diagnoses[1..])
+                ));
             }
             for m in &o.first_mismatches {
                 let idx: Vec<String> = m.index.iter().map(|i| i.to_string()).collect();

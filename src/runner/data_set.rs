@@ -14,7 +14,7 @@ use crate::load;
 use crate::ops::KernelError;
 use crate::pb::{tensor_shape_proto::dimension::Value as Dim, type_proto, ValueInfoProto};
 use crate::tensor::{DType, Tensor};
-use crate::verdict::{DataSetResult, OutputResult, Status};
+use crate::verdict::{diagnosis_note, known_bug_hint, DataSetResult, OutputResult, Status};
 
 pub(super) fn run_data_set(
     plan: &Plan<'_>,
@@ -113,48 +113,44 @@ fn load_and_evaluate(
         )
     };
     deadline::check()?;
-    let ours =
-        match plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes) {
-            Ok(v) => v,
-            Err(EvalError::Kernel {
-                node,
-                step,
-                error: KernelError::Spec(why),
-            }) => {
-                let t = trace(step);
-                let explain = |output: &Tensor| {
-                    t.as_ref()
-                        .and_then(|t| diagnose::classify(&t.subject(), None, output))
-                };
-                let reason = format!("node {node}: {why}");
-                return match runtime {
-                    // Every output the runtime produced where the spec requires an error is
-                    // failed; producing none at all is what the spec asks for.
-                    Some(actual) => Ok(plan
-                        .outputs
+    let ours = match plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes) {
+        Ok(v) => v,
+        Err(EvalError::Kernel {
+            node,
+            step,
+            error: KernelError::Spec(why),
+        }) => {
+            let t = trace(step);
+            let explain = |output: &Tensor| {
+                t.as_ref().map_or_else(Vec::new, |t| {
+                    diagnose::classify_all(&t.subject(), None, output)
+                })
+            };
+            let reason = format!("node {node}: {why}");
+            return match runtime {
+                // Every output the runtime produced where the spec requires an error is
+                // failed; producing none at all is what the spec asks for.
+                Some(actual) => Ok(plan
+                    .outputs
+                    .iter()
+                    .zip(actual)
+                    .filter_map(|(info, (_, a))| {
+                        a.map(|a| spec_error_output(&info.name, &reason, explain(&a), a))
+                    })
+                    .collect()),
+                None => {
+                    let hint = expected
                         .iter()
-                        .zip(actual)
-                        .filter_map(|(info, (_, a))| {
-                            a.map(|a| spec_error_output(&info.name, &reason, explain(&a), a))
-                        })
-                        .collect()),
-                    None => {
-                        let hint = expected.iter().flatten().find_map(explain).map_or(
-                            String::new(),
-                            |c| {
-                                format!(
-                                    " (the expected output matches a known bug: {}, {})",
-                                    c.id(),
-                                    c.sentence()
-                                )
-                            },
-                        );
-                        Err(Verdict(Status::Errored, format!("{reason}{hint}")))
-                    }
-                };
-            }
-            Err(e) => return Err(e.into()),
-        };
+                        .flatten()
+                        .map(explain)
+                        .find(|found| !found.is_empty())
+                        .map_or(String::new(), |found| known_bug_hint(&found));
+                    Err(Verdict(Status::Errored, format!("{reason}{hint}")))
+                }
+            };
+        }
+        Err(e) => return Err(e.into()),
+    };
     let runtime = runtime.map(all_present).transpose()?;
     let mut results = Vec::with_capacity(plan.outputs.len());
     for (k, (info, value)) in plan.outputs.iter().zip(&ours).enumerate() {
@@ -223,17 +219,17 @@ fn load_and_evaluate(
             max_rel_diff: d.max_rel_diff,
             first_mismatches: d.first_mismatches,
             tolerant: d.tolerant,
-            diagnosis: None,
+            diagnoses: Vec::new(),
         };
         if !d.passed {
             if let Some(t) = plan.producer_step(k).and_then(trace) {
                 let subject = t.subject();
-                out.diagnosis = diagnose::classify(&subject, Some(reference), checked);
+                out.diagnoses = diagnose::classify_all(&subject, Some(reference), checked);
                 for m in &mut out.first_mismatches {
                     m.source = diagnose::provenance(&subject, m.flat);
                 }
-                if let (Some(c), Some(r)) = (out.diagnosis, out.reason.as_mut()) {
-                    r.push_str(&format!("; diagnosis: {} ({})", c.sentence(), c.id()));
+                if let Some(r) = out.reason.as_mut() {
+                    r.push_str(&diagnosis_note(&out.diagnoses));
                 }
             }
         }
@@ -270,13 +266,11 @@ fn load_and_evaluate(
 fn spec_error_output(
     name: &str,
     reason: &str,
-    diagnosis: Option<BugClass>,
+    diagnoses: Vec<BugClass>,
     actual: Tensor,
 ) -> OutputResult {
     let mut why = format!("the spec requires an error for these inputs ({reason}), but the runtime produced an output");
-    if let Some(c) = diagnosis {
-        why.push_str(&format!("; diagnosis: {} ({})", c.sentence(), c.id()));
-    }
+    why.push_str(&diagnosis_note(&diagnoses));
     OutputResult {
         name: name.to_string(),
         status: Status::Failed,
@@ -290,7 +284,7 @@ fn spec_error_output(
         max_rel_diff: None,
         first_mismatches: Vec::new(),
         tolerant: false,
-        diagnosis,
+        diagnoses,
     }
 }
 

@@ -63,7 +63,7 @@ pub(super) fn missing_expected(
         max_rel_diff: None,
         first_mismatches: Vec::new(),
         tolerant: false,
-        diagnosis: None,
+        diagnoses: Vec::new(),
     };
     snapshot(case, ds, k, &mut out, ours, opts);
     out
