@@ -9,18 +9,20 @@ use crate::config::{self, CaseFilter, UsageError};
 use crate::discover::{self, Case};
 use crate::exit;
 use crate::expectations::{Date, Expectations, Judgement, Outcome};
-use crate::report::{human, json, junit, TOOL};
+use crate::report::{
+    human, json, junit, markdown, shell_quote, write_stdout, Dest, Event, Reporters, Rerun, RunEnd,
+};
 use crate::runner::{self, RunOptions};
-use crate::verdict::{CaseResult, ExpectationNote, Status, Summary};
+use crate::verdict::{
+    CaseResult, ExpectationNote, ExpectationsReport, Gate, Requirements, Summary,
+};
 use anyhow::{Context, Result};
-use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// Runs the command line; usage problems come back as [`UsageError`] in the chain.
 pub fn run(cli: Cli) -> Result<u8> {
     match cli.command {
-        Command::Run(args) => run_cases(args),
+        Command::Run(args) => run_cases(*args),
         Command::List(args) => list(args),
         Command::Ops(args) => ops(args),
         Command::Bench(args) => bench(args),
@@ -65,176 +67,206 @@ fn select_with_names(sel: &Selection) -> Result<(Vec<Case>, Vec<String>)> {
     ))
 }
 
+/// `run`: options -> select cases -> reporters -> runner -> gate -> exit status.
 fn run_cases(args: RunArgs) -> Result<u8> {
-    let expectations = load_expectations(&args)?;
-    let opts = RunOptions {
-        tolerance: config::tolerance(&args)?,
-        max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
-        actual: match &args.actual {
-            Some(dir) if !dir.is_dir() => {
-                return Err(
-                    UsageError(format!("--actual {}: not a directory", dir.display())).into(),
-                )
-            }
-            other => other.clone(),
-        },
-        digests: args.format != Format::Human,
-        coverage: false,
-        pending: args.pending.clone(),
-        expectations: expectations.clone().map(std::sync::Arc::new),
-        timeout: crate::deadline::parse_limit(&args.timeout)
-            .map_err(|e| UsageError(format!("--timeout: {e}")))?,
-    };
-    let jobs = config::jobs(args.jobs)?;
+    let settings = RunSettings::new(&args)?;
     let (cases, all_names) = select_with_names(&args.selection)?;
-    let today = Date::today();
-    let note_for = |r: &CaseResult| {
-        expectations.as_ref().and_then(|e| {
-            note(
-                e,
-                &e.judge(std::slice::from_ref(r), today),
-                0,
-                args.deny_skip,
-            )
-        })
-    };
-    // The human report goes to stdout unless a machine format takes stdout.
-    let machine_to_stdout = args.format != Format::Human && args.output.is_none();
-    let human_to_file = args.format == Format::Human && args.output.is_some();
-    let color = !human_to_file && !machine_to_stdout && config::use_color(args.color);
-    let style = human::Style { color };
-    let mut human_out: Box<dyn Write> = if machine_to_stdout || human_to_file {
-        Box::new(std::io::sink())
+    let mut reporters = reporters(&args, &settings)?;
+    let (results, duration, not_run) = run_reported(&cases, &args, &settings, &mut reporters);
+    let (results, expectations, expectation_gate) =
+        judge_expectations(results, &cases, &args, &settings, &all_names)?;
+    let summary = Summary::of(&results, not_run);
+    let gate = Gate::of(
+        &results,
+        args.deny_skip,
+        expectation_gate,
+        &settings.requirements,
+    );
+    reporters.report(&Event::RunFinished(&RunEnd {
+        results: &results,
+        summary: &summary,
+        duration,
+        expectations: expectations.as_ref(),
+        gate: &gate,
+    }));
+    reporters.finish()?;
+    Ok(if gate.passed() {
+        exit::OK
     } else {
-        Box::new(std::io::stdout().lock())
-    };
-    let progress = progress_bar(cases.len(), !machine_to_stdout && !human_to_file);
-    let start = Instant::now();
-    let mut write_error: Option<std::io::Error> = None;
-    let (mut results, not_run) = runner::run_all(&cases, &opts, jobs, args.fail_fast, |r| {
-        let mut shown = r.clone();
-        shown.expectation = note_for(r);
-        let line = human::case_line(&shown, style, &rerun_command(&args, &r.name));
-        progress.suspend(|| {
-            if let Err(e) = human_out.write_all(line.as_bytes()) {
-                write_error.get_or_insert(e);
-            }
+        exit::CASES_FAILED
+    })
+}
+
+/// What `run` checked and compiled from its arguments before looking for cases.
+struct RunSettings {
+    opts: RunOptions,
+    jobs: usize,
+    expectations: Option<Expectations>,
+    reports: Vec<config::ReportSpec>,
+    /// Whether the human output streams to stdout.
+    terminal: bool,
+    requirements: Requirements,
+    rerun: Rerun,
+}
+
+impl RunSettings {
+    fn new(args: &RunArgs) -> Result<RunSettings> {
+        let expectations = load_expectations(args)?;
+        let (reports, terminal) = config::reports(args)?;
+        let opts = RunOptions {
+            tolerance: config::tolerance(args)?,
+            max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
+            actual: match &args.actual {
+                Some(dir) if !dir.is_dir() => {
+                    return Err(
+                        UsageError(format!("--actual {}: not a directory", dir.display())).into(),
+                    )
+                }
+                other => other.clone(),
+            },
+            // The JSON and JUnit reports state the digest of every file judged.
+            digests: reports
+                .iter()
+                .any(|r| matches!(r.format, Format::Json | Format::Junit)),
+            coverage: false,
+            pending: args.pending.clone(),
+            expectations: expectations.clone().map(std::sync::Arc::new),
+            timeout: crate::deadline::parse_limit(&args.timeout)
+                .map_err(|e| UsageError(format!("--timeout: {e}")))?,
+        };
+        Ok(RunSettings {
+            opts,
+            jobs: config::jobs(args.jobs)?,
+            expectations,
+            reports,
+            terminal,
+            requirements: config::requirements(args)?,
+            rerun: rerun_command(args),
+        })
+    }
+}
+
+/// The reporters of a run: the human output (streaming on the terminal, or its summary alone on
+/// stderr when a report takes stdout), then the report of `--format` / `--output` and each
+/// `--report`.
+fn reporters(args: &RunArgs, settings: &RunSettings) -> Result<Reporters> {
+    let mut reporters = Reporters::default();
+    if settings.terminal {
+        let style = human::Style {
+            color: config::use_color(args.color),
+        };
+        reporters.push(Box::new(human::HumanReporter::terminal(
+            style,
+            settings.rerun.clone(),
+        )));
+    } else if settings.reports.iter().any(|r| r.dest == Dest::Stdout) {
+        reporters.push(Box::new(human::HumanReporter::brief()));
+    }
+    for spec in &settings.reports {
+        let dest = spec.dest.clone();
+        reporters.push(match spec.format {
+            Format::Human => Box::new(human::HumanReporter::document(dest, settings.rerun.clone())),
+            Format::Json => Box::new(json::JsonReporter { dest }),
+            Format::Junit => Box::new(junit::JunitReporter { dest }),
+            Format::Markdown => Box::new(markdown::MarkdownReporter {
+                dest,
+                rerun: settings.rerun.clone(),
+            }),
         });
-        progress.inc(1);
-    });
-    progress.finish_and_clear();
+    }
+    Ok(reporters)
+}
+
+/// Runs the cases, handing each result to the reporters as it arrives; returns the results (with
+/// their origins), the run's wall time and the number of cases `--fail-fast` left out.
+fn run_reported(
+    cases: &[Case],
+    args: &RunArgs,
+    settings: &RunSettings,
+    reporters: &mut Reporters,
+) -> (Vec<CaseResult>, std::time::Duration, usize) {
+    let today = Date::today();
+    // As a case finishes, what the expectations say of it alone.
+    let note_for = |r: &CaseResult| {
+        settings
+            .expectations
+            .as_ref()
+            .and_then(|e| note(e, &e.judge(std::slice::from_ref(r), today), 0))
+    };
+    reporters.report(&Event::RunStarted { cases: cases.len() });
+    let start = Instant::now();
+    let (mut results, not_run) =
+        runner::run_all(cases, &settings.opts, settings.jobs, args.fail_fast, |r| {
+            let mut shown = r.clone();
+            shown.expectation = note_for(r);
+            reporters.report(&Event::CaseFinished(&shown));
+        });
     let duration = start.elapsed();
     let mut origins = discover::Origins::default();
-    for (r, case) in results.iter_mut().zip(&cases) {
+    for (r, case) in results.iter_mut().zip(cases) {
         r.origin = origins.of(case);
     }
-    // Expectations: judge every case, then the entries themselves (expired, unmatched).
+    (results, duration, not_run)
+}
+
+/// With `--expectations`: rewrites the file first under `--update-expectations`, judges every
+/// case (its note), then the entries themselves; returns the results, what the file's own
+/// verdicts are, and the gate's messages about the file (expired entries, and unmatched ones
+/// under `--strict-expectations`).
+fn judge_expectations(
+    mut results: Vec<CaseResult>,
+    _cases: &[Case],
+    args: &RunArgs,
+    settings: &RunSettings,
+    all_names: &[String],
+) -> Result<(Vec<CaseResult>, Option<ExpectationsReport>, Vec<String>)> {
+    let Some(exp) = &settings.expectations else {
+        return Ok((results, None, Vec::new()));
+    };
+    let (exp, updated) = if args.update_expectations {
+        let text = exp.update(&results);
+        std::fs::write(exp.path(), &text)
+            .with_context(|| format!("writing {}", exp.path().display()))?;
+        let updated = Expectations::parse(&text, exp.path())
+            .with_context(|| format!("re-reading the updated {}", exp.path().display()))?;
+        (updated, true)
+    } else {
+        (exp.clone(), false)
+    };
+    let judgement = exp.judge(&results, Date::today());
+    for (i, r) in results.iter_mut().enumerate() {
+        r.expectation = note(&exp, &judgement, i);
+    }
+    let pattern = |i: &usize| exp.entries()[*i].case.clone();
+    let expired: Vec<String> = judgement.expired.iter().map(pattern).collect();
+    // Entries for cases that --filter, --exclude or --shard left out are not unmatched.
+    let unmatched: Vec<String> = judgement
+        .unmatched
+        .iter()
+        .filter(|&&i| !all_names.iter().any(|n| exp.pattern_matches(i, n)))
+        .map(pattern)
+        .collect();
     let mut gate = Vec::new();
-    let mut expectation_report = None;
-    if let Some(exp) = &expectations {
-        let (exp, updated) = if args.update_expectations {
-            let text = exp.update(&results);
-            std::fs::write(exp.path(), &text)
-                .with_context(|| format!("writing {}", exp.path().display()))?;
-            let updated = Expectations::parse(&text, exp.path())
-                .with_context(|| format!("re-reading the updated {}", exp.path().display()))?;
-            (updated, true)
-        } else {
-            (exp.clone(), false)
-        };
-        let judgement = exp.judge(&results, today);
-        for (i, r) in results.iter_mut().enumerate() {
-            r.expectation = note(&exp, &judgement, i, args.deny_skip);
-        }
-        let pattern = |i: &usize| exp.entries()[*i].case.clone();
-        let expired: Vec<String> = judgement.expired.iter().map(pattern).collect();
-        // Entries for cases that --filter, --exclude or --shard left out are not unmatched.
-        let unmatched: Vec<String> = judgement
-            .unmatched
-            .iter()
-            .filter(|&&i| !all_names.iter().any(|n| exp.pattern_matches(i, n)))
-            .map(pattern)
-            .collect();
-        for e in &expired {
+    for e in &expired {
+        gate.push(format!(
+            "expectations: the entry for '{e}' has expired (its `until` date has passed)"
+        ));
+    }
+    if args.strict_expectations {
+        for u in &unmatched {
             gate.push(format!(
-                "expectations: the entry for '{e}' has expired (its `until` date has passed)"
+                "expectations: the entry for '{u}' matches no case (--strict-expectations)"
             ));
         }
-        if args.strict_expectations {
-            for u in &unmatched {
-                gate.push(format!(
-                    "expectations: the entry for '{u}' matches no case (--strict-expectations)"
-                ));
-            }
-        }
-        expectation_report = Some(json::ExpectationsReport {
-            file: exp.path().display().to_string(),
-            updated,
-            expired,
-            unmatched,
-        });
     }
-    let summary = Summary::of(&results, not_run);
-    let mut tail =
-        human::failure_details(&results, style, &|name: &str| rerun_command(&args, name));
-    if let Some(er) = &expectation_report {
-        tail.push_str(&human::expectations(er, args.strict_expectations, style));
-    }
-    tail.push_str(&human::summary(&summary, duration, style));
-    human_out.write_all(tail.as_bytes()).ok();
-    human_out.flush().ok();
-    drop(human_out);
-    if let Some(e) = write_error {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(e).context("writing the report");
-        }
-    }
-    let document = match args.format {
-        Format::Human if human_to_file => {
-            let mut s = String::new();
-            for r in &results {
-                s.push_str(&human::case_line(r, style, &rerun_command(&args, &r.name)));
-            }
-            s.push_str(&tail);
-            Some(s)
-        }
-        Format::Human => None,
-        Format::Json => Some(json::render(
-            &TOOL,
-            &results,
-            &summary,
-            duration,
-            expectation_report.as_ref(),
-        )),
-        Format::Junit => Some(junit::render(&TOOL, &results, &summary, duration)),
+    let report = ExpectationsReport {
+        file: exp.path().display().to_string(),
+        updated,
+        expired,
+        unmatched,
+        strict: args.strict_expectations,
     };
-    if let Some(doc) = document {
-        match &args.output {
-            Some(path) => write_file(path, &doc)?,
-            None => {
-                write_stdout(&doc)?;
-                for g in &gate {
-                    eprintln!("{g}");
-                }
-                eprint!(
-                    "{}",
-                    human::summary_line(&summary, duration, human::Style { color: false })
-                );
-            }
-        }
-    }
-    let bad_case = results.iter().any(|r| match &r.expectation {
-        Some(n) if n.outcome != "tolerance-only" => n.fails_gate,
-        _ => {
-            matches!(r.status, Status::Failed | Status::Errored)
-                || (args.deny_skip && r.status == Status::Skipped)
-        }
-    });
-    Ok(if bad_case || !gate.is_empty() {
-        exit::CASES_FAILED
-    } else {
-        exit::OK
-    })
+    Ok((results, Some(report), gate))
 }
 
 /// Loads `--expectations`; with `--update-expectations` a missing file starts empty.
@@ -253,12 +285,7 @@ fn load_expectations(args: &RunArgs) -> Result<Option<Expectations>> {
 }
 
 /// What the expectations say of result `index` of a judgement.
-fn note(
-    exp: &Expectations,
-    judgement: &Judgement,
-    index: usize,
-    deny_skip: bool,
-) -> Option<ExpectationNote> {
+fn note(exp: &Expectations, judgement: &Judgement, index: usize) -> Option<ExpectationNote> {
     let j = judgement.cases.get(index)?.as_ref()?;
     let entry = exp.entries().get(j.entry)?;
     let (outcome, detail) = match &j.outcome {
@@ -267,7 +294,6 @@ fn note(
         Outcome::Different(how) => ("different", Some(how.clone())),
         Outcome::ToleranceOnly => ("tolerance-only", None),
     };
-    let _ = deny_skip;
     Some(ExpectationNote {
         outcome,
         entry: entry.case.clone(),
@@ -279,21 +305,22 @@ fn note(
 }
 
 /// The command that re-runs one case alone with the same settings: the same paths (so the
-/// case keeps its name, and expectations still match) narrowed by an anchored `--filter`.
-fn rerun_command(args: &RunArgs, case: &str) -> String {
-    let mut parts = vec!["onnx-idx-check".to_string(), "run".to_string()];
-    parts.extend(
+/// case keeps its name, and expectations still match) narrowed by an anchored `--filter`, then
+/// every option that shapes verdicts.
+fn rerun_command(args: &RunArgs) -> Rerun {
+    let mut prefix = vec!["onnx-idx-check".to_string(), "run".to_string()];
+    prefix.extend(
         args.selection
             .paths
             .iter()
             .map(|p| shell_quote(&p.display().to_string())),
     );
-    parts.push("--filter".into());
-    parts.push(shell_quote(&format!("^{}$", regex::escape(case))));
+    let mut suffix = String::new();
     let mut flag = |name: &str, value: Option<String>| {
-        parts.push(format!("--{name}"));
+        suffix.push_str(&format!(" --{name}"));
         if let Some(v) = value {
-            parts.push(shell_quote(&v));
+            suffix.push(' ');
+            suffix.push_str(&shell_quote(&v));
         }
     };
     if let Some(dir) = &args.actual {
@@ -320,47 +347,9 @@ fn rerun_command(args: &RunArgs, case: &str) -> String {
     if let Some(file) = &args.expectations {
         flag("expectations", Some(file.display().to_string()));
     }
-    parts.join(" ")
-}
-
-/// Quotes a word for a POSIX shell when it needs it.
-fn shell_quote(word: &str) -> String {
-    let safe = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_-./:=@%+,".contains(&b));
-    if safe {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
-
-fn progress_bar(len: usize, wanted: bool) -> indicatif::ProgressBar {
-    // Only on a terminal, and only for runs long enough to need one.
-    if !wanted || !std::io::stderr().is_terminal() || len < 50 {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases [{elapsed}]")
-    {
-        bar.set_style(style);
-    }
-    bar
-}
-
-fn write_file(path: &PathBuf, contents: &str) -> Result<()> {
-    std::fs::write(path, contents)
-        .with_context(|| format!("writing the report to {}", path.display()))
-}
-
-/// Writes to stdout; a closed pipe (`| head`) is not an error.
-fn write_stdout(s: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("writing to stdout"),
-        _ => Ok(()),
+    Rerun {
+        prefix: prefix.join(" "),
+        suffix,
     }
 }
 

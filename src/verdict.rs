@@ -254,3 +254,191 @@ impl Summary {
         s
     }
 }
+
+/// What `--expectations` found about the file itself.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ExpectationsReport {
+    /// The file.
+    pub file: String,
+    /// Whether `--update-expectations` rewrote it.
+    pub updated: bool,
+    /// Case patterns of entries whose `until` date has passed (each fails the run).
+    pub expired: Vec<String>,
+    /// Case patterns of entries that matched no case (a warning; an error with
+    /// `--strict-expectations`).
+    pub unmatched: Vec<String>,
+    /// Whether `--strict-expectations` makes unmatched entries fail the run (not in the JSON
+    /// report: the gate says what failed).
+    #[serde(skip)]
+    pub strict: bool,
+}
+
+/// The run's own verdict: whether it passes, and every reason it does not. The exit status is
+/// read from it, and every report receives it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Gate {
+    /// Why the run fails, in a fixed order (cases, expectations, requirements); empty when it
+    /// passes.
+    pub reasons: Vec<GateReason>,
+}
+
+/// One reason a run fails.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateReason {
+    /// What kind of rule failed.
+    pub kind: GateKind,
+    /// What failed, for people: `--min-cases 5: only 3 cases ran`.
+    pub message: String,
+}
+
+/// The rules a run is gated by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GateKind {
+    /// Cases that failed, errored, passed unexpectedly or (with `--deny-skip`) were skipped.
+    Cases,
+    /// The expectations file itself: an expired entry, or (with `--strict-expectations`) an
+    /// entry that matched no case.
+    Expectations,
+    /// `--min-cases N`: fewer cases ran.
+    MinCases,
+    /// `--require-op OP[-VERSION]`: no case ran that operator (version).
+    RequireOp,
+}
+
+impl GateKind {
+    /// The stable identifier used in reports.
+    pub fn id(self) -> &'static str {
+        match self {
+            GateKind::Cases => "cases",
+            GateKind::Expectations => "expectations",
+            GateKind::MinCases => "min-cases",
+            GateKind::RequireOp => "require-op",
+        }
+    }
+
+    /// Whether the rule is one the run was asked to meet (`--min-cases`, `--require-op`) rather
+    /// than a verdict the reports already show case by case.
+    pub fn is_requirement(self) -> bool {
+        matches!(self, GateKind::MinCases | GateKind::RequireOp)
+    }
+}
+
+/// What the run must show to pass besides its verdicts: `--min-cases` and `--require-op`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Requirements {
+    /// `--min-cases N`: at least this many cases must run (passed, failed or errored; skipped
+    /// cases and cases `--fail-fast` left out do not count).
+    pub min_cases: Option<usize>,
+    /// `--require-op`: operator versions (`GatherND-12`) or operators (`ScatterElements`, any
+    /// version) at least one case must run, as the per-operator summary spells them.
+    pub ops: Vec<RequiredOp>,
+}
+
+/// One `--require-op`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequiredOp {
+    /// As given on the command line.
+    pub given: String,
+    /// The operator as the per-operator summary names it, without version
+    /// (`com.microsoft.GatherGrad`, `Gather`).
+    pub op: String,
+    /// The exact `since_version`, or `None` for any.
+    pub version: Option<i64>,
+}
+
+impl RequiredOp {
+    /// Whether a per-operator key (`Gather-13`, `com.microsoft.GatherGrad-1`) is this operator
+    /// (version).
+    pub fn matches(&self, key: &str) -> bool {
+        let Some((op, version)) = key.rsplit_once('-') else {
+            return false;
+        };
+        op == self.op && self.version.is_none_or(|v| version.parse::<i64>() == Ok(v))
+    }
+}
+
+/// Whether a case counts as run for `--min-cases` and `--require-op`: it was evaluated (passed,
+/// failed or errored), not skipped.
+fn ran(c: &CaseResult) -> bool {
+    c.status != Status::Skipped
+}
+
+impl Gate {
+    /// Whether the run passes.
+    pub fn passed(&self) -> bool {
+        self.reasons.is_empty()
+    }
+
+    /// The gate of a run: its cases (with their expectation notes), the expectations file's own
+    /// failures (`expectations`, messages as they are), and the requirements.
+    pub fn of(
+        cases: &[CaseResult],
+        deny_skip: bool,
+        expectations: Vec<String>,
+        requirements: &Requirements,
+    ) -> Gate {
+        let mut reasons = Vec::new();
+        let mut bad: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in cases {
+            let why = match &c.expectation {
+                Some(n) if n.outcome != "tolerance-only" => {
+                    n.fails_gate.then_some(match n.outcome {
+                        "unexpectedly-passed" => "passed unexpectedly",
+                        "different" => "failed differently than expected",
+                        other => other,
+                    })
+                }
+                _ => match c.status {
+                    Status::Failed => Some("failed"),
+                    Status::Errored => Some("errored"),
+                    Status::Skipped if deny_skip => Some("skipped (--deny-skip)"),
+                    _ => None,
+                },
+            };
+            if let Some(why) = why {
+                *bad.entry(why).or_default() += 1;
+            }
+        }
+        if !bad.is_empty() {
+            let parts: Vec<String> = bad.iter().map(|(why, n)| format!("{n} {why}")).collect();
+            reasons.push(GateReason {
+                kind: GateKind::Cases,
+                message: format!("cases: {}", parts.join(", ")),
+            });
+        }
+        reasons.extend(expectations.into_iter().map(|message| GateReason {
+            kind: GateKind::Expectations,
+            message,
+        }));
+        let run = cases.iter().filter(|c| ran(c)).count();
+        if let Some(min) = requirements.min_cases.filter(|&min| run < min) {
+            reasons.push(GateReason {
+                kind: GateKind::MinCases,
+                message: format!(
+                    "--min-cases {min}: only {run} {} ran (skipped cases do not count)",
+                    if run == 1 { "case" } else { "cases" }
+                ),
+            });
+        }
+        for req in &requirements.ops {
+            let exercised = cases
+                .iter()
+                .filter(|c| ran(c))
+                .any(|c| c.op_versions.iter().any(|k| req.matches(k)));
+            if !exercised {
+                reasons.push(GateReason {
+                    kind: GateKind::RequireOp,
+                    message: format!(
+                        "--require-op {}: no case ran {}",
+                        req.given,
+                        match req.version {
+                            Some(v) => format!("{}-{v}", req.op),
+                            None => format!("{} (any version)", req.op),
+                        }
+                    ),
+                });
+            }
+        }
+        Gate { reasons }
+    }
+}
