@@ -378,29 +378,38 @@ impl Gate {
         requirements: &Requirements,
     ) -> Gate {
         let mut reasons = Vec::new();
-        let mut bad: BTreeMap<&str, usize> = BTreeMap::new();
+        // Counted per way of failing, in this order.
+        let mut bad = [
+            ("failed", 0),
+            ("errored", 0),
+            ("skipped (--deny-skip)", 0),
+            ("passed unexpectedly", 0),
+            ("failed differently than expected", 0),
+        ];
         for c in cases {
             let why = match &c.expectation {
-                Some(n) if n.outcome != "tolerance-only" => {
-                    n.fails_gate.then_some(match n.outcome {
-                        "unexpectedly-passed" => "passed unexpectedly",
-                        "different" => "failed differently than expected",
-                        other => other,
-                    })
-                }
+                Some(n) if n.outcome != "tolerance-only" => match n.outcome {
+                    _ if !n.fails_gate => None,
+                    "unexpectedly-passed" => Some(3),
+                    _ => Some(4),
+                },
                 _ => match c.status {
-                    Status::Failed => Some("failed"),
-                    Status::Errored => Some("errored"),
-                    Status::Skipped if deny_skip => Some("skipped (--deny-skip)"),
+                    Status::Failed => Some(0),
+                    Status::Errored => Some(1),
+                    Status::Skipped if deny_skip => Some(2),
                     _ => None,
                 },
             };
-            if let Some(why) = why {
-                *bad.entry(why).or_default() += 1;
+            if let Some(i) = why {
+                bad[i].1 += 1;
             }
         }
-        if !bad.is_empty() {
-            let parts: Vec<String> = bad.iter().map(|(why, n)| format!("{n} {why}")).collect();
+        let parts: Vec<String> = bad
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        if !parts.is_empty() {
             reasons.push(GateReason {
                 kind: GateKind::Cases,
                 message: format!("cases: {}", parts.join(", ")),
@@ -440,5 +449,122 @@ impl Gate {
             }
         }
         Gate { reasons }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(name: &str, status: Status, ops: &[&str]) -> CaseResult {
+        CaseResult {
+            name: name.into(),
+            path: PathBuf::from(name),
+            ops: Vec::new(),
+            opset: BTreeMap::new(),
+            op_versions: ops.iter().map(|s| s.to_string()).collect(),
+            files: Vec::new(),
+            origin: None,
+            expectation: None,
+            traits: Vec::new(),
+            status,
+            reason: None,
+            data_sets: Vec::new(),
+            duration: Duration::ZERO,
+        }
+    }
+
+    fn op(op: &str, version: Option<i64>) -> RequiredOp {
+        RequiredOp {
+            given: match version {
+                Some(v) => format!("{op}-{v}"),
+                None => op.to_string(),
+            },
+            op: op.to_string(),
+            version,
+        }
+    }
+
+    fn messages(g: &Gate) -> Vec<(&'static str, &str)> {
+        g.reasons
+            .iter()
+            .map(|r| (r.kind.id(), r.message.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn a_run_of_passes_and_skips_passes_unless_skips_are_denied() {
+        let cases = [
+            case("a", Status::Passed, &["Gather-13"]),
+            case("b", Status::Skipped, &["Add"]),
+        ];
+        let none = Requirements::default();
+        assert!(Gate::of(&cases, false, Vec::new(), &none).passed());
+        let g = Gate::of(&cases, true, Vec::new(), &none);
+        assert_eq!(messages(&g), [("cases", "cases: 1 skipped (--deny-skip)")]);
+    }
+
+    #[test]
+    fn reasons_come_in_order_cases_expectations_requirements() {
+        let mut xpass = case("x", Status::Passed, &["Gather-13"]);
+        xpass.expectation = Some(ExpectationNote {
+            outcome: "unexpectedly-passed",
+            entry: "x".into(),
+            reason: "r".into(),
+            link: None,
+            detail: None,
+            fails_gate: true,
+        });
+        let mut xfail = case("y", Status::Failed, &["Gather-13"]);
+        xfail.expectation = Some(ExpectationNote {
+            outcome: "expected-failure",
+            fails_gate: false,
+            ..xpass.expectation.clone().unwrap()
+        });
+        let cases = [
+            case("a", Status::Errored, &["GatherND-12"]),
+            case("b", Status::Failed, &["Gather-13"]),
+            case("c", Status::Failed, &["Gather-13"]),
+            case("d", Status::Skipped, &["ScatterND-18"]),
+            xpass,
+            xfail,
+        ];
+        let req = Requirements {
+            min_cases: Some(6),
+            ops: vec![
+                op("GatherND", Some(12)),
+                op("ScatterND", None),
+                op("Gather", Some(11)),
+            ],
+        };
+        let g = Gate::of(&cases, false, vec!["expectations: expired".into()], &req);
+        assert_eq!(
+            messages(&g),
+            [
+                ("cases", "cases: 2 failed, 1 errored, 1 passed unexpectedly"),
+                ("expectations", "expectations: expired"),
+                (
+                    "min-cases",
+                    "--min-cases 6: only 5 cases ran (skipped cases do not count)"
+                ),
+                // GatherND-12 ran (errored counts); ScatterND only in a skipped case.
+                (
+                    "require-op",
+                    "--require-op ScatterND: no case ran ScatterND (any version)"
+                ),
+                (
+                    "require-op",
+                    "--require-op Gather-11: no case ran Gather-11"
+                ),
+            ]
+        );
+        assert!(!g.passed());
+        // The last two cases: both ran, both Gather.
+        let met = Requirements {
+            min_cases: Some(2),
+            ops: vec![op("Gather", None)],
+        };
+        let g = Gate::of(&cases[4..], false, Vec::new(), &met);
+        assert_eq!(messages(&g), [("cases", "cases: 1 passed unexpectedly")]);
     }
 }

@@ -136,7 +136,7 @@ fn failure(s: &mut String, c: &CaseResult, rerun: &Rerun) {
 
 /// A failed output: its reason, shapes, diagnoses and mismatch table.
 fn output(s: &mut String, ds: &str, o: &OutputResult) {
-    let _ = writeln!(s, "**{} output {}**\n", text(ds), text(&o.name));
+    let _ = writeln!(s, "**{}**, output '{}'\n", text(ds), text(&o.name));
     let shapes = match &o.expected_shape {
         Some(shape) => format!(
             "expected {} {shape:?}, got {} {:?}; {} comparison",
