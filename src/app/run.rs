@@ -1,16 +1,15 @@
-//! One function per subcommand: assembles discover -> runner -> reporters and returns the exit
-//! status.
+//! `run`: options -> select cases -> reporters -> runner -> gate -> exit status. Each step is one
+//! function below; the runner produces verdicts, the reporters ([`crate::report`]) receive them as
+//! events, and the exit status follows the run's [`Gate`].
 
-use crate::cli::{
-    BenchArgs, Cli, Command, CoverageArgs, Format, ListArgs, ListFormat, OpsArgs, ReviewArgs,
-    RunArgs, Selection,
-};
-use crate::config::{self, CaseFilter, UsageError};
+use super::select_with_names;
+use crate::cli::{Format, RunArgs};
+use crate::config::{self, UsageError};
 use crate::discover::{self, Case};
 use crate::exit;
 use crate::expectations::{Date, Expectations, Judgement, Outcome};
 use crate::report::{
-    human, json, junit, markdown, shell_quote, write_stdout, Dest, Event, Reporters, Rerun, RunEnd,
+    human, json, junit, markdown, shell_quote, Dest, Event, Reporters, Rerun, RunEnd,
 };
 use crate::runner::{self, RunOptions};
 use crate::verdict::{
@@ -19,62 +18,14 @@ use crate::verdict::{
 use anyhow::{Context, Result};
 use std::time::Instant;
 
-/// Runs the command line; usage problems come back as [`UsageError`] in the chain.
-pub fn run(cli: Cli) -> Result<u8> {
-    match cli.command {
-        Command::Run(args) => run_cases(*args),
-        Command::List(args) => list(args),
-        Command::Ops(args) => ops(args),
-        Command::Bench(args) => bench(args),
-        Command::Review(args) => review(args),
-        Command::Coverage(args) => coverage(args),
-    }
-}
-
-/// Discovers the selected cases; no case at all is a usage error.
-fn select(sel: &Selection) -> Result<Vec<Case>> {
-    select_with_names(sel).map(|(cases, _)| cases)
-}
-
-/// [`select`], also returning the names of every case found before `--filter`, `--exclude` and
-/// `--shard` (expectations entries for cases left out are not "unmatched").
-fn select_with_names(sel: &Selection) -> Result<(Vec<Case>, Vec<String>)> {
-    let filter = CaseFilter::new(sel)?;
-    let found = discover::discover(&sel.paths).map_err(|e| UsageError(e.to_string()))?;
-    for w in &found.warnings {
-        eprintln!("warning: {w}");
-    }
-    let total = found.cases.len();
-    let names: Vec<String> = found.cases.iter().map(|c| c.name.clone()).collect();
-    let cases: Vec<Case> = found
-        .cases
-        .into_iter()
-        .filter(|c| filter.matches(c))
-        .collect();
-    if cases.is_empty() {
-        let paths: Vec<String> = sel.paths.iter().map(|p| p.display().to_string()).collect();
-        let why = if total == 0 {
-            "no directory with a model.onnx".to_string()
-        } else {
-            format!("{total} cases found, none selected by --filter/--exclude")
-        };
-        return Err(UsageError(format!("no case found under {}: {why}", paths.join(", "))).into());
-    }
-    // An empty shard is not an error: a CI matrix may have more shards than cases.
-    Ok((
-        cases.into_iter().filter(|c| filter.in_shard(c)).collect(),
-        names,
-    ))
-}
-
 /// `run`: options -> select cases -> reporters -> runner -> gate -> exit status.
-fn run_cases(args: RunArgs) -> Result<u8> {
+pub(super) fn run_cases(args: RunArgs) -> Result<u8> {
     let settings = RunSettings::new(&args)?;
     let (cases, all_names) = select_with_names(&args.selection)?;
-    let mut reporters = reporters(&args, &settings)?;
+    let mut reporters = reporters(&args, &settings);
     let (results, duration, not_run) = run_reported(&cases, &args, &settings, &mut reporters);
     let (results, expectations, expectation_gate) =
-        judge_expectations(results, &cases, &args, &settings, &all_names)?;
+        judge_expectations(results, &args, &settings, &all_names)?;
     let summary = Summary::of(&results, not_run);
     let gate = Gate::of(
         &results,
@@ -149,7 +100,7 @@ impl RunSettings {
 /// The reporters of a run: the human output (streaming on the terminal, or its summary alone on
 /// stderr when a report takes stdout), then the report of `--format` / `--output` and each
 /// `--report`.
-fn reporters(args: &RunArgs, settings: &RunSettings) -> Result<Reporters> {
+fn reporters(args: &RunArgs, settings: &RunSettings) -> Reporters {
     let mut reporters = Reporters::default();
     if settings.terminal {
         let style = human::Style {
@@ -174,7 +125,7 @@ fn reporters(args: &RunArgs, settings: &RunSettings) -> Result<Reporters> {
             }),
         });
     }
-    Ok(reporters)
+    reporters
 }
 
 /// Runs the cases, handing each result to the reporters as it arrives; returns the results (with
@@ -215,7 +166,6 @@ fn run_reported(
 /// under `--strict-expectations`).
 fn judge_expectations(
     mut results: Vec<CaseResult>,
-    _cases: &[Case],
     args: &RunArgs,
     settings: &RunSettings,
     all_names: &[String],
@@ -351,129 +301,4 @@ fn rerun_command(args: &RunArgs) -> Rerun {
         prefix: prefix.join(" "),
         suffix,
     }
-}
-
-fn list(args: ListArgs) -> Result<u8> {
-    let cases = select(&args.selection)?;
-    let listed: Vec<_> = cases
-        .iter()
-        .map(|c| crate::catalog::list_case(c, runner::DEFAULT_MAX_TENSOR_BYTES))
-        .collect();
-    let doc = match args.format {
-        ListFormat::Human => crate::catalog::render_list(&listed),
-        ListFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&listed).context("serialising the list")?;
-            s.push('\n');
-            s
-        }
-    };
-    write_stdout(&doc)?;
-    Ok(exit::OK)
-}
-
-fn ops(args: OpsArgs) -> Result<u8> {
-    let doc = match args.format {
-        ListFormat::Human => crate::catalog::render_matrix(),
-        ListFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&crate::catalog::matrix())
-                .context("serialising the matrix")?;
-            s.push('\n');
-            s
-        }
-    };
-    write_stdout(&doc)?;
-    Ok(exit::OK)
-}
-
-fn review(args: ReviewArgs) -> Result<u8> {
-    let found = discover::discover(&args.paths).map_err(|e| UsageError(e.to_string()))?;
-    for w in &found.warnings {
-        eprintln!("warning: {w}");
-    }
-    let mode = if args.accept_all {
-        crate::review::Mode::AcceptAll
-    } else if args.reject_all {
-        crate::review::Mode::RejectAll
-    } else if args.list {
-        crate::review::Mode::List
-    } else {
-        crate::review::Mode::Interactive
-    };
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let mut out = std::io::stdout().lock();
-    let summary = crate::review::review(
-        &args.dir,
-        &found.cases,
-        mode,
-        &mut input,
-        &mut out,
-        config::use_color(args.color),
-    )
-    .map_err(|e| UsageError(e.to_string()))?;
-    Ok(if summary.problems > 0 {
-        exit::CASES_FAILED
-    } else {
-        exit::OK
-    })
-}
-
-fn coverage(args: CoverageArgs) -> Result<u8> {
-    let cases = select(&args.selection)?;
-    let opts = RunOptions {
-        coverage: true,
-        ..RunOptions::default()
-    };
-    let (results, _) = runner::run_all(&cases, &opts, config::jobs(args.jobs)?, false, |_| {});
-    let rows = crate::coverage::report(&results);
-    let doc = match args.format {
-        ListFormat::Human => {
-            let passed = results
-                .iter()
-                .filter(|r| r.status == crate::verdict::Status::Passed)
-                .count();
-            format!(
-                "{}{passed} of {} cases passed; traits counted from passing cases only\n",
-                crate::coverage::render(&rows),
-                results.len()
-            )
-        }
-        ListFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&rows).context("serialising the coverage")?;
-            s.push('\n');
-            s
-        }
-    };
-    write_stdout(&doc)?;
-    Ok(exit::OK)
-}
-
-fn bench(args: BenchArgs) -> Result<u8> {
-    let opts = RunOptions {
-        max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
-        ..RunOptions::default()
-    };
-    let found = discover::discover(std::slice::from_ref(&args.case))
-        .map_err(|e| UsageError(e.to_string()))?;
-    let case = found
-        .cases
-        .into_iter()
-        .find(|c| c.dir == args.case)
-        .ok_or_else(|| {
-            UsageError(format!(
-                "{} is not a case directory (no model.onnx)",
-                args.case.display()
-            ))
-        })?;
-    let r = crate::bench::bench(&case, &opts, args.warmup, args.iters).map_err(UsageError)?;
-    let doc = match args.format {
-        ListFormat::Human => crate::bench::render(&r),
-        ListFormat::Json => {
-            let mut s = serde_json::to_string(&r).context("serialising the result")?;
-            s.push('\n');
-            s
-        }
-    };
-    write_stdout(&doc)?;
-    Ok(exit::OK)
 }
