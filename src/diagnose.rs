@@ -6,8 +6,8 @@
 //! runtimes have shipped: negative indices not normalised, out-of-range indices wrapped, clamped
 //! or zero-filled, duplicates resolved first-write-wins, the reduction ignored, the axis or
 //! batch_dims ignored, a reduction accumulated in another order. A wrong output is explained by
-//! the first quirk whose result reproduces it exactly; each listed mismatch is explained by the
-//! provenance of its element under the correct semantics.
+//! every quirk whose result reproduces it exactly, most specific first; each listed mismatch is
+//! explained by the provenance of its element under the correct semantics.
 //!
 //! Values under a quirk are computed by the same element copies and reduction arithmetic as the
 //! kernels ([`crate::ops::reduction`]), so a reproduction is bit-exact, not approximate.
@@ -827,15 +827,26 @@ fn quirk_variants(class: BugClass, subj: &Subject<'_>) -> Vec<Quirks> {
     }
 }
 
-/// The bug class whose semantics reproduce `actual` exactly, when `actual` is wrong. `reference`
-/// is the correct output, or `None` when the spec requires an error for these inputs.
+/// The first bug class of [`classify_all`]: the most specific one that reproduces `actual`.
 pub fn classify(
     subj: &Subject<'_>,
     reference: Option<&Tensor>,
     actual: &Tensor,
 ) -> Option<BugClass> {
+    classify_all(subj, reference, actual).into_iter().next()
+}
+
+/// Every bug class whose semantics reproduce `actual` exactly, when `actual` is wrong, most
+/// specific first (the order of [`BugClass::ALL`]); empty when none does. `reference` is the
+/// correct output, or `None` when the spec requires an error for these inputs.
+pub fn classify_all(
+    subj: &Subject<'_>,
+    reference: Option<&Tensor>,
+    actual: &Tensor,
+) -> Vec<BugClass> {
+    let mut found = Vec::new();
     if reference.is_some_and(|r| identical(r, actual)) {
-        return None;
+        return found;
     }
     // A quirk explains the output only if it changes something: compare with the correct result,
     // or, where the spec requires an error, with what the op computes when its indices are valid
@@ -863,11 +874,13 @@ pub fn classify(
             let Some(out) = execute(&sem) else { continue };
             let changes_something = baseline.is_none_or(|b| !identical(b, &out));
             if changes_something && identical(&out, actual) {
-                return Some(class);
+                found.push(class);
+                // One variant reproducing it is enough for this class.
+                break;
             }
         }
     }
-    None
+    found
 }
 
 /// Whether the op reads one data element twice (gathers) or writes one output element more than
@@ -996,6 +1009,34 @@ mod tests {
             attribute,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn every_class_that_reproduces_the_output_is_listed_most_specific_first() {
+        // ScatterElements on an axis of size 2 with indices [0, -2]: both write element 0, and the
+        // last write (2.0) wins. Keeping the first write (1.0) is first-write-wins; dropping the
+        // un-normalised -2 leaves the first write too: both classes reproduce [1, 20].
+        let n = node("ScatterElements", &[], None);
+        let data = f32s(&[2], &[10.0, 20.0]);
+        let idx = i64s(&[2], &[0, -2]);
+        let upd = f32s(&[2], &[1.0, 2.0]);
+        let subj = Subject {
+            node: &n,
+            domain: "",
+            since: 13,
+            inputs: vec![Some(&data), Some(&idx), Some(&upd)],
+        };
+        let reference = f32s(&[2], &[2.0, 20.0]);
+        let wrong = f32s(&[2], &[1.0, 20.0]);
+        assert_eq!(
+            classify_all(&subj, Some(&reference), &wrong),
+            vec![BugClass::NegativeNotNormalized, BugClass::FirstWriteWins]
+        );
+        assert_eq!(
+            classify(&subj, Some(&reference), &wrong),
+            Some(BugClass::NegativeNotNormalized)
+        );
+        assert!(classify_all(&subj, Some(&reference), &reference).is_empty());
     }
 
     #[test]
