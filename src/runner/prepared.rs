@@ -77,11 +77,9 @@ impl Prepared {
     }
 
     /// Whether the graph's operator reads its data only where it gathers (a gather), rather than
-    /// copying it whole (a scatter).
+    /// copying it whole (a scatter), as the registry says ([`crate::ops::OpDef::gathers`]).
     pub fn is_gather(&self) -> bool {
-        eval::op_names(&self.model)
-            .iter()
-            .any(|op| op.contains("Gather"))
+        eval::plan(&self.model).is_ok_and(|p| p.defs().any(|d| d.gathers))
     }
 
     /// Evaluates the graph once.
