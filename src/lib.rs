@@ -53,4 +53,9 @@ pub mod tensor;
 pub mod verdict;
 
 pub use ops::SpecError;
+
+// The kernels' macros, crate-private, at the paths the modules use (`crate::spec_err!`).
+pub(crate) use ops::index::{dispatch_words, with_indices};
+pub(crate) use ops::spec_err;
+pub(crate) use tensor::storage::dispatch_by_width;
 pub use tensor::{DType, DTypeMismatch, Element, ShapeError, Tensor};

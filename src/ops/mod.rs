@@ -62,10 +62,10 @@ pub enum SpecError {
 pub type KernelError = SpecError;
 
 /// Shorthand for a [`KernelError::Spec`] with a formatted message.
-#[macro_export]
 macro_rules! spec_err {
     ($($arg:tt)*) => { $crate::ops::KernelError::Spec(format!($($arg)*)) };
 }
+pub(crate) use spec_err;
 
 /// What an input is for, so that coverage, diagnosis, `bench` and the generator find inputs by
 /// their part in the operation rather than by name.

@@ -7,7 +7,7 @@
 
 pub mod dtype;
 mod element;
-mod storage;
+pub(crate) mod storage;
 pub mod value;
 
 pub use dtype::{Class, DType, DTypeSet, Layout};
