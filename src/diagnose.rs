@@ -13,9 +13,9 @@
 //! kernels ([`crate::ops::reduction`]), so a reproduction is bit-exact, not approximate.
 
 use crate::compare::{compare, Mode, Tolerance};
-use crate::ops::attr;
 use crate::ops::gather_elements::{check_element_shapes, for_each_element};
 use crate::ops::reduction::{self, Reduction, Visit};
+use crate::ops::{self, Attrs, Resolution};
 use crate::pb::NodeProto;
 use crate::tensor::{numel, strides, unravel, DType, Layout, Storage, Tensor};
 
@@ -125,8 +125,9 @@ enum Oob {
     Zero,
 }
 
+/// The wrong semantics being tried (all off: the correct semantics).
 #[derive(Clone, Copy, Debug, Default)]
-struct Quirks {
+pub struct Quirks {
     neg: Neg,
     oob: Oob,
     reverse: bool,
@@ -177,7 +178,7 @@ fn resolve(k: i64, s: usize, q: &Quirks) -> Resolved {
 }
 
 /// The op's index input as values and shape, for messages.
-struct IndexInfo {
+pub struct IndexInfo {
     values: Vec<i64>,
     shape: Vec<usize>,
     /// The axis indexed (element-wise ops), or `None` for tuple indices (GatherND/ScatterND).
@@ -226,31 +227,101 @@ impl IndexInfo {
 }
 
 /// What an op does, element by element, under some quirks.
-enum Semantics<'a> {
+pub enum Semantics<'a> {
     /// Each output element is a copy of one data element (or zero).
     Gathered {
+        /// The tensor read from.
         data: &'a Tensor,
+        /// The output's shape.
         shape: Vec<usize>,
         /// Per output element: (data flat offset or None for zero, index position).
         origin: Vec<(Option<usize>, usize)>,
+        /// The index input, for messages.
         index: IndexInfo,
     },
     /// The output starts as data (or zeros) and receives updates in order.
     Scattered {
+        /// The starting tensor, or `None` for zeros.
         base: Option<&'a Tensor>,
+        /// The output's dtype.
         dtype: DType,
+        /// The output's shape.
         shape: Vec<usize>,
+        /// The values written.
         updates: &'a Tensor,
         /// (output flat, updates flat, index position), in application order.
         pairs: Vec<(usize, usize, usize)>,
+        /// How an update combines with what is there.
         reduction: Reduction,
+        /// The index input, for messages.
         index: IndexInfo,
     },
 }
 
-fn int_attr(node: &NodeProto, name: &str, default: i64) -> Option<i64> {
-    attr::int(node, name, default).ok()
+impl<'a> Subject<'a> {
+    /// Input `i`, when present.
+    pub fn input(&self, i: usize) -> Option<&'a Tensor> {
+        self.inputs.get(i).copied().flatten()
+    }
+
+    /// The INT attribute `name`, or `default`; `None` when it is mistyped.
+    pub fn int_attr(&self, name: &str, default: i64) -> Option<i64> {
+        Attrs::of_node(self.node).int(name, default).ok()
+    }
+
+    /// The `axis` attribute (default 0) normalised against `rank`, or 0 under the axis-ignored
+    /// quirk.
+    pub fn axis(&self, rank: usize, q: &Quirks) -> Option<usize> {
+        if q.axis_zero {
+            Some(0)
+        } else {
+            norm_axis(self.int_attr("axis", 0)?, rank)
+        }
+    }
+
+    /// The `batch_dims` attribute (default 0), or 0 under the batch-dims-ignored quirk.
+    pub fn batch_dims(&self, q: &Quirks) -> Option<i64> {
+        if q.batch_zero {
+            Some(0)
+        } else {
+            self.int_attr("batch_dims", 0)
+        }
+    }
+
+    /// The `reduction` attribute (default none), or the one a quirk imposes.
+    pub fn reduction(&self, q: &Quirks) -> Option<Reduction> {
+        q.reduction.or_else(|| reduction_of(self.node))
+    }
 }
+
+impl Quirks {
+    /// The reduction a quirk imposes, if any (the backward ops' accumulation is add otherwise).
+    pub fn reduction(&self) -> Option<Reduction> {
+        self.reduction
+    }
+
+    /// Whether the axis is forced to 0.
+    pub fn axis_ignored(&self) -> bool {
+        self.axis_zero
+    }
+
+    /// These quirks for an op whose correct semantics zero-fill out-of-range indices (OpenVINO
+    /// Gather-8): unless a quirk says otherwise, out of range reads as zero.
+    pub fn zero_filling(&self) -> Quirks {
+        if self.oob == Oob::Invalid {
+            Quirks {
+                oob: Oob::Zero,
+                ..*self
+            }
+        } else {
+            *self
+        }
+    }
+}
+
+/// Builds what operator `def` does, element by element, for a subject under some quirks: the
+/// registry's hook ([`crate::ops::OpDef::provenance`]) that lets one diagnosis serve every op.
+pub type Provenance = for<'a> fn(&Subject<'a>, &Quirks) -> Option<Semantics<'a>>;
 
 fn norm_axis(axis: i64, rank: usize) -> Option<usize> {
     let r = i64::try_from(rank).ok()?;
@@ -259,7 +330,10 @@ fn norm_axis(axis: i64, rank: usize) -> Option<usize> {
 }
 
 fn reduction_of(node: &NodeProto) -> Option<Reduction> {
-    let s = attr::string(node, "reduction", "none").ok()?;
+    parse_reduction(&Attrs::of_node(node).string("reduction", "none").ok()?)
+}
+
+fn parse_reduction(s: &str) -> Option<Reduction> {
     let all = [
         Reduction::None,
         Reduction::Add,
@@ -270,115 +344,40 @@ fn reduction_of(node: &NodeProto) -> Option<Reduction> {
     all.into_iter().find(|r| r.name() == s)
 }
 
-/// Builds the semantics of `subj` under `q`; `None` when the op is not modelled or its inputs
-/// cannot be evaluated under these quirks.
-fn semantics<'a>(subj: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
-    let input = |i: usize| subj.inputs.get(i).copied().flatten();
-    let op = subj.node.op_type.as_str();
-    // The `axis` attribute normalised against `rank`, or 0 under the axis-ignored quirk.
-    let axis_of = |rank: usize| {
-        if q.axis_zero {
-            Some(0)
-        } else {
-            norm_axis(int_attr(subj.node, "axis", 0)?, rank)
-        }
+/// What the op combines updates with under its correct semantics: the `reduction` attribute
+/// where the version has one, else what the registry says the version always does (the backward
+/// ops accumulate with add).
+fn correct_reduction(subj: &Subject<'_>) -> Reduction {
+    let Resolution::Found(_, v) = ops::resolve(subj.domain, &subj.node.op_type, subj.since) else {
+        return Reduction::None;
     };
-    // A `shape` input's dims, when all are non-negative.
-    let dims_of = |t: &Tensor| -> Option<Vec<usize>> {
-        t.to_i64_vec()?
-            .iter()
-            .map(|&d| usize::try_from(d).ok())
-            .collect()
-    };
-    match (subj.domain, op) {
-        ("", "Gather") => {
-            let (data, indices) = (input(0)?, input(1)?);
-            let axis = axis_of(data.rank())?;
-            gather(data, indices, axis, 0, q)
-        }
-        ("org.openvinotoolkit", "Gather") => {
-            // OpenVINO's correct semantics zero-fill out-of-range indices.
-            let zero = Quirks {
-                oob: Oob::Zero,
-                ..*q
-            };
-            let q = if q.oob == Oob::Invalid { &zero } else { q };
-            let (data, indices, axis_t) = (input(0)?, input(1)?, input(2)?);
-            let axis = if q.axis_zero {
-                0
-            } else {
-                norm_axis(*axis_t.to_i64_vec()?.first()?, data.rank())?
-            };
-            let b = int_attr(subj.node, "batch_dims", 0)?;
-            let b = if q.batch_zero {
-                0
-            } else if b < 0 {
-                usize::try_from(b + indices.rank() as i64).ok()?
-            } else {
-                b as usize
-            };
-            gather(data, indices, axis, b, q)
-        }
-        ("", "GatherElements") => {
-            let (data, indices) = (input(0)?, input(1)?);
-            let axis = axis_of(data.rank())?;
-            gather_elements(data, indices, axis, q)
-        }
-        ("", "GatherND") => {
-            let (data, indices) = (input(0)?, input(1)?);
-            let b = if q.batch_zero {
-                0
-            } else {
-                usize::try_from(int_attr(subj.node, "batch_dims", 0)?).ok()?
-            };
-            gather_nd(data, indices, b, q)
-        }
-        ("", "ScatterElements") | ("", "Scatter") => {
-            let (data, indices, updates) = (input(0)?, input(1)?, input(2)?);
-            let axis = axis_of(data.rank())?;
-            let red = q.reduction.unwrap_or(reduction_of(subj.node)?);
-            scatter_elements(
-                Some(data),
-                data.dtype(),
-                data.shape(),
-                indices,
-                updates,
-                axis,
-                red,
-                q,
-            )
-        }
-        ("", "ScatterND") => {
-            let (data, indices, updates) = (input(0)?, input(1)?, input(2)?);
-            let red = q.reduction.unwrap_or(reduction_of(subj.node)?);
-            scatter_nd(data, indices, updates, red, q)
-        }
-        ("com.microsoft", "GatherElementsGrad") => {
-            let (dy, shape, indices) = (input(0)?, input(1)?, input(2)?);
-            let shape = dims_of(shape)?;
-            let axis = axis_of(shape.len())?;
-            scatter_elements(
-                None,
-                dy.dtype(),
-                &shape,
-                indices,
-                dy,
-                axis,
-                q.reduction.unwrap_or(Reduction::Add),
-                q,
-            )
-        }
-        ("com.microsoft", "GatherGrad") => {
-            let (shape, indices, dy) = (input(0)?, input(1)?, input(2)?);
-            let shape = dims_of(shape)?;
-            let axis = axis_of(shape.len())?;
-            gather_grad(&shape, indices, dy, axis, q)
-        }
-        _ => None,
+    match v.mode_attr {
+        Some(_) => reduction_of(subj.node),
+        None => v.modes.first().and_then(|m| parse_reduction(m)),
     }
+    .unwrap_or(Reduction::None)
 }
 
-fn gather<'a>(
+/// Builds the semantics of `subj` under `q` through its operator's registry entry; `None` when
+/// the op is not modelled or its inputs cannot be evaluated under these quirks.
+fn semantics<'a>(subj: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let Resolution::Found(def, _) = ops::resolve(subj.domain, &subj.node.op_type, subj.since)
+    else {
+        return None;
+    };
+    (def.provenance?)(subj, q)
+}
+
+/// A `shape` input's dims, when all are non-negative.
+pub fn dims_of(t: &Tensor) -> Option<Vec<usize>> {
+    t.to_i64_vec()?
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect()
+}
+
+/// The provenance shape shared by the ops that work like gather.
+pub fn gather<'a>(
     data: &'a Tensor,
     indices: &Tensor,
     axis: usize,
@@ -438,7 +437,8 @@ fn gather<'a>(
     })
 }
 
-fn gather_elements<'a>(
+/// The provenance shape shared by the ops that work like gather elements.
+pub fn gather_elements<'a>(
     data: &'a Tensor,
     indices: &Tensor,
     axis: usize,
@@ -490,7 +490,8 @@ fn resolve_tuple(tuple: &[i64], dims: &[usize], q: &Quirks) -> Option<Option<usi
     Some(Some(off))
 }
 
-fn gather_nd<'a>(
+/// The provenance shape shared by the ops that work like gather nd.
+pub fn gather_nd<'a>(
     data: &'a Tensor,
     indices: &Tensor,
     b: usize,
@@ -537,7 +538,8 @@ fn gather_nd<'a>(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn scatter_elements<'a>(
+/// The provenance shape shared by the ops that work like scatter elements.
+pub fn scatter_elements<'a>(
     base: Option<&'a Tensor>,
     dtype: DType,
     shape: &[usize],
@@ -583,7 +585,8 @@ fn scatter_elements<'a>(
     })
 }
 
-fn scatter_nd<'a>(
+/// The provenance shape shared by the ops that work like scatter nd.
+pub fn scatter_nd<'a>(
     data: &'a Tensor,
     indices: &Tensor,
     updates: &'a Tensor,
@@ -630,7 +633,8 @@ fn scatter_nd<'a>(
     })
 }
 
-fn gather_grad<'a>(
+/// The provenance shape shared by the ops that work like gather grad.
+pub fn gather_grad<'a>(
     shape: &[usize],
     indices: &Tensor,
     dy: &'a Tensor,
@@ -772,8 +776,7 @@ fn identical(a: &Tensor, b: &Tensor) -> bool {
 /// The quirks that realise a bug class for this subject, or none when the class cannot apply
 /// (no negative index, no reduction, axis already 0, ...).
 fn quirk_variants(class: BugClass, subj: &Subject<'_>) -> Vec<Quirks> {
-    let red = reduction_of(subj.node).unwrap_or(Reduction::None);
-    let is_grad = subj.domain == "com.microsoft";
+    let red = correct_reduction(subj);
     let base = Quirks::default();
     match class {
         BugClass::NegativeNotNormalized => vec![
@@ -802,7 +805,7 @@ fn quirk_variants(class: BugClass, subj: &Subject<'_>) -> Vec<Quirks> {
             reverse: true,
             ..base
         }],
-        BugClass::ReductionIgnored if red != Reduction::None || is_grad => {
+        BugClass::ReductionIgnored if red != Reduction::None => {
             vec![Quirks {
                 reduction: Some(Reduction::None),
                 ..base
@@ -816,7 +819,7 @@ fn quirk_variants(class: BugClass, subj: &Subject<'_>) -> Vec<Quirks> {
             batch_zero: true,
             ..base
         }],
-        BugClass::AccumulationOrder if red != Reduction::None || is_grad => vec![Quirks {
+        BugClass::AccumulationOrder if red != Reduction::None => vec![Quirks {
             reverse: true,
             ..base
         }],

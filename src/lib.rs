@@ -32,3 +32,6 @@ pub mod review;
 pub mod runner;
 pub mod tensor;
 pub mod verdict;
+
+pub use ops::SpecError;
+pub use tensor::{DType, DTypeMismatch, Element, ShapeError, Tensor};
