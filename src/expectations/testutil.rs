@@ -83,7 +83,7 @@ fn output(name: &str, failed: bool, mismatches: usize, first: Option<Vec<usize>>
             })
             .collect(),
         tolerant: false,
-        diagnosis: None,
+        diagnoses: Vec::new(),
     }
 }
 
