@@ -172,12 +172,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
                     .elems::<u64>()
                     .ok_or_else(|| spec_err!("indices must be int64"))?,
             );
-            let total = numel(&oshape).unwrap_or(0);
-            match crate::dispatch_words!(
-                data.dtype(),
-                None,
-                gather_nd_words(data, idx, dims, &g, total)
-            ) {
+            match crate::dispatch_words!(data.dtype(), None, gather_nd_words(data, idx, dims, &g)) {
                 Some(storage) => {
                     Tensor::new(data.dtype(), oshape, storage).map_err(|e| spec_err!("{e}"))?
                 }
@@ -210,10 +205,9 @@ fn gather_nd_words<T: Elem + Copy>(
     idx: &[i64],
     dims: &[usize],
     g: &Geometry,
-    total: usize,
 ) -> Option<Storage> {
     let src = data.elems::<T>()?;
-    super::fast::gather_nd(src, idx, dims, g.tuples, g.block, g.slice, total).map(T::into_storage)
+    super::fast::gather_nd(src, idx, dims, g.batches, g.tuples, g.slice).map(T::into_storage)
 }
 
 fn gather_nd_t<T: Elem>(

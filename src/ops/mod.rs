@@ -9,7 +9,7 @@
 pub mod attr;
 #[cfg(test)]
 mod determinism;
-pub mod fast;
+pub(crate) mod fast;
 pub mod gather;
 pub mod gather_elements;
 pub mod gather_grad;

@@ -16,7 +16,7 @@
 use super::fast::{self, IndexWord};
 use super::gather_elements::{check_element_shapes, for_each_element};
 use super::index::{normalize_indices, Indices, Negatives};
-use super::reduction::{self, deal2, Reduction, Visit};
+use super::reduction::{self, deal, Reduction, Visit};
 use super::{
     AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec, Invocation, KernelError,
     OpDef, OpVersion, Role, SpecError,
@@ -496,6 +496,11 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
             let o = pos / per;
             let end = ((o + 1) * per).min(span.end);
             let base = o * r.s * inner;
+            // The block's destinations are below its end: u32 with room for SKIP above.
+            assert!(
+                base + r.s * inner <= reduction::SKIP as usize,
+                "destinations beyond u32"
+            );
             let (d, tail) = std::mem::take(&mut rest).split_at_mut(end - pos);
             rest = tail;
             let idx = &r.idx[pos..end];
@@ -522,28 +527,24 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
         &self,
         span: std::ops::Range<usize>,
         vals: &[u32],
-        split: u32,
-        buckets: [&mut [deal2::Slot]; 2],
-        cur: &mut [usize; 2],
+        buckets: &mut deal::Buckets<'_>,
         dst: &mut [u32],
     ) {
         // Destinations are the indices themselves (plus the row's start) when the updates run
         // along the last axis: the deal reads them directly (W6: 22.1 -> 20.6 ms).
         let Some((_, len, 1)) = self.flat else {
-            return reduction::deal_destinations(self, span, vals, split, buckets, cur, dst);
+            return reduction::deal_destinations(self, span, vals, buckets, dst);
         };
         let (r, mut bad) = self.reader();
-        let [b0, b1] = buckets;
         let mut pos = span.start;
         while pos < span.end {
             let o = pos / len;
             let end = ((o + 1) * len).min(span.end);
-            // Row o starts at o * s in the output, below SKIP (the split walk's outputs are).
-            let base = (o * r.s) as u32;
+            // Row o starts at o * s in the output (deal_indices checks that its row fits in u32).
+            let base = u32::try_from(o * r.s).expect("split walk rows start below u32::MAX");
             let v = &vals[pos - span.start..end - span.start];
             let idx = I::words(&r.idx[pos..end]);
-            let buckets = [&mut *b0, &mut *b1];
-            bad |= !deal2::deal_indices(idx, r.s, r.negatives, base, v, split, buckets, cur);
+            bad |= !deal::deal_indices(idx, r.s, r.negatives, base, v, buckets);
             pos = end;
         }
         self.note(bad);
