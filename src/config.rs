@@ -307,7 +307,17 @@ pub fn requirements(args: &RunArgs) -> Result<Requirements, UsageError> {
 /// be given for the default domain). An operator the registry does not know, or a version it does
 /// not have, is refused.
 pub fn required_op(given: &str) -> Result<RequiredOp, UsageError> {
-    let matrix = crate::catalog::matrix();
+    // Every operator version as reports name it, split into (operator, since_version).
+    let known: Vec<(String, i64)> = crate::ops::REGISTRY
+        .iter()
+        .filter(|def| !def.plumbing)
+        .flat_map(|def| {
+            def.versions
+                .iter()
+                .map(move |v| (def.version_name(v), v.since))
+        })
+        .filter_map(|(name, since)| Some((name.rsplit_once('-')?.0.to_string(), since)))
+        .collect();
     let (name, version) = match given.rsplit_once('-') {
         Some((op, v)) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => (
             op,
@@ -319,40 +329,31 @@ pub fn required_op(given: &str) -> Result<RequiredOp, UsageError> {
         _ => (given, None),
     };
     let name = name.strip_prefix("ai.onnx.").unwrap_or(name);
-    // The summary's key: the op type alone in the default domain, `domain.op` elsewhere.
-    let key = |row: &crate::catalog::OpRow| {
-        if row.domain == "ai.onnx" {
-            row.op.to_string()
-        } else {
-            format!("{}.{}", row.domain, row.op)
-        }
-    };
-    let rows: Vec<_> = matrix
+    let versions: Vec<i64> = known
         .iter()
-        .filter(|r| !r.plumbing && key(r) == name)
+        .filter(|(op, _)| op == name)
+        .map(|(_, since)| *since)
         .collect();
-    if rows.is_empty() {
-        let mut known: Vec<String> = matrix.iter().filter(|r| !r.plumbing).map(key).collect();
-        known.dedup();
+    if versions.is_empty() {
+        let mut ops: Vec<&str> = known.iter().map(|(op, _)| op.as_str()).collect();
+        ops.dedup();
         return Err(bad_op(
             given,
             &format!(
                 "no such operator in the registry (known: {})",
-                known.join(", ")
+                ops.join(", ")
             ),
         ));
     }
-    if let Some(v) = version {
-        if !rows.iter().any(|r| r.version == v) {
-            let versions: Vec<String> = rows.iter().map(|r| r.version.to_string()).collect();
-            return Err(bad_op(
-                given,
-                &format!(
-                    "{name} has no version {v} (its versions, by since_version: {})",
-                    versions.join(", ")
-                ),
-            ));
-        }
+    if let Some(v) = version.filter(|v| !versions.contains(v)) {
+        let listed: Vec<String> = versions.iter().map(i64::to_string).collect();
+        return Err(bad_op(
+            given,
+            &format!(
+                "{name} has no version {v} (its versions, by since_version: {})",
+                listed.join(", ")
+            ),
+        ));
     }
     Ok(RequiredOp {
         given: given.to_string(),

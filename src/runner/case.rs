@@ -38,10 +38,9 @@ impl Record {
     }
 }
 
-/// Runs one case.
-pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
-    let start = Instant::now();
-    let mut result = CaseResult {
+/// The result of `case` before anything is known of it: `status`, with `reason`.
+pub(super) fn bare_result(case: &Case, status: Status, reason: Option<String>) -> CaseResult {
+    CaseResult {
         name: case.name.clone(),
         path: case.dir.clone(),
         ops: Vec::new(),
@@ -51,11 +50,33 @@ pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
         origin: None,
         expectation: None,
         traits: Vec::new(),
-        status: Status::Passed,
-        reason: None,
+        status,
+        reason,
         data_sets: Vec::new(),
         duration: Default::default(),
+    }
+}
+
+/// The graph's initializers as tensors.
+pub(super) fn initializers(
+    plan: &eval::Plan<'_>,
+    case: &Case,
+    max_bytes: usize,
+) -> Result<Vec<(String, crate::tensor::Tensor)>, LoadError> {
+    let ctx = TensorContext {
+        base_dir: &case.dir,
+        max_bytes,
     };
+    plan.initializers()
+        .iter()
+        .map(|p| load::convert_tensor(p, "model.onnx", &ctx).map(|t| (p.name.clone(), t)))
+        .collect()
+}
+
+/// Runs one case.
+pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
+    let start = Instant::now();
+    let mut result = bare_result(case, Status::Passed, None);
     let inner = deadline::with_limit(opts.timeout, || run_case_inner(case, opts, &mut result));
     if let Err(Verdict(status, reason)) = inner {
         result.status = status;
@@ -130,15 +151,7 @@ fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Re
         }
         None => opts,
     };
-    let ctx = TensorContext {
-        base_dir: &case.dir,
-        max_bytes: opts.max_tensor_bytes,
-    };
-    let initializers = plan
-        .initializers()
-        .iter()
-        .map(|p| load::convert_tensor(p, "model.onnx", &ctx).map(|t| (p.name.clone(), t)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let initializers = initializers(&plan, case, opts.max_tensor_bytes)?;
     if case.data_sets.is_empty() {
         return Err(Verdict(
             Status::Errored,

@@ -1,9 +1,9 @@
 //! Cases on a thread pool of `--jobs` threads, their results delivered in case order.
 
+use super::case::bare_result;
 use super::{run_case, RunOptions};
 use crate::discover::Case;
 use crate::verdict::{CaseResult, Status};
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Runs `cases` on `jobs` threads, calling `on_result` with each result in case order. With
@@ -81,21 +81,11 @@ fn panicked(case: &Case, panic: &(dyn std::any::Any + Send)) -> CaseResult {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_string());
-    CaseResult {
-        name: case.name.clone(),
-        path: case.dir.clone(),
-        ops: Vec::new(),
-        opset: BTreeMap::new(),
-        op_versions: Vec::new(),
-        files: Vec::new(),
-        origin: None,
-        expectation: None,
-        traits: Vec::new(),
-        status: Status::Errored,
-        reason: Some(format!(
+    bare_result(
+        case,
+        Status::Errored,
+        Some(format!(
             "internal error in onnx-idx-check (please report it): {what}"
         )),
-        data_sets: Vec::new(),
-        duration: Default::default(),
-    }
+    )
 }

@@ -1,10 +1,11 @@
 //! A case loaded once and evaluated many times: the `bench` subcommand.
 
+use super::case::initializers;
 use super::data_set::DataSetFiles;
 use super::{RunOptions, Verdict};
 use crate::discover::{Case, DataSet};
 use crate::eval;
-use crate::load::{self, tensor::TensorContext};
+use crate::load;
 use crate::tensor::Tensor;
 
 /// A case prepared for repeated evaluation of its first data set (the `bench` subcommand).
@@ -26,16 +27,8 @@ impl Prepared {
             .map_err(|e| e.to_string())?;
         let (initializers, inputs, expected) = {
             let plan = eval::plan(&model).map_err(|e| e.to_string())?;
-            let ctx = TensorContext {
-                base_dir: &case.dir,
-                max_bytes: opts.max_tensor_bytes,
-            };
-            let initializers = plan
-                .initializers()
-                .iter()
-                .map(|p| load::convert_tensor(p, "model.onnx", &ctx).map(|t| (p.name.clone(), t)))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| e.to_string())?;
+            let initializers =
+                initializers(&plan, case, opts.max_tensor_bytes).map_err(|e| e.to_string())?;
             let files = DataSetFiles::scan(ds).map_err(|Verdict(_, m)| m)?;
             files
                 .check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name, false)
