@@ -1,7 +1,7 @@
 //! Target `large_kernels`: the kernels' parallel paths, which the other targets' 1 MiB tensors
 //! never reach. One Gather, GatherElements, GatherND, ScatterElements or ScatterND node on tensors
-//! of 1-6 MiB (outputs built across threads, the split walk and its steps, huge-page blocks) or,
-//! for one input in 32, of 48-64 MiB (non-temporal streaming), run through the registry
+//! of 1-3 MiB (outputs built across threads, the split walk and its steps, huge-page blocks) or,
+//! for one input in 128, of 48-64 MiB (non-temporal streaming), run through the registry
 //! (`resolve` + `invoke`) on a pool of 1-4 threads, and checked against a naive loop written here
 //! from the operators' definitions, one coordinate at a time.
 //!
@@ -218,27 +218,33 @@ fn generate(u: &mut Unstructured<'_>) -> (Case, usize) {
         1 => 1,
         _ => 4,
     };
-    // One case in 32 streams (48-64 MiB of output); the others are 1-6 MiB.
-    let stream = byte(u).is_multiple_of(32);
+    // One case in 128 streams (48-64 MiB of output); the others are 1-3 MiB, which every
+    // parallel path needs (PAR_MIN_BYTES, the split walk's megabyte of output and updates).
+    let stream = byte(u).is_multiple_of(128);
     let mib = if stream {
         48 + usize::from(byte(u)) % 17
     } else {
-        1 + usize::from(byte(u)) % 6
+        1 + usize::from(byte(u)) % 3
     };
-    let out_elems = (mib << 20) / width;
-    let dims = dims_for(u, out_elems);
+    let elems = (mib << 20) / width;
+    let dims = dims_for(u, elems);
     let axis = usize::from(byte(u)) % 3;
     let k = 1 + usize::from(byte(u)) % 2;
     let batch = usize::from(byte(u)) % 2;
-    // Indices per axis: about the axis length (often more for scatters, so that updates reach
-    // the split walk's megabyte).
-    let s = dims[axis].max(1);
-    let count = match byte(u) % 4 {
-        0 => 1 + s / 2,
-        1 => s,
-        2 => s * 2,
-        _ => 1 + usize::from(byte(u)) % 300,
+    // How many indices run along the axis (Gather*, ScatterElements) or how many tuples per
+    // batch (GatherND, ScatterND): about as many as the positions they index, half as many or
+    // twice, so that outputs and updates stay within twice the data.
+    let positions = match op {
+        Op::GatherND => dims[batch..batch + k.min(3 - batch)].iter().product(),
+        Op::ScatterND => dims[..k].iter().product(),
+        _ => dims[axis],
     };
+    let count = match byte(u) % 3 {
+        0 => positions.div_ceil(2),
+        1 => positions,
+        _ => positions * 2,
+    }
+    .max(1);
     let red = match byte(u) % 5 {
         0 => Red::None,
         1 => Red::Add,
