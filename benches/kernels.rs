@@ -6,7 +6,7 @@
 //!     cargo bench --bench kernels -- gather  # a subset
 
 use divan::{black_box, Bencher};
-use onnx_idx_check::ops::{invoke, resolve, Invocation, Resolution};
+use onnx_idx_check::ops::{invoke, resolve, Attrs, Invocation, Resolution};
 use onnx_idx_check::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use onnx_idx_check::tensor::{DType, Tensor};
 
@@ -78,9 +78,10 @@ fn run(b: Bencher, op: &str, opset: i64, attrs: Vec<AttributeProto>, inputs: Vec
     };
     b.bench_local(|| {
         let inv = Invocation {
-            node: &node,
             def,
             version,
+            attrs: Attrs::of_node(&node),
+            outputs: node.output.len(),
             inputs: inputs.iter().map(Some).collect(),
             max_bytes: usize::MAX,
             model_dir: std::path::Path::new("."),

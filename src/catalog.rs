@@ -30,7 +30,7 @@ pub struct OpRow {
     /// Reductions or modes.
     pub modes: &'static [&'static str],
     /// Attributes.
-    pub attributes: &'static [&'static str],
+    pub attributes: Vec<&'static str>,
     /// Specification.
     pub spec: &'static str,
 }
@@ -55,7 +55,7 @@ pub fn matrix() -> Vec<OpRow> {
                     .map(|c| (c.name, c.dtypes.iter().map(DType::name).collect()))
                     .collect(),
                 modes: v.modes,
-                attributes: v.attrs,
+                attributes: v.attr_names(),
                 spec: def.spec,
             });
         }

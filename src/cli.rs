@@ -32,7 +32,7 @@ pub enum Command {
     /// Exit status: 0 when no case failed or errored (skips allowed unless --deny-skip),
     /// 1 when any case failed or errored, 2 for a usage error, an unreadable path, no case found
     /// or a report that could not be written.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the cases under PATH... with their operators, opsets and whether they are supported.
     List(ListArgs),
     /// Print the support matrix: every operator, domain, version, data type and reduction.
@@ -108,6 +108,19 @@ pub struct RunArgs {
     /// Write the report to FILE instead of stdout (the human progress still goes to stdout).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write a report in FORMAT (human, json, junit, markdown) to FILE, or to stdout for
+    /// `-` (repeatable), beside the report of --format. At most one report may take stdout; the
+    /// human output then shrinks to its summary on stderr.
+    #[arg(long, value_name = "FORMAT=FILE")]
+    pub report: Vec<String>,
+    /// Fail the run when fewer than N cases ran (skipped cases do not count).
+    #[arg(long, value_name = "N")]
+    pub min_cases: Option<usize>,
+    /// Fail the run when no case ran this operator (any version: ScatterElements) or this
+    /// operator version (GatherND-12); outside the default domain, name the domain as the
+    /// per-operator summary does (com.microsoft.GatherGrad-1). Repeatable.
+    #[arg(long, value_name = "OP[-VERSION]")]
+    pub require_op: Vec<String>,
     /// Relative tolerance for float outputs of arithmetic reductions: |actual - expected| <=
     /// atol + rtol * |expected|.
     #[arg(long, value_name = "F", default_value_t = 1e-3)]
@@ -122,7 +135,8 @@ pub struct RunArgs {
     /// ONNX's backend test runner).
     #[arg(long)]
     pub tolerant: bool,
-    /// Cases evaluated in parallel [default: the number of cores].
+    /// Cases evaluated in parallel [default: the number of cores]. At most 4 times the cores
+    /// (but 16 at least and 1024 at most): more is a usage error.
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
     /// Stop starting new cases after the first failed or errored one.
@@ -195,7 +209,8 @@ pub struct CoverageArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ListFormat::Human)]
     pub format: ListFormat,
-    /// Cases evaluated in parallel [default: the number of cores].
+    /// Cases evaluated in parallel [default: the number of cores]. At most 4 times the cores
+    /// (but 16 at least and 1024 at most): more is a usage error.
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
 }
@@ -229,6 +244,8 @@ pub enum Format {
     Json,
     /// JUnit XML, one test case per case.
     Junit,
+    /// GitHub-flavoured Markdown for a job summary ($GITHUB_STEP_SUMMARY).
+    Markdown,
 }
 
 /// Formats of `list`, `ops` and `bench`.

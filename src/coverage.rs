@@ -4,70 +4,48 @@
 
 use crate::eval::Trace;
 use crate::load::StorageForm;
-use crate::ops::{attr, resolve, OpDef, OpVersion, Resolution, REGISTRY};
+use crate::ops::{resolve, Attrs, OpDef, OpVersion, Resolution, Role, REGISTRY};
 use crate::verdict::{CaseResult, Status};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-/// `Op-since`, with the domain for non-ONNX ops.
-pub fn op_key(def: &OpDef, v: &OpVersion) -> String {
-    if def.domain.is_empty() {
-        format!("{}-{}", def.op_type, v.since)
-    } else {
-        format!("{}.{}-{}", def.domain, def.op_type, v.since)
-    }
+/// The input whose dtype is the op's value type: the data, or else the updates (the backward
+/// ops' `dY`).
+fn value_input(v: &OpVersion) -> Option<usize> {
+    v.input_with(Role::Data)
+        .or_else(|| v.input_with(Role::Updates))
 }
 
-/// The input that holds the indices, if the op has one.
-fn index_input(v: &OpVersion) -> Option<usize> {
-    v.inputs.iter().position(|i| i.name.ends_with("indices"))
-}
-
-/// The input whose dtype is the op's data type: the first input constrained by `T`.
-fn data_input(v: &OpVersion) -> Option<usize> {
-    v.inputs.iter().position(|i| i.constraint == "T")
-}
-
-/// Every trait a version can exercise.
+/// Every trait a version can exercise, from what the registry says of it.
 pub fn possible_traits(def: &OpDef, v: &OpVersion) -> BTreeSet<String> {
     let mut t = BTreeSet::new();
-    if let Some(c) = v.constraints.iter().find(|c| c.name == "T") {
+    let dtypes_of = |i: usize| {
+        let name = v.inputs[i].constraint;
+        v.constraints.iter().find(|c| c.name == name)
+    };
+    if let Some(c) = value_input(v).and_then(dtypes_of) {
         t.extend(c.dtypes.iter().map(|d| format!("dtype:{d}")));
     }
-    if let Some(i) = index_input(v) {
-        let name = v.inputs[i].constraint;
-        if let Some(c) = v.constraints.iter().find(|c| c.name == name) {
+    if let Some(i) = v.input_with(Role::Indices) {
+        if let Some(c) = dtypes_of(i) {
             t.extend(c.dtypes.iter().map(|d| format!("indices:{d}")));
         }
-        // Negative indices are out of range at Gather-1 and Scatter-9 (D2) and never valid
-        // write indices for TensorScatter.
-        let negatives = !(v.since < 11 || def.op_type == "TensorScatter");
-        if negatives {
+        if v.negatives {
             t.insert("negative-indices".into());
         }
-        if matches!(def.op_type, "Gather" | "GatherGrad") {
+        if def.indexing.scalar_indices() {
             t.insert("rank0-indices".into());
         }
-        if def.op_type != "TensorScatter" {
+        if def.indexing.duplicates() {
             t.insert("duplicates".into());
         }
     }
-    if v.attrs.contains(&"batch_dims") {
+    if v.attr("batch_dims").is_some() {
         t.insert("batch_dims>0".into());
     }
-    let prefix = if def.op_type == "TensorScatter" {
-        "mode"
-    } else {
-        "reduction"
-    };
-    if !def.op_type.ends_with("Grad") {
-        t.extend(
-            v.modes
-                .iter()
-                .filter(|m| !m.contains(' '))
-                .map(|m| format!("{prefix}:{m}")),
-        );
+    if let Some(a) = v.mode_attr {
+        t.extend(v.modes.iter().map(|m| format!("{a}:{m}")));
     }
     t.insert("zero-size-dims".into());
     t.insert("storage:raw".into());
@@ -84,11 +62,12 @@ pub fn node_traits(
     let Resolution::Found(def, v) = resolve(trace.domain, &trace.node.op_type, trace.since) else {
         return (trace.node.op_type.clone(), t);
     };
+    let attrs = Attrs::of_node(trace.node);
     let input = |i: usize| trace.inputs.get(i).and_then(Option::as_ref);
-    if let Some(d) = data_input(v).and_then(input) {
+    if let Some(d) = value_input(v).and_then(input) {
         t.insert(format!("dtype:{}", d.dtype()));
     }
-    if let Some(idx) = index_input(v).and_then(input) {
+    if let Some(idx) = v.input_with(Role::Indices).and_then(input) {
         t.insert(format!("indices:{}", idx.dtype()));
         if idx
             .to_i64_vec()
@@ -103,16 +82,12 @@ pub fn node_traits(
             t.insert("duplicates".into());
         }
     }
-    if attr::int(trace.node, "batch_dims", 0).is_ok_and(|b| b != 0) {
+    if attrs.int("batch_dims", 0).is_ok_and(|b| b != 0) {
         t.insert("batch_dims>0".into());
     }
-    if def.op_type == "TensorScatter" {
-        if let Ok(m) = attr::string(trace.node, "mode", "linear") {
-            t.insert(format!("mode:{m}"));
-        }
-    } else if !v.modes.is_empty() && !def.op_type.ends_with("Grad") {
-        if let Ok(r) = attr::string(trace.node, "reduction", "none") {
-            t.insert(format!("reduction:{r}"));
+    if let (Some(a), Some(first)) = (v.mode_attr, v.modes.first()) {
+        if let Ok(m) = attrs.string(a, first) {
+            t.insert(format!("{a}:{m}"));
         }
     }
     if trace
@@ -134,7 +109,7 @@ pub fn node_traits(
             _ => {}
         }
     }
-    (op_key(def, v), t)
+    (def.version_name(v), t)
 }
 
 /// One row of the coverage report.
@@ -168,7 +143,7 @@ pub fn report(results: &[CaseResult]) -> Vec<Row> {
     let mut rows = Vec::new();
     for def in REGISTRY.iter().filter(|d| !d.plumbing) {
         for v in def.versions.iter().filter(|v| !v.deprecated) {
-            let key = op_key(def, v);
+            let key = def.version_name(v);
             let possible = possible_traits(def, v);
             let (cases, covered) = seen.get(&key).cloned().unwrap_or_default();
             rows.push(Row {

@@ -1,7 +1,7 @@
 //! Evaluation: resolve every node of a model against the registry, then run the graph in order
 //! (decision D15: initializers and Constant feed inputs, Identity passes through).
 
-use crate::ops::{self, Evaluated, Invocation, KernelError, OpDef, OpVersion, Resolution};
+use crate::ops::{self, Attrs, Evaluated, Invocation, KernelError, OpDef, OpVersion, Resolution};
 use crate::pb::{type_proto, GraphProto, ModelProto, NodeProto, ValueInfoProto};
 use crate::tensor::Tensor;
 use std::borrow::Cow;
@@ -88,14 +88,7 @@ impl Trace<'_> {
     }
 }
 
-/// A computed value and whether it came from float arithmetic (tolerant comparison, D9).
-#[derive(Debug, Clone)]
-pub struct Value {
-    /// The tensor.
-    pub tensor: Tensor,
-    /// Produced by an arithmetic reduction.
-    pub arithmetic: bool,
-}
+pub use crate::ops::Value;
 
 /// The model's opset imports, with `ai.onnx` folded into `""`.
 pub fn opsets(model: &ModelProto) -> Result<BTreeMap<String, i64>, PlanError> {
@@ -157,6 +150,7 @@ pub fn plan(model: &ModelProto) -> Result<Plan<'_>, PlanError> {
         .as_ref()
         .ok_or_else(|| PlanError::Invalid("model.onnx has no graph".into()))?;
     let opsets = opsets(model)?;
+    check_ssa(graph)?;
     let mut steps = Vec::with_capacity(graph.node.len());
     for (i, node) in graph.node.iter().enumerate() {
         if node.op_type.is_empty() {
@@ -230,6 +224,66 @@ pub fn plan(model: &ModelProto) -> Result<Plan<'_>, PlanError> {
     })
 }
 
+/// D15: every tensor has one producer. No two node outputs share a name, and no node output
+/// reuses a graph input's or an initializer's name (an initializer may share a graph input's
+/// name: it is that input's default). Empty names are omitted optional outputs, not tensors.
+fn check_ssa(graph: &GraphProto) -> Result<(), PlanError> {
+    let invalid = |what: String| {
+        Err(PlanError::Invalid(format!(
+            "the graph is not in SSA form: {what}"
+        )))
+    };
+    let inputs: std::collections::HashSet<&str> =
+        graph.input.iter().map(|v| v.name.as_str()).collect();
+    let initializers: std::collections::HashSet<&str> =
+        graph.initializer.iter().map(|t| t.name.as_str()).collect();
+    // Tensor name -> (node index, output position) of its first writer.
+    let mut written: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (i, node) in graph.node.iter().enumerate() {
+        let label = |index: usize| {
+            let n = &graph.node[index];
+            node_label(n, index, &n.op_type)
+        };
+        for (k, name) in node.output.iter().enumerate() {
+            if name.is_empty() {
+                continue;
+            }
+            let role = match (
+                inputs.contains(name.as_str()),
+                initializers.contains(name.as_str()),
+            ) {
+                (true, true) => Some("a graph input and an initializer"),
+                (true, false) => Some("a graph input"),
+                (false, true) => Some("an initializer"),
+                (false, false) => None,
+            };
+            if let Some(role) = role {
+                return invalid(format!(
+                    "node {} writes tensor '{name}', which is {role}",
+                    label(i)
+                ));
+            }
+            match written.insert(name.as_str(), (i, k)) {
+                None => {}
+                Some((j, p)) if j == i => {
+                    return invalid(format!(
+                        "node {} writes tensor '{name}' twice (outputs {p} and {k})",
+                        label(i)
+                    ))
+                }
+                Some((j, _)) => {
+                    return invalid(format!(
+                        "nodes {} and {} both write tensor '{name}'",
+                        label(j),
+                        label(i)
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `Some("a sequence")` etc. when a value is declared with a non-tensor type.
 fn non_tensor_kind(v: &ValueInfoProto) -> Option<&'static str> {
     use type_proto::Value;
@@ -263,12 +317,7 @@ impl Plan<'_> {
     fn op_versions(&self, plumbing: bool) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for s in self.steps.iter().filter(|s| plumbing || !s.def.plumbing) {
-            let d = s.def.domain;
-            let name = if d.is_empty() {
-                format!("{}-{}", s.def.op_type, s.version.since)
-            } else {
-                format!("{d}.{}-{}", s.def.op_type, s.version.since)
-            };
+            let name = s.def.version_name(s.version);
             if !out.contains(&name) {
                 out.push(name);
             }
@@ -369,31 +418,32 @@ impl Plan<'_> {
                 ))
             })?;
             let inv = Invocation {
-                node,
                 def: step.def,
                 version: step.version,
+                attrs: Attrs::of_node(node),
                 inputs: args,
+                outputs: node.output.len(),
                 max_bytes,
                 model_dir,
             };
-            let Evaluated {
-                outputs,
-                arithmetic,
-            } = ops::invoke(&inv).map_err(|error| EvalError::Kernel {
+            let Evaluated { outputs } = ops::invoke(&inv).map_err(|error| EvalError::Kernel {
                 node: label(),
                 step: index,
                 error,
             })?;
             // Values passed through Identity keep the arithmetic flag of their source.
-            let arithmetic = arithmetic
-                || node
+            let passed = step.def.plumbing
+                && node
                     .input
                     .iter()
                     .filter_map(|n| store.get(n.as_str()))
-                    .any(|(_, a)| *a && step.def.plumbing);
-            for (name, t) in node.output.iter().zip(outputs) {
+                    .any(|(_, a)| *a);
+            for (name, v) in node.output.iter().zip(outputs) {
                 if !name.is_empty() {
-                    store.insert(name.as_str(), (Cow::Owned(t), arithmetic));
+                    store.insert(
+                        name.as_str(),
+                        (Cow::Owned(v.tensor), v.arithmetic || passed),
+                    );
                 }
             }
         }
@@ -431,7 +481,7 @@ impl Plan<'_> {
                 .iter()
                 .rposition(|s| self.graph.node[s.node].output.iter().any(|o| o == name))?;
             let step = &self.steps[index];
-            if step.def.op_type != "Identity" {
+            if !step.def.passes_through() {
                 return Some(index);
             }
             name = self.graph.node[step.node].input.first()?;
@@ -459,5 +509,192 @@ impl Plan<'_> {
             since: s.version.since,
             inputs: args.into_iter().map(|a| a.cloned()).collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pb::{OperatorSetIdProto, TensorProto};
+
+    fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+        NodeProto {
+            name: name.to_string(),
+            op_type: op.to_string(),
+            input: inputs.iter().map(|s| s.to_string()).collect(),
+            output: outputs.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    fn value(name: &str) -> ValueInfoProto {
+        ValueInfoProto {
+            name: name.to_string(),
+            ..Default::default()
+        }
+    }
+
+    /// An opset-13 model with graph inputs `data` and `indices`, the given initializers (names
+    /// only) and nodes, and graph output `y`.
+    fn model(initializers: &[&str], nodes: Vec<NodeProto>) -> ModelProto {
+        ModelProto {
+            opset_import: vec![OperatorSetIdProto {
+                domain: String::new(),
+                version: 13,
+            }],
+            graph: Some(GraphProto {
+                node: nodes,
+                input: vec![value("data"), value("indices")],
+                output: vec![value("y")],
+                initializer: initializers
+                    .iter()
+                    .map(|n| TensorProto {
+                        name: n.to_string(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    /// The message of an invalid-model error.
+    fn invalid(m: &ModelProto) -> String {
+        match plan(m) {
+            Err(PlanError::Invalid(msg)) => msg,
+            other => panic!("expected an invalid model, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_graph_in_ssa_form_plans() {
+        let m = model(
+            &[],
+            vec![
+                node("g", "Gather", &["data", "indices"], &["t"]),
+                node("i", "Identity", &["t"], &["y"]),
+            ],
+        );
+        let p = plan(&m).unwrap();
+        assert_eq!(p.step_count(), 2);
+        assert_eq!(p.inputs.len(), 2);
+    }
+
+    #[test]
+    fn two_nodes_writing_one_tensor_are_an_invalid_model_naming_both() {
+        let m = model(
+            &[],
+            vec![
+                node("g", "Gather", &["data", "indices"], &["y"]),
+                node("", "Identity", &["data"], &["y"]),
+            ],
+        );
+        let msg = invalid(&m);
+        assert_eq!(
+            msg,
+            "the graph is not in SSA form: nodes 'g' (Gather) and #1 (Identity) both write tensor 'y'"
+        );
+        // Also when the second writer is the same kind of node with the same inputs (the values
+        // would agree: SSA is about the graph, not the values).
+        let m = model(
+            &[],
+            vec![
+                node("a", "Gather", &["data", "indices"], &["t"]),
+                node("b", "Identity", &["t"], &["y"]),
+                node("c", "Gather", &["data", "indices"], &["t"]),
+            ],
+        );
+        assert!(
+            invalid(&m).contains("nodes 'a' (Gather) and 'c' (Gather) both write tensor 't'"),
+            "{}",
+            invalid(&m)
+        );
+    }
+
+    #[test]
+    fn a_node_writing_one_tensor_twice_is_an_invalid_model() {
+        let m = model(
+            &[],
+            vec![node("g", "Gather", &["data", "indices"], &["y", "y"])],
+        );
+        assert_eq!(
+            invalid(&m),
+            "the graph is not in SSA form: node 'g' (Gather) writes tensor 'y' twice (outputs 0 and 1)"
+        );
+    }
+
+    #[test]
+    fn a_node_writing_a_graph_input_or_an_initializer_is_an_invalid_model() {
+        let m = model(
+            &[],
+            vec![node("g", "Gather", &["data", "indices"], &["data"])],
+        );
+        assert_eq!(
+            invalid(&m),
+            "the graph is not in SSA form: node 'g' (Gather) writes tensor 'data', which is a graph input"
+        );
+        let m = model(
+            &["w"],
+            vec![
+                node("g", "Gather", &["data", "indices"], &["y"]),
+                node("", "Identity", &["y"], &["w"]),
+            ],
+        );
+        assert_eq!(
+            invalid(&m),
+            "the graph is not in SSA form: node #1 (Identity) writes tensor 'w', which is an initializer"
+        );
+        // An initializer that is the default of a graph input: both.
+        let m = model(
+            &["indices"],
+            vec![node("g", "Gather", &["data", "indices"], &["indices"])],
+        );
+        assert!(
+            invalid(&m)
+                .ends_with("writes tensor 'indices', which is a graph input and an initializer"),
+            "{}",
+            invalid(&m)
+        );
+    }
+
+    #[test]
+    fn an_initializer_may_share_a_graph_inputs_name_as_its_default() {
+        let m = model(
+            &["indices"],
+            vec![node("g", "Gather", &["data", "indices"], &["y"])],
+        );
+        let p = plan(&m).unwrap();
+        // The defaulted input is not one the data sets must provide.
+        let names: Vec<&str> = p.inputs.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["data"]);
+    }
+
+    #[test]
+    fn empty_output_names_are_omitted_outputs_and_may_repeat() {
+        let m = model(
+            &[],
+            vec![
+                node("a", "Gather", &["data", "indices"], &["t", "", ""]),
+                node("b", "Identity", &["t"], &["y", ""]),
+            ],
+        );
+        assert!(plan(&m).is_ok(), "{:?}", plan(&m).err());
+    }
+
+    #[test]
+    fn a_graph_not_in_ssa_form_is_invalid_even_with_an_unsupported_op() {
+        // Invalid before unsupported: the graph is broken whatever its operators.
+        let m = model(
+            &[],
+            vec![
+                node("l", "Loop", &["data"], &["y"]),
+                node("g", "Gather", &["data", "indices"], &["y"]),
+            ],
+        );
+        assert!(invalid(&m).contains("nodes 'l' (Loop) and 'g' (Gather) both write tensor 'y'"));
+        // Without the second writer the same model is only unsupported.
+        let m = model(&[], vec![node("l", "Loop", &["data"], &["y"])]);
+        assert!(matches!(plan(&m), Err(PlanError::Unsupported(_))));
     }
 }

@@ -6,6 +6,25 @@
 //!
 //! [`discover`] -> [`load`] -> [`eval`] (kernels in [`ops`]) -> [`compare`] -> [`report`],
 //! orchestrated per case by [`runner`].
+//!
+//! As a library it is an oracle for other runtimes' tests: every operator version is one call on
+//! typed tensors, through the same checks and kernels as the command line.
+//!
+//! ```
+//! use onnx_idx_check::ops::{GatherElements, Reduction, ScatterElements};
+//! use onnx_idx_check::Tensor;
+//!
+//! let data = Tensor::from_vec(vec![2, 2], vec![1.0f32, 2.0, 3.0, 4.0])?;
+//! let indices = Tensor::from_vec(vec![2, 2], vec![0i64, 0, 1, 0])?;
+//! let out = GatherElements { axis: 1 }.eval(13, &data, &indices)?;
+//! assert_eq!(out.to_vec::<f32>()?, [1.0, 1.0, 4.0, 3.0]);
+//!
+//! // Strict per version: reductions arrive with ScatterElements-16, max and min with 18.
+//! let max = ScatterElements { axis: 1, reduction: Reduction::Max };
+//! assert!(max.eval(16, &data, &indices, &data).is_err());
+//! assert!(max.eval(18, &data, &indices, &data).is_ok());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![warn(missing_docs)]
 
@@ -32,3 +51,11 @@ pub mod review;
 pub mod runner;
 pub mod tensor;
 pub mod verdict;
+
+pub use ops::SpecError;
+
+// The kernels' macros, crate-private, at the paths the modules use (`crate::spec_err!`).
+pub(crate) use ops::index::{dispatch_words, with_indices};
+pub(crate) use ops::spec_err;
+pub(crate) use tensor::storage::dispatch_by_width;
+pub use tensor::{DType, DTypeMismatch, Element, ShapeError, Tensor};

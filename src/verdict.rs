@@ -62,8 +62,57 @@ pub struct OutputResult {
     pub first_mismatches: Vec<Mismatch>,
     /// Whether the comparison used a tolerance.
     pub tolerant: bool,
-    /// The known bug class that reproduces the wrong output exactly, if any.
-    pub diagnosis: Option<BugClass>,
+    /// Every known bug class that reproduces the wrong output exactly, most specific first.
+    pub diagnoses: Vec<BugClass>,
+}
+
+impl OutputResult {
+    /// The most specific bug class that reproduces the wrong output (`diagnosis` in reports).
+    pub fn diagnosis(&self) -> Option<BugClass> {
+        self.diagnoses.first().copied()
+    }
+}
+
+/// What a reason says of the classes that reproduce a wrong output, most specific first:
+/// `; diagnosis: <sentence> (<id>)`, then `; also reproduced by: <sentence> (<id>), ...` when
+/// more than one does; empty for none.
+pub fn diagnosis_note(classes: &[BugClass]) -> String {
+    let Some((first, rest)) = classes.split_first() else {
+        return String::new();
+    };
+    format!(
+        "; diagnosis: {} ({}){}",
+        first.sentence(),
+        first.id(),
+        also_reproduced_by(rest)
+    )
+}
+
+/// The note of an errored case whose expected output matches known bugs (the spec requires an
+/// error for its inputs): ` (the expected output matches a known bug: <id>, <sentence>)`, with
+/// the other classes as in [`diagnosis_note`]; empty for none.
+pub fn known_bug_hint(classes: &[BugClass]) -> String {
+    let Some((first, rest)) = classes.split_first() else {
+        return String::new();
+    };
+    format!(
+        " (the expected output matches a known bug: {}, {}{})",
+        first.id(),
+        first.sentence(),
+        also_reproduced_by(rest)
+    )
+}
+
+/// `; also reproduced by: <sentence> (<id>), ...`, or nothing.
+pub fn also_reproduced_by(classes: &[BugClass]) -> String {
+    if classes.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = classes
+        .iter()
+        .map(|c| format!("{} ({})", c.sentence(), c.id()))
+        .collect();
+    format!("; also reproduced by: {}", named.join(", "))
 }
 
 /// The verdict of one data set.
@@ -203,5 +252,319 @@ impl Summary {
             }
         }
         s
+    }
+}
+
+/// What `--expectations` found about the file itself.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ExpectationsReport {
+    /// The file.
+    pub file: String,
+    /// Whether `--update-expectations` rewrote it.
+    pub updated: bool,
+    /// Case patterns of entries whose `until` date has passed (each fails the run).
+    pub expired: Vec<String>,
+    /// Case patterns of entries that matched no case (a warning; an error with
+    /// `--strict-expectations`).
+    pub unmatched: Vec<String>,
+    /// Whether `--strict-expectations` makes unmatched entries fail the run (not in the JSON
+    /// report: the gate says what failed).
+    #[serde(skip)]
+    pub strict: bool,
+}
+
+/// The run's own verdict: whether it passes, and every reason it does not. The exit status is
+/// read from it, and every report receives it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Gate {
+    /// Why the run fails, in a fixed order (cases, expectations, requirements); empty when it
+    /// passes.
+    pub reasons: Vec<GateReason>,
+}
+
+/// One reason a run fails.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateReason {
+    /// What kind of rule failed.
+    pub kind: GateKind,
+    /// What failed, for people: `--min-cases 5: only 3 cases ran`.
+    pub message: String,
+}
+
+/// The rules a run is gated by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GateKind {
+    /// Cases that failed, errored, passed unexpectedly or (with `--deny-skip`) were skipped.
+    Cases,
+    /// The expectations file itself: an expired entry, or (with `--strict-expectations`) an
+    /// entry that matched no case.
+    Expectations,
+    /// `--min-cases N`: fewer cases ran.
+    MinCases,
+    /// `--require-op OP[-VERSION]`: no case ran that operator (version).
+    RequireOp,
+}
+
+impl GateKind {
+    /// The stable identifier used in reports.
+    pub fn id(self) -> &'static str {
+        match self {
+            GateKind::Cases => "cases",
+            GateKind::Expectations => "expectations",
+            GateKind::MinCases => "min-cases",
+            GateKind::RequireOp => "require-op",
+        }
+    }
+
+    /// Whether the rule is one the run was asked to meet (`--min-cases`, `--require-op`) rather
+    /// than a verdict the reports already show case by case.
+    pub fn is_requirement(self) -> bool {
+        matches!(self, GateKind::MinCases | GateKind::RequireOp)
+    }
+}
+
+/// What the run must show to pass besides its verdicts: `--min-cases` and `--require-op`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Requirements {
+    /// `--min-cases N`: at least this many cases must run (passed, failed or errored; skipped
+    /// cases and cases `--fail-fast` left out do not count).
+    pub min_cases: Option<usize>,
+    /// `--require-op`: operator versions (`GatherND-12`) or operators (`ScatterElements`, any
+    /// version) at least one case must run, as the per-operator summary spells them.
+    pub ops: Vec<RequiredOp>,
+}
+
+/// One `--require-op`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequiredOp {
+    /// As given on the command line.
+    pub given: String,
+    /// The operator as the per-operator summary names it, without version
+    /// (`com.microsoft.GatherGrad`, `Gather`).
+    pub op: String,
+    /// The exact `since_version`, or `None` for any.
+    pub version: Option<i64>,
+}
+
+impl RequiredOp {
+    /// Whether a per-operator key (`Gather-13`, `com.microsoft.GatherGrad-1`) is this operator
+    /// (version).
+    pub fn matches(&self, key: &str) -> bool {
+        let Some((op, version)) = key.rsplit_once('-') else {
+            return false;
+        };
+        op == self.op && self.version.is_none_or(|v| version.parse::<i64>() == Ok(v))
+    }
+}
+
+/// Whether a case counts as run for `--min-cases` and `--require-op`: it was evaluated (passed,
+/// failed or errored), not skipped.
+fn ran(c: &CaseResult) -> bool {
+    c.status != Status::Skipped
+}
+
+impl Gate {
+    /// Whether the run passes.
+    pub fn passed(&self) -> bool {
+        self.reasons.is_empty()
+    }
+
+    /// The gate of a run: its cases (with their expectation notes), the expectations file's own
+    /// failures (`expectations`, messages as they are), and the requirements.
+    pub fn of(
+        cases: &[CaseResult],
+        deny_skip: bool,
+        expectations: Vec<String>,
+        requirements: &Requirements,
+    ) -> Gate {
+        let mut reasons = Vec::new();
+        // Counted per way of failing, in this order.
+        let mut bad = [
+            ("failed", 0),
+            ("errored", 0),
+            ("skipped (--deny-skip)", 0),
+            ("passed unexpectedly", 0),
+            ("failed differently than expected", 0),
+        ];
+        for c in cases {
+            let why = match &c.expectation {
+                Some(n) if n.outcome != "tolerance-only" => match n.outcome {
+                    _ if !n.fails_gate => None,
+                    "unexpectedly-passed" => Some(3),
+                    _ => Some(4),
+                },
+                _ => match c.status {
+                    Status::Failed => Some(0),
+                    Status::Errored => Some(1),
+                    Status::Skipped if deny_skip => Some(2),
+                    _ => None,
+                },
+            };
+            if let Some(i) = why {
+                bad[i].1 += 1;
+            }
+        }
+        let parts: Vec<String> = bad
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
+        if !parts.is_empty() {
+            reasons.push(GateReason {
+                kind: GateKind::Cases,
+                message: format!("cases: {}", parts.join(", ")),
+            });
+        }
+        reasons.extend(expectations.into_iter().map(|message| GateReason {
+            kind: GateKind::Expectations,
+            message,
+        }));
+        let run = cases.iter().filter(|c| ran(c)).count();
+        if let Some(min) = requirements.min_cases.filter(|&min| run < min) {
+            reasons.push(GateReason {
+                kind: GateKind::MinCases,
+                message: format!(
+                    "--min-cases {min}: only {run} {} ran (skipped cases do not count)",
+                    if run == 1 { "case" } else { "cases" }
+                ),
+            });
+        }
+        for req in &requirements.ops {
+            let exercised = cases
+                .iter()
+                .filter(|c| ran(c))
+                .any(|c| c.op_versions.iter().any(|k| req.matches(k)));
+            if !exercised {
+                reasons.push(GateReason {
+                    kind: GateKind::RequireOp,
+                    message: format!(
+                        "--require-op {}: no case ran {}",
+                        req.given,
+                        match req.version {
+                            Some(v) => format!("{}-{v}", req.op),
+                            None => format!("{} (any version)", req.op),
+                        }
+                    ),
+                });
+            }
+        }
+        Gate { reasons }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(name: &str, status: Status, ops: &[&str]) -> CaseResult {
+        CaseResult {
+            name: name.into(),
+            path: PathBuf::from(name),
+            ops: Vec::new(),
+            opset: BTreeMap::new(),
+            op_versions: ops.iter().map(|s| s.to_string()).collect(),
+            files: Vec::new(),
+            origin: None,
+            expectation: None,
+            traits: Vec::new(),
+            status,
+            reason: None,
+            data_sets: Vec::new(),
+            duration: Duration::ZERO,
+        }
+    }
+
+    fn op(op: &str, version: Option<i64>) -> RequiredOp {
+        RequiredOp {
+            given: match version {
+                Some(v) => format!("{op}-{v}"),
+                None => op.to_string(),
+            },
+            op: op.to_string(),
+            version,
+        }
+    }
+
+    fn messages(g: &Gate) -> Vec<(&'static str, &str)> {
+        g.reasons
+            .iter()
+            .map(|r| (r.kind.id(), r.message.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn a_run_of_passes_and_skips_passes_unless_skips_are_denied() {
+        let cases = [
+            case("a", Status::Passed, &["Gather-13"]),
+            case("b", Status::Skipped, &["Add"]),
+        ];
+        let none = Requirements::default();
+        assert!(Gate::of(&cases, false, Vec::new(), &none).passed());
+        let g = Gate::of(&cases, true, Vec::new(), &none);
+        assert_eq!(messages(&g), [("cases", "cases: 1 skipped (--deny-skip)")]);
+    }
+
+    #[test]
+    fn reasons_come_in_order_cases_expectations_requirements() {
+        let mut xpass = case("x", Status::Passed, &["Gather-13"]);
+        xpass.expectation = Some(ExpectationNote {
+            outcome: "unexpectedly-passed",
+            entry: "x".into(),
+            reason: "r".into(),
+            link: None,
+            detail: None,
+            fails_gate: true,
+        });
+        let mut xfail = case("y", Status::Failed, &["Gather-13"]);
+        xfail.expectation = Some(ExpectationNote {
+            outcome: "expected-failure",
+            fails_gate: false,
+            ..xpass.expectation.clone().unwrap()
+        });
+        let cases = [
+            case("a", Status::Errored, &["GatherND-12"]),
+            case("b", Status::Failed, &["Gather-13"]),
+            case("c", Status::Failed, &["Gather-13"]),
+            case("d", Status::Skipped, &["ScatterND-18"]),
+            xpass,
+            xfail,
+        ];
+        let req = Requirements {
+            min_cases: Some(6),
+            ops: vec![
+                op("GatherND", Some(12)),
+                op("ScatterND", None),
+                op("Gather", Some(11)),
+            ],
+        };
+        let g = Gate::of(&cases, false, vec!["expectations: expired".into()], &req);
+        assert_eq!(
+            messages(&g),
+            [
+                ("cases", "cases: 2 failed, 1 errored, 1 passed unexpectedly"),
+                ("expectations", "expectations: expired"),
+                (
+                    "min-cases",
+                    "--min-cases 6: only 5 cases ran (skipped cases do not count)"
+                ),
+                // GatherND-12 ran (errored counts); ScatterND only in a skipped case.
+                (
+                    "require-op",
+                    "--require-op ScatterND: no case ran ScatterND (any version)"
+                ),
+                (
+                    "require-op",
+                    "--require-op Gather-11: no case ran Gather-11"
+                ),
+            ]
+        );
+        assert!(!g.passed());
+        // The last two cases: both ran, both Gather.
+        let met = Requirements {
+            min_cases: Some(2),
+            ops: vec![op("Gather", None)],
+        };
+        let g = Gate::of(&cases[4..], false, Vec::new(), &met);
+        assert_eq!(messages(&g), [("cases", "cases: 1 passed unexpectedly")]);
     }
 }

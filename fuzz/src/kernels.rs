@@ -16,7 +16,7 @@
 use crate::reference::{self, Attr, AttrValue, Op, Outcome, RTensor, Word};
 use crate::MAX_TENSOR_BYTES;
 use arbitrary::{Arbitrary, Unstructured};
-use onnx_idx_check::ops::{invoke, resolve, Evaluated, Invocation, KernelError, Resolution};
+use onnx_idx_check::ops::{invoke, resolve, Attrs, Evaluated, Invocation, KernelError, Resolution};
 use onnx_idx_check::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use onnx_idx_check::tensor::DType;
 
@@ -135,9 +135,10 @@ pub fn check_case(case: &Case) {
         .map(|t| t.as_ref().map(RTensor::to_tensor))
         .collect();
     let inv = Invocation {
-        node: &node,
         def,
         version,
+        attrs: Attrs::of_node(&node),
+        outputs: node.output.len(),
         inputs: tensors.iter().map(Option::as_ref).collect(),
         max_bytes: MAX_TENSOR_BYTES,
         model_dir: std::path::Path::new("."),
@@ -161,11 +162,10 @@ pub fn check_case(case: &Case) {
 fn describe(got: &Result<Evaluated, KernelError>) -> String {
     match got {
         Ok(ev) => format!(
-            "Ok(arithmetic: {}, {:?})",
-            ev.arithmetic,
+            "Ok({:?})",
             ev.outputs
                 .iter()
-                .map(RTensor::from_tensor)
+                .map(|v| (v.arithmetic, RTensor::from_tensor(&v.tensor)))
                 .collect::<Vec<_>>()
         ),
         Err(e) => format!("{e:?}"),
@@ -193,14 +193,14 @@ fn agree(want: &Outcome, got: &Result<Evaluated, KernelError>) -> Result<(), Str
             if ev.outputs.len() != 1 {
                 return Err(format!("{} outputs, expected 1", ev.outputs.len()));
             }
-            if ev.arithmetic != *arithmetic {
+            if ev.outputs[0].arithmetic != *arithmetic {
                 // D9: data movement compares exactly, only reductions tolerantly.
                 return Err(format!(
                     "kernel marks the output arithmetic={}, expected {arithmetic}",
-                    ev.arithmetic
+                    ev.outputs[0].arithmetic
                 ));
             }
-            let t = &ev.outputs[0];
+            let t = &ev.outputs[0].tensor;
             if t.dtype() != out.dtype || t.shape() != out.shape.as_slice() {
                 return Err(format!(
                     "output {}{:?}, expected {}{:?}",

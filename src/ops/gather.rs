@@ -11,17 +11,50 @@
 use super::fast;
 use super::index::{normalize_axis, normalize_indices, Indices, Negatives};
 use super::{
-    attr, check_heap_bytes, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef,
-    OpVersion,
+    check_heap_bytes, AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec,
+    Invocation, KernelError, OpDef, OpVersion, Role, SpecError,
 };
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{numel, Elem, Layout, Storage, Tensor};
 
 const INPUTS: &[InputSpec] = &[
-    InputSpec::required("data", "T"),
-    InputSpec::required("indices", "Tind"),
+    InputSpec::required("data", "T", Role::Data),
+    InputSpec::required("indices", "Tind", Role::Indices),
 ];
+
+const ATTRS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
+
+const C15: &[Constraint] = &[
+    Constraint::new("T", CLASSIC15),
+    Constraint::new("Tind", INDEX32_64),
+];
+
+const C16: &[Constraint] = &[
+    Constraint::new("T", CLASSIC15_BF16),
+    Constraint::new("Tind", INDEX32_64),
+];
+
+const fn version(
+    since: i64,
+    constraints: &'static [Constraint],
+    negatives: bool,
+    eval: EvalFn,
+) -> OpVersion {
+    OpVersion {
+        since,
+        deprecated: false,
+        attrs: ATTRS,
+        inputs: INPUTS,
+        outputs: &["output"],
+        constraints,
+        negatives,
+        modes: &[],
+        mode_attr: None,
+        eval,
+    }
+}
 
 /// The Gather operator, versions 1, 11 and 13.
 pub static GATHER: OpDef = OpDef {
@@ -30,42 +63,58 @@ pub static GATHER: OpDef = OpDef {
     spec: "https://onnx.ai/onnx/operators/onnx__Gather.html",
     plumbing: false,
     gathers: true,
+    indexing: Indexing::Axis,
+    provenance: Some(provenance),
     versions: &[
-        OpVersion::new(
-            1,
-            &["axis"],
-            INPUTS,
-            &[
-                Constraint::new("T", CLASSIC15),
-                Constraint::new("Tind", INDEX32_64),
-            ],
-            &[],
-            eval_v1,
-        ),
-        OpVersion::new(
-            11,
-            &["axis"],
-            INPUTS,
-            &[
-                Constraint::new("T", CLASSIC15),
-                Constraint::new("Tind", INDEX32_64),
-            ],
-            &[],
-            eval_v11,
-        ),
-        OpVersion::new(
-            13,
-            &["axis"],
-            INPUTS,
-            &[
-                Constraint::new("T", CLASSIC15_BF16),
-                Constraint::new("Tind", INDEX32_64),
-            ],
-            &[],
-            eval_v11,
-        ),
+        version(1, C15, false, eval_v1),
+        version(11, C15, true, eval_v11),
+        version(13, C16, true, eval_v11),
     ],
 };
+
+/// Gather's attributes: the typed entry to the kernel of every version.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Gather {
+    /// The axis to gather on; negative counts from the back. Default 0.
+    pub axis: i64,
+}
+
+impl Gather {
+    /// Gathers `data` along [`Gather::axis`] at the positions in `indices`, as Gather does at
+    /// `opset` (the version with the highest `since` <= `opset`): the same checks and kernel as a
+    /// node in a model.
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::Gather;
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// // The specification's first example.
+    /// let data = Tensor::from_vec(vec![3, 2], vec![1.0f32, 1.2, 2.3, 3.4, 4.5, 5.7])?;
+    /// let indices = Tensor::from_vec(vec![2, 2], vec![0i64, 1, 1, 2])?;
+    /// let out = Gather { axis: 0 }.eval(13, &data, &indices)?;
+    /// assert_eq!(out.shape(), [2, 2, 2]);
+    /// assert_eq!(out.to_vec::<f32>()?, [1.0, 1.2, 2.3, 3.4, 2.3, 3.4, 4.5, 5.7]);
+    ///
+    /// // Negative indices arrive with opset 11.
+    /// let last = Tensor::from_vec(vec![1], vec![-1i64])?;
+    /// assert!(Gather { axis: 0 }.eval(1, &data, &last).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eval(&self, opset: i64, data: &Tensor, indices: &Tensor) -> Result<Tensor, SpecError> {
+        super::call(
+            &GATHER,
+            opset,
+            Attrs::new().with_int("axis", self.axis),
+            &[Some(data), Some(indices)],
+        )
+    }
+}
+
+/// Each output element is one data element, picked along the axis.
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (data, indices) = (s.input(0)?, s.input(1)?);
+    diagnose::gather(data, indices, s.axis(data.rank(), q)?, 0, q)
+}
 
 fn eval_v1(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
     eval(inv, Negatives::Forbidden("Gather-1"))
@@ -81,7 +130,7 @@ fn eval(inv: &Invocation<'_>, negatives: Negatives) -> Result<Evaluated, KernelE
     if data.rank() == 0 {
         return Err(spec_err!("data must have rank >= 1, it is a scalar"));
     }
-    let axis = normalize_axis(attr::int(inv.node, "axis", 0)?, data.rank(), "axis")?;
+    let axis = normalize_axis(inv.int("axis")?, data.rank(), "axis")?;
     let dshape = data.shape();
     let mut oshape = dshape[..axis].to_vec();
     oshape.extend_from_slice(indices.shape());
@@ -127,10 +176,7 @@ fn eval(inv: &Invocation<'_>, negatives: Negatives) -> Result<Evaluated, KernelE
             }
         }
     };
-    Ok(Evaluated {
-        outputs: vec![out],
-        arithmetic: false,
-    })
+    Ok(Evaluated::moved(out))
 }
 
 /// `data` seen as `[outer, axis_len, inner]`.

@@ -10,17 +10,45 @@
 use super::fast;
 use super::index::{normalize_axis, normalize_indices, Indices, Negatives};
 use super::{
-    attr, check_heap_bytes, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef,
-    OpVersion,
+    check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
+    KernelError, OpDef, OpVersion, Role, SpecError,
 };
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{numel, strides, Elem, Layout, Storage, Tensor};
 
 const INPUTS: &[InputSpec] = &[
-    InputSpec::required("data", "T"),
-    InputSpec::required("indices", "Tind"),
+    InputSpec::required("data", "T", Role::Data),
+    InputSpec::required("indices", "Tind", Role::Indices),
 ];
+
+const C15: &[Constraint] = &[
+    Constraint::new("T", CLASSIC15),
+    Constraint::new("Tind", INDEX32_64),
+];
+
+const C16: &[Constraint] = &[
+    Constraint::new("T", CLASSIC15_BF16),
+    Constraint::new("Tind", INDEX32_64),
+];
+
+const AXIS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
+
+const fn version(since: i64, constraints: &'static [Constraint]) -> OpVersion {
+    OpVersion {
+        since,
+        deprecated: false,
+        attrs: AXIS,
+        inputs: INPUTS,
+        outputs: &["output"],
+        constraints,
+        negatives: true,
+        modes: &[],
+        mode_attr: None,
+        eval,
+    }
+}
 
 /// The GatherElements operator, versions 11 and 13.
 pub static GATHER_ELEMENTS: OpDef = OpDef {
@@ -29,31 +57,53 @@ pub static GATHER_ELEMENTS: OpDef = OpDef {
     spec: "https://onnx.ai/onnx/operators/onnx__GatherElements.html",
     plumbing: false,
     gathers: true,
-    versions: &[
-        OpVersion::new(
-            11,
-            &["axis"],
-            INPUTS,
-            &[
-                Constraint::new("T", CLASSIC15),
-                Constraint::new("Tind", INDEX32_64),
-            ],
-            &[],
-            eval,
-        ),
-        OpVersion::new(
-            13,
-            &["axis"],
-            INPUTS,
-            &[
-                Constraint::new("T", CLASSIC15_BF16),
-                Constraint::new("Tind", INDEX32_64),
-            ],
-            &[],
-            eval,
-        ),
-    ],
+    indexing: Indexing::Elements,
+    provenance: Some(provenance),
+    versions: &[version(11, C15), version(13, C16)],
 };
+
+/// GatherElements' attributes: the typed entry to the kernel of every version.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GatherElements {
+    /// The axis the indices pick along; negative counts from the back. Default 0.
+    pub axis: i64,
+}
+
+impl GatherElements {
+    /// `out[i] = data[i with i[axis] := indices[i]]`, as GatherElements does at `opset`: the same
+    /// checks and kernel as a node in a model.
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::GatherElements;
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// // The specification's first example.
+    /// let data = Tensor::from_vec(vec![2, 2], vec![1i32, 2, 3, 4])?;
+    /// let indices = Tensor::from_vec(vec![2, 2], vec![0i64, 0, 1, 0])?;
+    /// let out = GatherElements { axis: 1 }.eval(13, &data, &indices)?;
+    /// assert_eq!(out.to_vec::<i32>()?, [1, 1, 4, 3]);
+    ///
+    /// // An index past the axis is an error, never a wrap.
+    /// let past = Tensor::from_vec(vec![1, 1], vec![2i64])?;
+    /// let e = GatherElements { axis: 1 }.eval(13, &data, &past).unwrap_err();
+    /// assert_eq!(e.to_string(), "indices[0,0] = 2 is out of range [-2, 1] for axis 1 (size 2)");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eval(&self, opset: i64, data: &Tensor, indices: &Tensor) -> Result<Tensor, SpecError> {
+        super::call(
+            &GATHER_ELEMENTS,
+            opset,
+            Attrs::new().with_int("axis", self.axis),
+            &[Some(data), Some(indices)],
+        )
+    }
+}
+
+/// Each output element is the data element its index picks along the axis.
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (data, indices) = (s.input(0)?, s.input(1)?);
+    diagnose::gather_elements(data, indices, s.axis(data.rank(), q)?, q)
+}
 
 /// Checks the element-wise shape rule shared with ScatterElements and returns the normalised axis.
 pub fn check_element_shapes(
@@ -85,11 +135,7 @@ pub fn check_element_shapes(
 fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
     let data = inv.input(0)?;
     let indices = inv.input(1)?;
-    let axis = check_element_shapes(
-        data.shape(),
-        indices.shape(),
-        attr::int(inv.node, "axis", 0)?,
-    )?;
+    let axis = check_element_shapes(data.shape(), indices.shape(), inv.int("axis")?)?;
     inv.check_output_size(data.dtype(), indices.shape())?;
     let validate = || {
         normalize_indices(
@@ -147,10 +193,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
             )?
         }
     };
-    Ok(Evaluated {
-        outputs: vec![out],
-        arithmetic: false,
-    })
+    Ok(Evaluated::moved(out))
 }
 
 /// Calls `f(flat position in indices, data offset without the axis term)` in row-major order of

@@ -13,7 +13,11 @@
 use super::gather_elements::{check_element_shapes, for_each_element};
 use super::index::{normalize_axis, normalize_indices, Negatives};
 use super::reduction::{self, Reduction, Visit};
-use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
+use super::{
+    AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec, Invocation, KernelError,
+    OpDef, OpVersion, Role, SpecError,
+};
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{INDEX32_64, INDEX64};
 use crate::tensor::{numel, strides, DType, DTypeSet, Layout, Storage, Tensor};
@@ -21,41 +25,161 @@ use crate::tensor::{numel, strides, DType, DTypeSet, Layout, Storage, Tensor};
 const FLOATS: DTypeSet =
     DTypeSet::of(&[DType::Float16, DType::Float, DType::Double, DType::Bfloat16]);
 
+const CONSTRAINTS: &[Constraint] = &[
+    Constraint::new("T", FLOATS),
+    Constraint::new("Tind", INDEX32_64),
+    Constraint::new("I", INDEX64),
+];
+
+const AXIS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
+
+const fn version(inputs: &'static [InputSpec], eval: EvalFn) -> OpVersion {
+    OpVersion {
+        since: 1,
+        deprecated: false,
+        attrs: AXIS,
+        inputs,
+        outputs: &["dX"],
+        constraints: CONSTRAINTS,
+        negatives: true,
+        modes: &["add"],
+        mode_attr: None,
+        eval,
+    }
+}
+
+const TRAINING_OPS: &str = "https://github.com/microsoft/onnxruntime/blob/main/orttraining/orttraining/core/graph/training_op_defs.cc";
+
 /// GatherGrad, com.microsoft version 1.
 pub static GATHER_GRAD: OpDef = OpDef {
     domain: "com.microsoft",
     op_type: "GatherGrad",
-    spec: "https://github.com/microsoft/onnxruntime/blob/main/orttraining/orttraining/core/graph/training_op_defs.cc",
+    spec: TRAINING_OPS,
     plumbing: false,
     gathers: false,
-    versions: &[OpVersion::new(1, &["axis"], &[
-            InputSpec { name: "shape", constraint: "I", optional: false },
-            InputSpec { name: "indices", constraint: "Tind", optional: false },
-            InputSpec { name: "dY", constraint: "T", optional: false },
-        ], &[
-            Constraint::new("T", FLOATS),
-            Constraint::new("Tind", INDEX32_64),
-            Constraint::new("I", INDEX64),
-        ], &["add"], eval_gather_grad)],
+    indexing: Indexing::Axis,
+    provenance: Some(gather_grad_provenance),
+    versions: &[version(
+        &[
+            InputSpec::required("shape", "I", Role::Shape),
+            InputSpec::required("indices", "Tind", Role::Indices),
+            InputSpec::required("dY", "T", Role::Updates),
+        ],
+        eval_gather_grad,
+    )],
 };
 
 /// GatherElementsGrad, com.microsoft version 1.
 pub static GATHER_ELEMENTS_GRAD: OpDef = OpDef {
     domain: "com.microsoft",
     op_type: "GatherElementsGrad",
-    spec: "https://github.com/microsoft/onnxruntime/blob/main/orttraining/orttraining/core/graph/training_op_defs.cc",
+    spec: TRAINING_OPS,
     plumbing: false,
     gathers: false,
-    versions: &[OpVersion::new(1, &["axis"], &[
-            InputSpec { name: "dY", constraint: "T", optional: false },
-            InputSpec { name: "shape", constraint: "I", optional: false },
-            InputSpec { name: "indices", constraint: "Tind", optional: false },
-        ], &[
-            Constraint::new("T", FLOATS),
-            Constraint::new("Tind", INDEX32_64),
-            Constraint::new("I", INDEX64),
-        ], &["add"], eval_gather_elements_grad)],
+    indexing: Indexing::Elements,
+    provenance: Some(gather_elements_grad_provenance),
+    versions: &[version(
+        &[
+            InputSpec::required("dY", "T", Role::Updates),
+            InputSpec::required("shape", "I", Role::Shape),
+            InputSpec::required("indices", "Tind", Role::Indices),
+        ],
+        eval_gather_elements_grad,
+    )],
 };
+
+/// GatherGrad's attributes: the typed entry to its kernel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GatherGrad {
+    /// The forward Gather's axis; negative counts from the back. Default 0.
+    pub axis: i64,
+}
+
+impl GatherGrad {
+    /// The backward pass of Gather: `dX = zeros(shape)`, then `dY`'s slices added where the
+    /// forward op gathered them (`opset` 1 of `com.microsoft`). `shape` is a 1-D int64 tensor.
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::GatherGrad;
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// // Index 1 was gathered twice: its gradients add up.
+    /// let shape = Tensor::from_vec(vec![1], vec![3i64])?;
+    /// let indices = Tensor::from_vec(vec![3], vec![1i64, 1, -1])?;
+    /// let dy = Tensor::from_vec(vec![3], vec![0.5f32, 0.25, 2.0])?;
+    /// let dx = GatherGrad::default().eval(1, &shape, &indices, &dy)?;
+    /// assert_eq!(dx.to_vec::<f32>()?, [0.0, 0.75, 2.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eval(
+        &self,
+        opset: i64,
+        shape: &Tensor,
+        indices: &Tensor,
+        dy: &Tensor,
+    ) -> Result<Tensor, SpecError> {
+        super::call(
+            &GATHER_GRAD,
+            opset,
+            Attrs::new().with_int("axis", self.axis),
+            &[Some(shape), Some(indices), Some(dy)],
+        )
+    }
+}
+
+/// GatherElementsGrad's attributes: the typed entry to its kernel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GatherElementsGrad {
+    /// The forward GatherElements' axis; negative counts from the back. Default 0.
+    pub axis: i64,
+}
+
+impl GatherElementsGrad {
+    /// The backward pass of GatherElements: `dX = zeros(shape)`, then each element of `dY` added
+    /// where the forward op read it (`opset` 1 of `com.microsoft`).
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::GatherElementsGrad;
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// let dy = Tensor::from_vec(vec![2, 2], vec![1.0f64, 2.0, 3.0, 4.0])?;
+    /// let shape = Tensor::from_vec(vec![2], vec![2i64, 3])?;
+    /// let indices = Tensor::from_vec(vec![2, 2], vec![2i64, 2, 0, 1])?;
+    /// let dx = GatherElementsGrad { axis: 1 }.eval(1, &dy, &shape, &indices)?;
+    /// assert_eq!(dx.to_vec::<f64>()?, [0.0, 0.0, 3.0, 3.0, 4.0, 0.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eval(
+        &self,
+        opset: i64,
+        dy: &Tensor,
+        shape: &Tensor,
+        indices: &Tensor,
+    ) -> Result<Tensor, SpecError> {
+        super::call(
+            &GATHER_ELEMENTS_GRAD,
+            opset,
+            Attrs::new().with_int("axis", self.axis),
+            &[Some(dy), Some(shape), Some(indices)],
+        )
+    }
+}
+
+/// dX starts as zeros; each slice of dY is added where the forward Gather read it.
+fn gather_grad_provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (shape, indices, dy) = (s.input(0)?, s.input(1)?, s.input(2)?);
+    let shape = diagnose::dims_of(shape)?;
+    diagnose::gather_grad(&shape, indices, dy, s.axis(shape.len(), q)?, q)
+}
+
+/// dX starts as zeros; each element of dY is added where the forward GatherElements read it.
+fn gather_elements_grad_provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (dy, shape, indices) = (s.input(0)?, s.input(1)?, s.input(2)?);
+    let shape = diagnose::dims_of(shape)?;
+    let axis = s.axis(shape.len(), q)?;
+    let add = q.reduction().unwrap_or(Reduction::Add);
+    diagnose::scatter_elements(None, dy.dtype(), &shape, indices, dy, axis, add, q)
+}
 
 /// Reads the `shape` input: a 1-D int64 tensor of non-negative dims.
 fn read_shape(t: &Tensor) -> Result<Vec<usize>, KernelError> {
@@ -84,10 +208,7 @@ fn zeros(dtype: DType, n: usize) -> Storage {
 
 fn finish(dtype: DType, shape: Vec<usize>, storage: Storage) -> Result<Evaluated, KernelError> {
     let out = Tensor::new(dtype, shape, storage).map_err(|e| spec_err!("{e}"))?;
-    Ok(Evaluated {
-        outputs: vec![out],
-        arithmetic: true,
-    })
+    Ok(Evaluated::one(out, true))
 }
 
 /// `dY` as `[outer, n_idx, inner]` blocks added to `dX` as `[outer, axis_len, inner]`.
@@ -124,7 +245,7 @@ fn eval_gather_grad(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
             "shape must have at least one dimension (the forward data had rank >= 1)"
         ));
     }
-    let axis = normalize_axis(attr::int(inv.node, "axis", 0)?, shape.len(), "axis")?;
+    let axis = normalize_axis(inv.int("axis")?, shape.len(), "axis")?;
     let mut want = shape[..axis].to_vec();
     want.extend_from_slice(indices.shape());
     want.extend_from_slice(&shape[axis + 1..]);
@@ -182,7 +303,7 @@ fn eval_gather_elements_grad(inv: &Invocation<'_>) -> Result<Evaluated, KernelEr
     }
     let n = inv.check_output_size(dy.dtype(), &shape)?;
     // The forward op's shape rules, with `shape` standing for the data's shape.
-    let axis = check_element_shapes(&shape, indices.shape(), attr::int(inv.node, "axis", 0)?)?;
+    let axis = check_element_shapes(&shape, indices.shape(), inv.int("axis")?)?;
     let idx = normalize_indices(indices, "indices", shape[axis], axis, Negatives::FromBack)?;
     let plan = ElementPlan {
         ishape: indices.shape(),
@@ -204,31 +325,17 @@ fn eval_gather_elements_grad(inv: &Invocation<'_>) -> Result<Evaluated, KernelEr
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
-    use super::super::{invoke, resolve, Invocation, Resolution};
-    use crate::pb::NodeProto;
     use crate::tensor::Tensor;
 
     fn ms(op: &str, axis: i64, inputs: &[&Tensor]) -> Result<Tensor, super::KernelError> {
-        let Resolution::Found(def, version) = resolve("com.microsoft", op, 1) else {
-            panic!()
-        };
-        let node = NodeProto {
-            op_type: op.into(),
-            domain: "com.microsoft".into(),
-            input: vec!["a".into(), "b".into(), "c".into()],
-            output: vec!["o".into()],
-            attribute: vec![int_attr("axis", axis)],
-            ..Default::default()
-        };
-        let inv = Invocation {
-            node: &node,
-            def,
-            version,
-            inputs: inputs.iter().map(|t| Some(*t)).collect(),
-            max_bytes: 1 << 20,
-            model_dir: std::path::Path::new("."),
-        };
-        invoke(&inv).map(|mut e| e.outputs.remove(0))
+        run_in(
+            "com.microsoft",
+            op,
+            1,
+            vec![int_attr("axis", axis)],
+            inputs,
+            1 << 20,
+        )
     }
 
     #[test]

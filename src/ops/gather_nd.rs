@@ -12,17 +12,49 @@
 
 use super::index::tuple_offsets;
 use super::{
-    attr, check_heap_bytes, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef,
-    OpVersion,
+    check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
+    KernelError, OpDef, OpVersion, Role, SpecError,
 };
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
 use crate::tensor::{numel, Elem, Layout, Storage, Tensor};
 
 const INPUTS: &[InputSpec] = &[
-    InputSpec::required("data", "T"),
-    InputSpec::required("indices", "Tind"),
+    InputSpec::required("data", "T", Role::Data),
+    InputSpec::required("indices", "Tind", Role::Indices),
 ];
+
+const C15: &[Constraint] = &[
+    Constraint::new("T", CLASSIC15),
+    Constraint::new("Tind", INDEX64),
+];
+
+const C16: &[Constraint] = &[
+    Constraint::new("T", CLASSIC15_BF16),
+    Constraint::new("Tind", INDEX64),
+];
+
+const fn version(
+    since: i64,
+    attrs: &'static [AttrSpec],
+    constraints: &'static [Constraint],
+) -> OpVersion {
+    OpVersion {
+        since,
+        deprecated: false,
+        attrs,
+        inputs: INPUTS,
+        outputs: &["output"],
+        constraints,
+        negatives: true,
+        modes: &[],
+        mode_attr: None,
+        eval,
+    }
+}
+
+const BATCH_DIMS: &[AttrSpec] = &[AttrSpec::int("batch_dims", 0)];
 
 /// The GatherND operator, versions 11, 12 and 13.
 pub static GATHER_ND: OpDef = OpDef {
@@ -31,42 +63,57 @@ pub static GATHER_ND: OpDef = OpDef {
     spec: "https://onnx.ai/onnx/operators/onnx__GatherND.html",
     plumbing: false,
     gathers: true,
+    indexing: Indexing::Tuples,
+    provenance: Some(provenance),
     versions: &[
-        OpVersion::new(
-            11,
-            &[],
-            INPUTS,
-            &[
-                Constraint::new("T", CLASSIC15),
-                Constraint::new("Tind", INDEX64),
-            ],
-            &[],
-            eval,
-        ),
-        OpVersion::new(
-            12,
-            &["batch_dims"],
-            INPUTS,
-            &[
-                Constraint::new("T", CLASSIC15),
-                Constraint::new("Tind", INDEX64),
-            ],
-            &[],
-            eval,
-        ),
-        OpVersion::new(
-            13,
-            &["batch_dims"],
-            INPUTS,
-            &[
-                Constraint::new("T", CLASSIC15_BF16),
-                Constraint::new("Tind", INDEX64),
-            ],
-            &[],
-            eval,
-        ),
+        version(11, &[], C15),
+        version(12, BATCH_DIMS, C15),
+        version(13, BATCH_DIMS, C16),
     ],
 };
+
+/// GatherND's attributes: the typed entry to the kernel of every version.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GatherNd {
+    /// How many leading dims data and indices share as batch dims (from version 12; 0, the
+    /// default, is the only value version 11 accepts).
+    pub batch_dims: i64,
+}
+
+impl GatherNd {
+    /// Each index tuple in the last dim of `indices` selects a slice of `data`, as GatherND does
+    /// at `opset`: the same checks and kernel as a node in a model.
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::GatherNd;
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// // The specification's example 5: batch_dims = 1.
+    /// let data = Tensor::from_vec(vec![2, 2, 2], vec![0i32, 1, 2, 3, 4, 5, 6, 7])?;
+    /// let indices = Tensor::from_vec(vec![2, 1], vec![1i64, 0])?;
+    /// let out = GatherNd { batch_dims: 1 }.eval(13, &data, &indices)?;
+    /// assert_eq!(out.shape(), [2, 2]);
+    /// assert_eq!(out.to_vec::<i32>()?, [2, 3, 4, 5]);
+    ///
+    /// // batch_dims arrives with version 12.
+    /// assert!(GatherNd { batch_dims: 1 }.eval(11, &data, &indices).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eval(&self, opset: i64, data: &Tensor, indices: &Tensor) -> Result<Tensor, SpecError> {
+        let attrs = match self.batch_dims {
+            0 => Attrs::new(),
+            b => Attrs::new().with_int("batch_dims", b),
+        };
+        super::call(&GATHER_ND, opset, attrs, &[Some(data), Some(indices)])
+    }
+}
+
+/// Each output slice is the data slice its index tuple names, within its batch.
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (data, indices) = (s.input(0)?, s.input(1)?);
+    let b = usize::try_from(s.batch_dims(q)?).ok()?;
+    diagnose::gather_nd(data, indices, b, q)
+}
 
 /// The geometry of a GatherND: `batches` x `tuples` index tuples, each selecting a slice of
 /// `slice` elements from a batch block of `block` elements.
@@ -87,7 +134,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
     if q == 0 {
         return Err(spec_err!("indices must have rank >= 1, it is a scalar"));
     }
-    let b_attr = attr::int(inv.node, "batch_dims", 0)?;
+    let b_attr = inv.int("batch_dims")?;
     let b = usize::try_from(b_attr)
         .ok()
         .filter(|&b| b < q.min(r))
@@ -149,10 +196,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
             )?
         }
     };
-    Ok(Evaluated {
-        outputs: vec![out],
-        arithmetic: false,
-    })
+    Ok(Evaluated::moved(out))
 }
 
 /// The fast path for fixed-width elements; `None` when an index is out of range.

@@ -175,7 +175,6 @@ impl<'a> Indices<'a> {
 }
 
 /// Evaluates `$body` with `$v` bound to the index words as `&[i32]` or `&[i64]`.
-#[macro_export]
 macro_rules! with_indices {
     ($indices:expr, |$v:ident| $body:expr) => {
         match $indices {
@@ -188,10 +187,10 @@ macro_rules! with_indices {
         }
     };
 }
+pub(crate) use with_indices;
 
 /// Calls `$f::<T>($args)` with `T` the word type of the fixed-width `$dtype`; strings and packed
 /// types evaluate `$other` instead.
-#[macro_export]
 macro_rules! dispatch_words {
     ($dtype:expr, $other:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
         match $dtype.layout() {
@@ -204,6 +203,7 @@ macro_rules! dispatch_words {
         }
     };
 }
+pub(crate) use dispatch_words;
 
 #[cfg(test)]
 mod tests {

@@ -26,13 +26,26 @@ pub mod tensor_scatter;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-use crate::pb::NodeProto;
+pub use attr::{AttrKind, AttrSpec, AttrValue, Attrs};
+pub use gather::Gather;
+pub use gather_elements::GatherElements;
+pub use gather_grad::{GatherElementsGrad, GatherGrad};
+pub use gather_nd::GatherNd;
+pub use openvino_gather::OpenVinoGather;
+pub use reduction::Reduction;
+pub use scatter_elements::{Scatter, ScatterElements};
+pub use scatter_nd::ScatterNd;
+pub use tensor_scatter::{Mode, TensorScatter};
+
 use crate::tensor::{DType, DTypeSet, Elem, Tensor};
 use thiserror::Error;
 
-/// Why a kernel did not produce outputs.
+/// Why an operator produced no output: the inputs or attributes break its specification at the
+/// version asked for, the tool does not implement what they ask, or the output would be too large.
+/// The message says what, where and why, e.g. `indices[1,0] = 4 is out of range [-4, 3] for axis 1
+/// (size 4)`.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-pub enum KernelError {
+pub enum SpecError {
     /// The spec forbids these inputs or attributes (out-of-range index, wrong shape, disallowed
     /// dtype, ...): the case is errored.
     #[error("{0}")]
@@ -45,10 +58,31 @@ pub enum KernelError {
     TooLarge(String),
 }
 
+/// The name the kernels have used for [`SpecError`].
+pub type KernelError = SpecError;
+
 /// Shorthand for a [`KernelError::Spec`] with a formatted message.
-#[macro_export]
 macro_rules! spec_err {
     ($($arg:tt)*) => { $crate::ops::KernelError::Spec(format!($($arg)*)) };
+}
+pub(crate) use spec_err;
+
+/// What an input is for, so that coverage, diagnosis, `bench` and the generator find inputs by
+/// their part in the operation rather than by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The tensor read from (gathers) or copied and written into (scatters).
+    Data,
+    /// Positions: indices, index tuples or write offsets.
+    Indices,
+    /// Values written or added at the positions (scatter updates, a gradient `dY`).
+    Updates,
+    /// The output's shape, as a 1-D integer tensor (the backward ops).
+    Shape,
+    /// The axis, as an input rather than an attribute (OpenVINO Gather-8).
+    Axis,
+    /// A value passed through (graph plumbing).
+    Value,
 }
 
 /// One input of an operator version.
@@ -61,24 +95,28 @@ pub struct InputSpec {
     pub constraint: &'static str,
     /// Whether the input may be omitted.
     pub optional: bool,
+    /// What the input is for.
+    pub role: Role,
 }
 
 impl InputSpec {
     /// A required input.
-    pub const fn required(name: &'static str, constraint: &'static str) -> InputSpec {
+    pub const fn required(name: &'static str, constraint: &'static str, role: Role) -> InputSpec {
         InputSpec {
             name,
             constraint,
             optional: false,
+            role,
         }
     }
 
     /// An optional input.
-    pub const fn optional(name: &'static str, constraint: &'static str) -> InputSpec {
+    pub const fn optional(name: &'static str, constraint: &'static str, role: Role) -> InputSpec {
         InputSpec {
             name,
             constraint,
             optional: true,
+            role,
         }
     }
 }
@@ -99,18 +137,72 @@ impl Constraint {
     }
 }
 
+/// One computed output and how it was made.
+#[derive(Debug, Clone)]
+pub struct Value {
+    /// The tensor.
+    pub tensor: Tensor,
+    /// Whether the values come from float arithmetic (a reduction) rather than pure data
+    /// movement; decides exact versus tolerant comparison (D9).
+    pub arithmetic: bool,
+}
+
 /// What a kernel produced.
 #[derive(Debug)]
 pub struct Evaluated {
     /// The outputs, in the node's output order.
-    pub outputs: Vec<Tensor>,
-    /// Whether the values come from float arithmetic (a reduction) rather than pure data movement;
-    /// decides exact versus tolerant comparison (D9).
-    pub arithmetic: bool,
+    pub outputs: Vec<Value>,
 }
 
-/// A kernel: parses the node's attributes, checks the spec's rules and computes.
+impl Evaluated {
+    /// One output made by pure data movement.
+    pub fn moved(tensor: Tensor) -> Evaluated {
+        Evaluated {
+            outputs: vec![Value {
+                tensor,
+                arithmetic: false,
+            }],
+        }
+    }
+
+    /// One output, `arithmetic` when a reduction combined values into it.
+    pub fn one(tensor: Tensor, arithmetic: bool) -> Evaluated {
+        Evaluated {
+            outputs: vec![Value { tensor, arithmetic }],
+        }
+    }
+}
+
+/// A kernel: reads the call's attributes, checks the spec's rules and computes.
 pub type EvalFn = fn(&Invocation<'_>) -> Result<Evaluated, KernelError>;
+
+/// How an operator addresses its data with its index input: decides which traits coverage can
+/// look for, which index rules the generator must obey and how diagnosis traces an element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Indexing {
+    /// No index input (graph plumbing).
+    None,
+    /// Indices of any rank, scalars included, pick positions along one axis (Gather).
+    Axis,
+    /// Indices of the data's rank pick one position per element (GatherElements).
+    Elements,
+    /// The last dim of the indices holds index tuples into the leading data dims (GatherND).
+    Tuples,
+    /// One write offset per batch row, never negative; duplicates are meaningless (TensorScatter).
+    Offsets,
+}
+
+impl Indexing {
+    /// Whether the indices may be a scalar (rank 0).
+    pub fn scalar_indices(self) -> bool {
+        self == Indexing::Axis
+    }
+
+    /// Whether two equal indices aim at the same element, so duplicates are a trait to test.
+    pub fn duplicates(self) -> bool {
+        matches!(self, Indexing::Axis | Indexing::Elements | Indexing::Tuples)
+    }
+}
 
 /// One version of an operator.
 #[derive(Debug)]
@@ -120,40 +212,23 @@ pub struct OpVersion {
     /// Set when the op was removed at this version: nodes resolving to it are invalid.
     pub deprecated: bool,
     /// Attributes this version defines; any other attribute is an error (D5).
-    pub attrs: &'static [&'static str],
+    pub attrs: &'static [AttrSpec],
     /// Inputs, in order.
     pub inputs: &'static [InputSpec],
-    /// Number of outputs.
-    pub outputs: usize,
+    /// Output names, in order.
+    pub outputs: &'static [&'static str],
     /// Type constraints.
     pub constraints: &'static [Constraint],
-    /// Reductions or modes the version supports, for the support matrix.
+    /// Whether negative indices count from the back (D2); false at Gather-1 and Scatter-9, where
+    /// they are out of range, and where indices are offsets.
+    pub negatives: bool,
+    /// Reductions or modes the version performs, for the support matrix and coverage.
     pub modes: &'static [&'static str],
+    /// The attribute that selects among [`OpVersion::modes`] (absent: the first), when one
+    /// does; `None` where the modes only describe the op.
+    pub mode_attr: Option<&'static str>,
     /// The kernel.
     pub eval: EvalFn,
-}
-
-impl OpVersion {
-    /// A (not deprecated) version with one output.
-    pub const fn new(
-        since: i64,
-        attrs: &'static [&'static str],
-        inputs: &'static [InputSpec],
-        constraints: &'static [Constraint],
-        modes: &'static [&'static str],
-        eval: EvalFn,
-    ) -> OpVersion {
-        OpVersion {
-            since,
-            deprecated: false,
-            attrs,
-            inputs,
-            outputs: 1,
-            constraints,
-            modes,
-            eval,
-        }
-    }
 }
 
 /// An operator: its domain, name and versions (in increasing `since` order).
@@ -167,24 +242,70 @@ pub struct OpDef {
     pub spec: &'static str,
     /// Whether this is graph plumbing (Constant, Identity) rather than an operator under test.
     pub plumbing: bool,
-    /// Whether the op reads its first input only where it gathers (rather than copying it whole,
+    /// Whether the op reads its data input only where it gathers (rather than copying it whole,
     /// as scatters do); decides the bytes `bench` counts as moved.
     pub gathers: bool,
+    /// How the index input addresses the data.
+    pub indexing: Indexing,
+    /// What the op does element by element, with the switches for known wrong semantics, so
+    /// that a wrong output can be diagnosed; `None` where the op is not modelled.
+    pub provenance: Option<crate::diagnose::Provenance>,
     /// The versions.
     pub versions: &'static [OpVersion],
+}
+
+impl OpDef {
+    /// Whether the op hands its input on unchanged (Identity): a graph output it produces comes
+    /// from the node before it.
+    pub fn passes_through(&self) -> bool {
+        self.plumbing
+            && self
+                .versions
+                .iter()
+                .all(|v| v.input_with(Role::Value).is_some())
+    }
+
+    /// `Op-since` in the default domain, `domain.Op-since` elsewhere: how reports name an
+    /// operator version (`Gather-13`, `com.microsoft.GatherGrad-1`).
+    pub fn version_name(&self, v: &OpVersion) -> String {
+        if self.domain.is_empty() {
+            format!("{}-{}", self.op_type, v.since)
+        } else {
+            format!("{}.{}-{}", self.domain, self.op_type, v.since)
+        }
+    }
+}
+
+impl OpVersion {
+    /// The input playing `role`, if any.
+    pub fn input_with(&self, role: Role) -> Option<usize> {
+        self.inputs.iter().position(|i| i.role == role)
+    }
+
+    /// The declared attribute `name`.
+    pub fn attr(&self, name: &str) -> Option<&'static AttrSpec> {
+        self.attrs.iter().find(|a| a.name == name)
+    }
+
+    /// The attribute names, in declaration order.
+    pub fn attr_names(&self) -> Vec<&'static str> {
+        self.attrs.iter().map(|a| a.name).collect()
+    }
 }
 
 /// Everything a kernel sees.
 #[derive(Debug)]
 pub struct Invocation<'a> {
-    /// The node.
-    pub node: &'a NodeProto,
     /// The operator.
     pub def: &'static OpDef,
     /// The resolved version.
     pub version: &'static OpVersion,
+    /// The attributes given.
+    pub attrs: Attrs<'a>,
     /// Inputs by position; `None` for an omitted optional input.
     pub inputs: Vec<Option<&'a Tensor>>,
+    /// How many outputs the caller asks for (a node's declared outputs).
+    pub outputs: usize,
     /// Largest output, in bytes, a kernel may create.
     pub max_bytes: usize,
     /// Directory of the model file (for Constant tensors stored externally).
@@ -204,6 +325,24 @@ impl Invocation<'_> {
     /// `Op-since`, e.g. `ScatterElements-16`, for messages.
     pub fn op_name(&self) -> String {
         format!("{}-{}", self.def.op_type, self.version.since)
+    }
+
+    /// The INT attribute `name`, or the version's default for it.
+    pub fn int(&self, name: &str) -> Result<i64, KernelError> {
+        let default = match self.version.attr(name).map(|a| a.kind) {
+            Some(AttrKind::Int(d)) => d,
+            _ => 0,
+        };
+        self.attrs.int(name, default)
+    }
+
+    /// The STRING attribute `name`, or the version's default for it.
+    pub fn string(&self, name: &str) -> Result<String, KernelError> {
+        let default = match self.version.attr(name).map(|a| a.kind) {
+            Some(AttrKind::Str { default, .. }) => default,
+            _ => "",
+        };
+        self.attrs.string(name, default)
     }
 
     /// Fails with [`KernelError::TooLarge`] when `count` elements of `dtype` exceed the limit.
@@ -314,6 +453,78 @@ pub fn invoke(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
     (inv.version.eval)(inv)
 }
 
+/// Evaluates operator `def` at `opset` on `inputs` with `attrs`, as the typed API does: the same
+/// resolution (D1), shared checks and kernel as a node of a model, and the first output.
+pub(crate) fn call(
+    def: &'static OpDef,
+    opset: i64,
+    attrs: Attrs<'_>,
+    inputs: &[Option<&Tensor>],
+) -> Result<Tensor, KernelError> {
+    let version = match def.versions.iter().rev().find(|v| v.since <= opset) {
+        Some(v) => v,
+        None => {
+            return Err(spec_err!(
+                "{} does not exist at {} opset {opset} (its first version is {})",
+                def.op_type,
+                if def.domain.is_empty() {
+                    "ai.onnx"
+                } else {
+                    def.domain
+                },
+                def.versions.first().map_or(0, |v| v.since)
+            ))
+        }
+    };
+    let inv = Invocation {
+        def,
+        version,
+        attrs,
+        inputs: inputs.to_vec(),
+        outputs: 1,
+        max_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+        model_dir: std::path::Path::new("."),
+    };
+    let mut out = invoke(&inv)?.outputs;
+    if out.is_empty() {
+        return Err(spec_err!(
+            "internal error: {} made no output",
+            inv.op_name()
+        ));
+    }
+    Ok(out.swap_remove(0).tensor)
+}
+
+/// The largest output the typed API creates: 4 GiB, the CLI's default `--max-tensor-bytes`.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 4 << 30;
+
+impl Default for Reduction {
+    /// `none`: what a scatter does without a `reduction` attribute.
+    fn default() -> Self {
+        Reduction::None
+    }
+}
+
+/// The `reduction` a scatter applies: the attribute, checked against the reductions the version
+/// performs ([`OpVersion::modes`]); `none` where the version has no such attribute.
+pub(crate) fn reduction_of(inv: &Invocation<'_>) -> Result<Reduction, KernelError> {
+    if inv.version.attr("reduction").is_none() {
+        return Ok(Reduction::None);
+    }
+    let all = [
+        Reduction::None,
+        Reduction::Add,
+        Reduction::Mul,
+        Reduction::Max,
+        Reduction::Min,
+    ];
+    let allowed: Vec<Reduction> = all
+        .into_iter()
+        .filter(|r| inv.version.modes.contains(&r.name()))
+        .collect();
+    Reduction::parse(&inv.string("reduction")?, &allowed, &inv.op_name())
+}
+
 fn check_common(inv: &Invocation<'_>) -> Result<(), KernelError> {
     let (def, v) = (inv.def, inv.version);
     if v.deprecated {
@@ -350,33 +561,37 @@ fn check_common(inv: &Invocation<'_>) -> Result<(), KernelError> {
             ));
         }
     }
-    if inv.node.output.len() > v.outputs || inv.node.output.is_empty() {
+    if inv.outputs > v.outputs.len() || inv.outputs == 0 {
         return Err(spec_err!(
             "{} has {} output(s), the node declares {}",
             inv.op_name(),
-            v.outputs,
-            inv.node.output.len()
+            v.outputs.len(),
+            inv.outputs
         ));
     }
-    for a in &inv.node.attribute {
-        if !a.ref_attr_name.is_empty() {
-            return Err(spec_err!(
-                "attribute '{}' refers to a function attribute ('{}'), which a main graph cannot do",
-                a.name,
-                a.ref_attr_name
-            ));
+    for i in 0..inv.attrs.len() {
+        let Some((name, value)) = inv.attrs.get(i) else {
+            break;
+        };
+        if let AttrValue::Proto(a) = value {
+            if !a.ref_attr_name.is_empty() {
+                return Err(spec_err!(
+                    "attribute '{}' refers to a function attribute ('{}'), which a main graph cannot do",
+                    a.name,
+                    a.ref_attr_name
+                ));
+            }
         }
-        if !v.attrs.contains(&a.name.as_str()) {
+        if v.attr(name).is_none() {
             let later = def
                 .versions
                 .iter()
-                .find(|x| x.since > v.since && x.attrs.contains(&a.name.as_str()))
+                .find(|x| x.since > v.since && x.attr(name).is_some())
                 .map_or(String::new(), |x| {
                     format!(" (it arrives with version {})", x.since)
                 });
             return Err(spec_err!(
-                "attribute '{}' is not defined by {}{later}",
-                a.name,
+                "attribute '{name}' is not defined by {}{later}",
                 inv.op_name()
             ));
         }

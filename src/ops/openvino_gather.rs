@@ -10,9 +10,10 @@
 
 use super::index::normalize_axis;
 use super::{
-    attr, check_heap_bytes, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef,
-    OpVersion,
+    check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
+    KernelError, OpDef, OpVersion, Role, SpecError,
 };
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::{numel, DType, DTypeSet, Elem, Tensor};
 
@@ -35,16 +36,89 @@ pub static OPENVINO_GATHER: OpDef = OpDef {
     spec: "https://docs.openvino.ai/2024/documentation/openvino-ir-format/operation-sets/operation-specs/movement/gather-8.html",
     plumbing: false,
     gathers: true,
-    versions: &[OpVersion::new(8, &["batch_dims"], &[
-            InputSpec { name: "data", constraint: "T", optional: false },
-            InputSpec { name: "indices", constraint: "T_IND", optional: false },
-            InputSpec { name: "axis", constraint: "T_AXIS", optional: false },
-        ], &[
+    indexing: Indexing::Axis,
+    provenance: Some(provenance),
+    versions: &[OpVersion {
+        since: 8,
+        deprecated: false,
+        attrs: &[AttrSpec::int("batch_dims", 0)],
+        inputs: &[
+            InputSpec::required("data", "T", Role::Data),
+            InputSpec::required("indices", "T_IND", Role::Indices),
+            InputSpec::required("axis", "T_AXIS", Role::Axis),
+        ],
+        outputs: &["output"],
+        constraints: &[
             Constraint::new("T", DTypeSet::of(&DType::ALL)),
             Constraint::new("T_IND", INTEGERS),
             Constraint::new("T_AXIS", INTEGERS),
-        ], &["out-of-range: zeros"], eval)],
+        ],
+        negatives: true,
+        modes: &["out-of-range: zeros"],
+        mode_attr: None,
+        eval,
+    }],
 };
+
+/// OpenVINO Gather-8's attributes: the typed entry to its kernel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenVinoGather {
+    /// How many leading dims data and indices share as batch dims; negative counts from the back
+    /// of the *indices* rank. Default 0.
+    pub batch_dims: i64,
+}
+
+impl OpenVinoGather {
+    /// Gathers `data` along `axis` (a scalar or 1-element integer tensor, as the layer's third
+    /// input), as OpenVINO's Gather-8 does (`opset` 8 of `org.openvinotoolkit`): an index outside
+    /// `[-s, s-1]` gives zeros instead of an error.
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::OpenVinoGather;
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// // Example 7 of the specification: indices out of range give zeros.
+    /// let data = Tensor::from_vec(vec![5], vec![1i32, 2, 3, 4, 5])?;
+    /// let indices = Tensor::from_vec(vec![3], vec![3i32, 10, -20])?;
+    /// let axis = Tensor::scalar(0i32);
+    /// let out = OpenVinoGather::default().eval(8, &data, &indices, &axis)?;
+    /// assert_eq!(out.to_vec::<i32>()?, [4, 0, 0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eval(
+        &self,
+        opset: i64,
+        data: &Tensor,
+        indices: &Tensor,
+        axis: &Tensor,
+    ) -> Result<Tensor, SpecError> {
+        super::call(
+            &OPENVINO_GATHER,
+            opset,
+            Attrs::new().with_int("batch_dims", self.batch_dims),
+            &[Some(data), Some(indices), Some(axis)],
+        )
+    }
+}
+
+/// Each output element is one data element picked along the axis within its batch; out of range
+/// reads as zero (the correct semantics here, a quirk elsewhere).
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let q = &q.zero_filling();
+    let (data, indices, axis) = (s.input(0)?, s.input(1)?, s.input(2)?);
+    let axis = if q.axis_ignored() {
+        0
+    } else {
+        normalize_axis(*axis.to_i64_vec()?.first()?, data.rank(), "axis").ok()?
+    };
+    let b = s.batch_dims(q)?;
+    let b = if b < 0 {
+        usize::try_from(b.checked_add(i64::try_from(indices.rank()).ok()?)?).ok()?
+    } else {
+        usize::try_from(b).ok()?
+    };
+    diagnose::gather(data, indices, axis, b, q)
+}
 
 /// `data` seen as `[batch, mid, axis_len, inner]`, indices as `[batch, per_batch]`.
 struct Geometry {
@@ -71,7 +145,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
         ));
     }
     let axis = normalize_axis(axis_values[0], rd, "axis")?;
-    let b_attr = attr::int(inv.node, "batch_dims", 0)?;
+    let b_attr = inv.int("batch_dims")?;
     let lim = i64::try_from(rd.min(ri)).unwrap_or(i64::MAX);
     if b_attr < -lim || b_attr > lim {
         return Err(spec_err!(
@@ -139,10 +213,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
         ))),
         gather_t(data, &idx, &g, oshape, inv.max_bytes)
     )?;
-    Ok(Evaluated {
-        outputs: vec![out],
-        arithmetic: false,
-    })
+    Ok(Evaluated::moved(out))
 }
 
 fn gather_t<T: Elem>(
@@ -182,8 +253,6 @@ fn gather_t<T: Elem>(
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
-    use super::super::{invoke, resolve, Invocation, Resolution};
-    use crate::pb::NodeProto;
     use crate::tensor::Tensor;
 
     fn ov(
@@ -192,27 +261,15 @@ mod tests {
         indices: &Tensor,
         axis: i64,
     ) -> Result<Tensor, super::KernelError> {
-        let Resolution::Found(def, version) = resolve("org.openvinotoolkit", "Gather", 8) else {
-            panic!()
-        };
-        let node = NodeProto {
-            op_type: "Gather".into(),
-            domain: "org.openvinotoolkit".into(),
-            input: vec!["d".into(), "i".into(), "a".into()],
-            output: vec!["o".into()],
-            attribute: vec![int_attr("batch_dims", batch_dims)],
-            ..Default::default()
-        };
         let axis = i64s(&[], &[axis]);
-        let inv = Invocation {
-            node: &node,
-            def,
-            version,
-            inputs: vec![Some(data), Some(indices), Some(&axis)],
-            max_bytes: 1 << 20,
-            model_dir: std::path::Path::new("."),
-        };
-        invoke(&inv).map(|mut e| e.outputs.remove(0))
+        run_in(
+            "org.openvinotoolkit",
+            "Gather",
+            8,
+            vec![int_attr("batch_dims", batch_dims)],
+            &[data, indices, &axis],
+            1 << 20,
+        )
     }
 
     fn seq(shape: &[usize], from: i64) -> Tensor {

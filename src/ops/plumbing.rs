@@ -4,7 +4,10 @@
 //!
 //! Their versions only widen types or add value attributes, so one kernel serves all of them.
 
-use super::{Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
+use super::{
+    AttrSpec, AttrValue, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError,
+    OpDef, OpVersion, Role,
+};
 use crate::load::tensor::{tensor_from_proto, TensorContext};
 use crate::pb::attribute_proto::AttributeType;
 use crate::spec_err;
@@ -12,15 +15,15 @@ use crate::tensor::{DType, DTypeSet, Tensor};
 
 const ANY: DTypeSet = DTypeSet::of(&DType::ALL);
 
-const CONSTANT_ATTRS: &[&str] = &[
-    "value",
-    "sparse_value",
-    "value_float",
-    "value_floats",
-    "value_int",
-    "value_ints",
-    "value_string",
-    "value_strings",
+const CONSTANT_ATTRS: &[AttrSpec] = &[
+    AttrSpec::any("value"),
+    AttrSpec::any("sparse_value"),
+    AttrSpec::any("value_float"),
+    AttrSpec::any("value_floats"),
+    AttrSpec::any("value_int"),
+    AttrSpec::any("value_ints"),
+    AttrSpec::any("value_string"),
+    AttrSpec::any("value_strings"),
 ];
 
 macro_rules! versions {
@@ -30,9 +33,11 @@ macro_rules! versions {
             deprecated: false,
             attrs: $attrs,
             inputs: $inputs,
-            outputs: 1,
+            outputs: &["output"],
             constraints: &[Constraint { name: "T", dtypes: ANY }, Constraint { name: "V", dtypes: ANY }],
+            negatives: false,
             modes: &[],
+            mode_attr: None,
             eval: $eval,
         }),*]
     };
@@ -45,6 +50,8 @@ pub static CONSTANT: OpDef = OpDef {
     spec: "https://onnx.ai/onnx/operators/onnx__Constant.html",
     plumbing: true,
     gathers: false,
+    indexing: Indexing::None,
+    provenance: None,
     versions: versions!(CONSTANT_ATTRS, &[], constant; 1, 9, 11, 12, 13, 19, 21, 23, 24, 25),
 };
 
@@ -55,25 +62,27 @@ pub static IDENTITY: OpDef = OpDef {
     spec: "https://onnx.ai/onnx/operators/onnx__Identity.html",
     plumbing: true,
     gathers: false,
-    versions: versions!(&[], &[InputSpec { name: "input", constraint: "V", optional: false }], identity; 1, 13, 14, 16, 19, 21, 23, 24, 25),
+    indexing: Indexing::None,
+    provenance: None,
+    versions: versions!(&[], &[InputSpec::required("input", "V", Role::Value)], identity; 1, 13, 14, 16, 19, 21, 23, 24, 25),
 };
 
 fn identity(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    Ok(Evaluated {
-        outputs: vec![inv.input(0)?.clone()],
-        arithmetic: false,
-    })
+    Ok(Evaluated::moved(inv.input(0)?.clone()))
 }
 
 fn constant(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    let node = inv.node;
-    if node.attribute.len() != 1 {
+    if inv.attrs.len() != 1 {
         return Err(spec_err!(
             "Constant needs exactly one value attribute, the node has {}",
-            node.attribute.len()
+            inv.attrs.len()
         ));
     }
-    let a = &node.attribute[0];
+    let Some((_, AttrValue::Proto(a))) = inv.attrs.get(0) else {
+        return Err(spec_err!(
+            "Constant's value attribute must come from a node"
+        ));
+    };
     let want = match a.name.as_str() {
         "value" => AttributeType::Tensor,
         "sparse_value" => AttributeType::SparseTensor,
@@ -103,10 +112,7 @@ fn constant(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
                 max_bytes: inv.max_bytes,
             };
             return tensor_from_proto(proto, &ctx)
-                .map(|t| Evaluated {
-                    outputs: vec![t],
-                    arithmetic: false,
-                })
+                .map(Evaluated::moved)
                 .map_err(|e| {
                     if e.is_unsupported() {
                         KernelError::Unsupported(format!("Constant value: {e}"))
@@ -151,8 +157,5 @@ fn constant(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
         }
     }
     .map_err(|e| spec_err!("Constant: {e}"))?;
-    Ok(Evaluated {
-        outputs: vec![t],
-        arithmetic: false,
-    })
+    Ok(Evaluated::moved(t))
 }

@@ -17,7 +17,11 @@ use super::fast::{self, IndexWord};
 use super::gather_elements::{check_element_shapes, for_each_element};
 use super::index::{normalize_indices, Indices, Negatives};
 use super::reduction::{self, deal, Reduction, Visit};
-use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
+use super::{
+    AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec, Invocation, KernelError,
+    OpDef, OpVersion, Role, SpecError,
+};
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{strides, Tensor};
@@ -27,9 +31,9 @@ use crate::tensor::{strides, Tensor};
 const UPDATES_AHEAD: usize = 16;
 
 const INPUTS: &[InputSpec] = &[
-    InputSpec::required("data", "T"),
-    InputSpec::required("indices", "Tind"),
-    InputSpec::required("updates", "T"),
+    InputSpec::required("data", "T", Role::Data),
+    InputSpec::required("indices", "Tind", Role::Indices),
+    InputSpec::required("updates", "T", Role::Updates),
 ];
 
 const T15: &[Constraint] = &[
@@ -42,6 +46,33 @@ const T16: &[Constraint] = &[
     Constraint::new("Tind", INDEX32_64),
 ];
 
+const AXIS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
+
+/// The reductions of versions 16 and 18.
+const R16: &[&str] = &["none", "add", "mul"];
+const R18: &[&str] = &["none", "add", "mul", "max", "min"];
+
+const fn version(
+    since: i64,
+    attrs: &'static [AttrSpec],
+    constraints: &'static [Constraint],
+    modes: &'static [&'static str],
+    eval: EvalFn,
+) -> OpVersion {
+    OpVersion {
+        since,
+        deprecated: false,
+        attrs,
+        inputs: INPUTS,
+        outputs: &["output"],
+        constraints,
+        negatives: true,
+        modes,
+        mode_attr: Some("reduction"),
+        eval,
+    }
+}
+
 /// The deprecated Scatter operator: version 9, and the deprecation at 11.
 pub static SCATTER: OpDef = OpDef {
     domain: "",
@@ -49,17 +80,17 @@ pub static SCATTER: OpDef = OpDef {
     spec: "https://onnx.ai/onnx/operators/onnx__Scatter.html",
     plumbing: false,
     gathers: false,
+    indexing: Indexing::Elements,
+    provenance: Some(provenance),
     versions: &[
-        OpVersion::new(9, &["axis"], INPUTS, T15, &["none"], eval_scatter9),
         OpVersion {
-            since: 11,
+            negatives: false,
+            ..version(9, AXIS, T15, &["none"], eval_scatter9)
+        },
+        OpVersion {
             deprecated: true,
-            attrs: &["axis"],
-            inputs: INPUTS,
-            outputs: 1,
-            constraints: T15,
-            modes: &[],
-            eval: eval_scatter9,
+            negatives: false,
+            ..version(11, AXIS, T15, &[], eval_scatter9)
         },
     ],
 };
@@ -71,60 +102,141 @@ pub static SCATTER_ELEMENTS: OpDef = OpDef {
     spec: "https://onnx.ai/onnx/operators/onnx__ScatterElements.html",
     plumbing: false,
     gathers: false,
+    indexing: Indexing::Elements,
+    provenance: Some(provenance),
     versions: &[
-        OpVersion::new(11, &["axis"], INPUTS, T15, &["none"], eval_v11),
-        OpVersion::new(13, &["axis"], INPUTS, T16, &["none"], eval_v11),
-        OpVersion::new(
+        version(11, AXIS, T15, &["none"], eval),
+        version(13, AXIS, T16, &["none"], eval),
+        version(
             16,
-            &["axis", "reduction"],
-            INPUTS,
+            &[AttrSpec::int("axis", 0), AttrSpec::choice("reduction", R16)],
             T16,
-            &["none", "add", "mul"],
-            eval_v16,
+            R16,
+            eval,
         ),
-        OpVersion::new(
+        version(
             18,
-            &["axis", "reduction"],
-            INPUTS,
+            &[AttrSpec::int("axis", 0), AttrSpec::choice("reduction", R18)],
             T16,
-            &["none", "add", "mul", "max", "min"],
-            eval_v18,
+            R18,
+            eval,
         ),
     ],
 };
+
+/// The deprecated Scatter's attributes: the typed entry to its kernel (opset 9 and 10).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Scatter {
+    /// The axis the indices write along. Default 0.
+    pub axis: i64,
+}
+
+impl Scatter {
+    /// ScatterElements-11's semantics without negative indices, as Scatter does at `opset` (9
+    /// or 10; from 11 on the operator is deprecated and every call is an error).
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::Scatter;
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// let data = Tensor::from_vec(vec![1, 5], vec![1.0f32, 2.0, 3.0, 4.0, 5.0])?;
+    /// let indices = Tensor::from_vec(vec![1, 2], vec![1i64, 3])?;
+    /// let updates = Tensor::from_vec(vec![1, 2], vec![1.1f32, 2.1])?;
+    /// let out = Scatter { axis: 1 }.eval(10, &data, &indices, &updates)?;
+    /// assert_eq!(out.to_vec::<f32>()?, [1.0, 1.1, 3.0, 2.1, 5.0]);
+    /// assert!(Scatter { axis: 1 }.eval(11, &data, &indices, &updates).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eval(
+        &self,
+        opset: i64,
+        data: &Tensor,
+        indices: &Tensor,
+        updates: &Tensor,
+    ) -> Result<Tensor, SpecError> {
+        super::call(
+            &SCATTER,
+            opset,
+            Attrs::new().with_int("axis", self.axis),
+            &[Some(data), Some(indices), Some(updates)],
+        )
+    }
+}
+
+/// ScatterElements' attributes: the typed entry to the kernel of every version.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScatterElements {
+    /// The axis the indices write along; negative counts from the back. Default 0.
+    pub axis: i64,
+    /// How updates combine with what is there (from version 16; max and min from 18).
+    /// [`Reduction::None`], the default, is accepted at every version.
+    pub reduction: Reduction,
+}
+
+impl ScatterElements {
+    /// `out = data; out[i with i[axis] := indices[i]] (op)= updates[i]` in row-major order of
+    /// `indices`, as ScatterElements does at `opset`: the same checks and kernel as a node in a
+    /// model.
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::{Reduction, ScatterElements};
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// // The specification's reduction example: duplicates add up.
+    /// let data = Tensor::from_vec(vec![1, 5], vec![1.0f32, 2.0, 3.0, 4.0, 5.0])?;
+    /// let indices = Tensor::from_vec(vec![1, 2], vec![1i64, 1])?;
+    /// let updates = Tensor::from_vec(vec![1, 2], vec![1.1f32, 2.1])?;
+    /// let add = ScatterElements { axis: 1, reduction: Reduction::Add };
+    /// assert_eq!(add.eval(18, &data, &indices, &updates)?.to_vec::<f32>()?, [1.0, 5.2, 3.0, 4.0, 5.0]);
+    ///
+    /// // Reductions arrive with version 16.
+    /// assert!(add.eval(13, &data, &indices, &updates).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eval(
+        &self,
+        opset: i64,
+        data: &Tensor,
+        indices: &Tensor,
+        updates: &Tensor,
+    ) -> Result<Tensor, SpecError> {
+        let attrs = Attrs::new().with_int("axis", self.axis);
+        let attrs = match self.reduction {
+            Reduction::None => attrs,
+            r => attrs.with_str("reduction", r.name()),
+        };
+        super::call(
+            &SCATTER_ELEMENTS,
+            opset,
+            attrs,
+            &[Some(data), Some(indices), Some(updates)],
+        )
+    }
+}
+
+/// The output starts as data; each update goes (or reduces) where its index points on the axis.
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (data, indices, updates) = (s.input(0)?, s.input(1)?, s.input(2)?);
+    let axis = s.axis(data.rank(), q)?;
+    let (dtype, shape) = (data.dtype(), data.shape());
+    diagnose::scatter_elements(
+        Some(data),
+        dtype,
+        shape,
+        indices,
+        updates,
+        axis,
+        s.reduction(q)?,
+        q,
+    )
+}
 
 fn eval_scatter9(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
     scatter(inv, Negatives::Forbidden("Scatter-9"), Reduction::None)
 }
 
-fn eval_v11(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    scatter(inv, Negatives::FromBack, Reduction::None)
-}
-
-fn eval_v16(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    let allowed = [Reduction::None, Reduction::Add, Reduction::Mul];
-    let r = Reduction::parse(
-        &attr::string(inv.node, "reduction", "none")?,
-        &allowed,
-        &inv.op_name(),
-    )?;
-    scatter(inv, Negatives::FromBack, r)
-}
-
-fn eval_v18(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    let allowed = [
-        Reduction::None,
-        Reduction::Add,
-        Reduction::Mul,
-        Reduction::Max,
-        Reduction::Min,
-    ];
-    let r = Reduction::parse(
-        &attr::string(inv.node, "reduction", "none")?,
-        &allowed,
-        &inv.op_name(),
-    )?;
-    scatter(inv, Negatives::FromBack, r)
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    scatter(inv, Negatives::FromBack, super::reduction_of(inv)?)
 }
 
 /// The element updates of a ScatterElements, in row-major order of `indices` (already checked
@@ -471,11 +583,7 @@ fn scatter(
     let data = inv.input(0)?;
     let indices = inv.input(1)?;
     let updates = inv.input(2)?;
-    let axis = check_element_shapes(
-        data.shape(),
-        indices.shape(),
-        attr::int(inv.node, "axis", 0)?,
-    )?;
+    let axis = check_element_shapes(data.shape(), indices.shape(), inv.int("axis")?)?;
     if updates.shape() != indices.shape() {
         return Err(spec_err!(
             "updates has shape {:?} but indices has shape {:?}; they must be equal",
@@ -513,10 +621,7 @@ fn scatter(
     })?;
     let out =
         Tensor::new(data.dtype(), data.shape().to_vec(), storage).map_err(|e| spec_err!("{e}"))?;
-    Ok(Evaluated {
-        outputs: vec![out],
-        arithmetic: reduction != Reduction::None,
-    })
+    Ok(Evaluated::one(out, reduction != Reduction::None))
 }
 
 #[cfg(test)]

@@ -13,15 +13,19 @@
 
 use super::index::tuple_offsets;
 use super::reduction::{self, Reduction, Visit};
-use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
+use super::{
+    AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError, OpDef,
+    OpVersion, Role, SpecError,
+};
+use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
 use crate::tensor::{numel, Tensor};
 
 const INPUTS: &[InputSpec] = &[
-    InputSpec::required("data", "T"),
-    InputSpec::required("indices", "Tind"),
-    InputSpec::required("updates", "T"),
+    InputSpec::required("data", "T", Role::Data),
+    InputSpec::required("indices", "Tind", Role::Indices),
+    InputSpec::required("updates", "T", Role::Updates),
 ];
 
 const T15: &[Constraint] = &[
@@ -34,6 +38,30 @@ const T16: &[Constraint] = &[
     Constraint::new("Tind", INDEX64),
 ];
 
+/// The reductions of versions 16 and 18.
+const R16: &[&str] = &["none", "add", "mul"];
+const R18: &[&str] = &["none", "add", "mul", "max", "min"];
+
+const fn version(
+    since: i64,
+    attrs: &'static [AttrSpec],
+    constraints: &'static [Constraint],
+    modes: &'static [&'static str],
+) -> OpVersion {
+    OpVersion {
+        since,
+        deprecated: false,
+        attrs,
+        inputs: INPUTS,
+        outputs: &["output"],
+        constraints,
+        negatives: true,
+        modes,
+        mode_attr: Some("reduction"),
+        eval,
+    }
+}
+
 /// The ScatterND operator, versions 11, 13, 16 and 18.
 pub static SCATTER_ND: OpDef = OpDef {
     domain: "",
@@ -41,56 +69,75 @@ pub static SCATTER_ND: OpDef = OpDef {
     spec: "https://onnx.ai/onnx/operators/onnx__ScatterND.html",
     plumbing: false,
     gathers: false,
+    indexing: Indexing::Tuples,
+    provenance: Some(provenance),
     versions: &[
-        OpVersion::new(11, &[], INPUTS, T15, &["none"], eval_none),
-        OpVersion::new(13, &[], INPUTS, T16, &["none"], eval_none),
-        OpVersion::new(
-            16,
-            &["reduction"],
-            INPUTS,
-            T16,
-            &["none", "add", "mul"],
-            eval_v16,
-        ),
-        OpVersion::new(
-            18,
-            &["reduction"],
-            INPUTS,
-            T16,
-            &["none", "add", "mul", "max", "min"],
-            eval_v18,
-        ),
+        version(11, &[], T15, &["none"]),
+        version(13, &[], T16, &["none"]),
+        version(16, &[AttrSpec::choice("reduction", R16)], T16, R16),
+        version(18, &[AttrSpec::choice("reduction", R18)], T16, R18),
     ],
 };
 
-fn eval_none(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    scatter_nd(inv, Reduction::None)
+/// ScatterND's attributes: the typed entry to the kernel of every version.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScatterNd {
+    /// How updates combine with what is there (from version 16; max and min from 18).
+    /// [`Reduction::None`], the default, is accepted at every version.
+    pub reduction: Reduction,
 }
 
-fn eval_v16(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    let allowed = [Reduction::None, Reduction::Add, Reduction::Mul];
-    let r = Reduction::parse(
-        &attr::string(inv.node, "reduction", "none")?,
-        &allowed,
-        &inv.op_name(),
-    )?;
-    scatter_nd(inv, r)
+impl ScatterNd {
+    /// `out = data`, then each index tuple in the last dim of `indices` writes (or reduces) its
+    /// slice of `updates` into `out`, in row-major order, as ScatterND does at `opset`: the same
+    /// checks and kernel as a node in a model.
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::{Reduction, ScatterNd};
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// // The specification's first example.
+    /// let data = Tensor::from_vec(vec![8], vec![1i64, 2, 3, 4, 5, 6, 7, 8])?;
+    /// let indices = Tensor::from_vec(vec![4, 1], vec![4i64, 3, 1, 7])?;
+    /// let updates = Tensor::from_vec(vec![4], vec![9i64, 10, 11, 12])?;
+    /// let out = ScatterNd::default().eval(11, &data, &indices, &updates)?;
+    /// assert_eq!(out.to_vec::<i64>()?, [1, 11, 3, 10, 9, 6, 7, 12]);
+    ///
+    /// // With duplicates and `mul`, updates multiply in order.
+    /// let twice = Tensor::from_vec(vec![2, 1], vec![0i64, 0])?;
+    /// let by = Tensor::from_vec(vec![2], vec![3i64, 5])?;
+    /// let mul = ScatterNd { reduction: Reduction::Mul };
+    /// assert_eq!(mul.eval(16, &data, &twice, &by)?.to_vec::<i64>()?[0], 15);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eval(
+        &self,
+        opset: i64,
+        data: &Tensor,
+        indices: &Tensor,
+        updates: &Tensor,
+    ) -> Result<Tensor, SpecError> {
+        let attrs = match self.reduction {
+            Reduction::None => Attrs::new(),
+            r => Attrs::new().with_str("reduction", r.name()),
+        };
+        super::call(
+            &SCATTER_ND,
+            opset,
+            attrs,
+            &[Some(data), Some(indices), Some(updates)],
+        )
+    }
 }
 
-fn eval_v18(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    let allowed = [
-        Reduction::None,
-        Reduction::Add,
-        Reduction::Mul,
-        Reduction::Max,
-        Reduction::Min,
-    ];
-    let r = Reduction::parse(
-        &attr::string(inv.node, "reduction", "none")?,
-        &allowed,
-        &inv.op_name(),
-    )?;
-    scatter_nd(inv, r)
+/// The output starts as data; each update slice goes (or reduces) where its tuple points.
+fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
+    let (data, indices, updates) = (s.input(0)?, s.input(1)?, s.input(2)?);
+    diagnose::scatter_nd(data, indices, updates, s.reduction(q)?, q)
+}
+
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    scatter_nd(inv, super::reduction_of(inv)?)
 }
 
 /// Tuple `t` writes the `slice` elements of updates starting at `t * slice` to the output
@@ -176,15 +223,13 @@ fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, K
         &plan,
     )?;
     let out = Tensor::new(data.dtype(), dshape.to_vec(), storage).map_err(|e| spec_err!("{e}"))?;
-    Ok(Evaluated {
-        outputs: vec![out],
-        arithmetic: reduction != Reduction::None,
-    })
+    Ok(Evaluated::one(out, reduction != Reduction::None))
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
+    use crate::tensor::Tensor;
 
     #[test]
     fn spec_example_1_elements() {
@@ -261,6 +306,136 @@ mod tests {
             run("ScatterND", 13, vec![], &[&d, &i, &u]).unwrap(),
             f32s(&[2], &[7.0, 8.0])
         );
+    }
+
+    // k = 0 (D6): each index tuple is empty, so each update is a whole tensor that replaces, or
+    // reduces into, the output; tuples apply in row-major order of indices.shape[:-1].
+
+    #[test]
+    fn k_zero_with_reduction_none_leaves_the_last_update_in_rank_1_and_rank_3() {
+        // Rank 1, three updates, at every version and with `reduction = "none"` spelt out.
+        let d = f32s(&[4], &[1.0, 2.0, 3.0, 4.0]);
+        let i = i64s(&[3, 0], &[]);
+        let u = f32s(
+            &[3, 4],
+            &[
+                5.0, 6.0, 7.0, 8.0, -1.0, -2.0, -3.0, -4.0, 9.5, 0.5, 8.5, 1.5,
+            ],
+        );
+        let last = f32s(&[4], &[9.5, 0.5, 8.5, 1.5]);
+        for opset in [11, 13] {
+            assert_eq!(
+                run("ScatterND", opset, vec![], &[&d, &i, &u]).unwrap(),
+                last
+            );
+        }
+        for opset in [16, 18] {
+            let none = vec![str_attr("reduction", "none")];
+            assert_eq!(run("ScatterND", opset, none, &[&d, &i, &u]).unwrap(), last);
+        }
+        // Rank 1 with indices of shape [0]: no batch dimensions, so one empty tuple and one
+        // update shaped like data.
+        let i = i64s(&[0], &[]);
+        let u = f32s(&[4], &[7.0, 8.0, 9.0, 10.0]);
+        assert_eq!(run("ScatterND", 13, vec![], &[&d, &i, &u]).unwrap(), u);
+        // Rank 3 (24 elements: slices this long take the range walk, shorter ones the sweep),
+        // indices [2, 2, 0]: four updates, the one at [1, 1] is the last.
+        let d = f32s(&[2, 3, 4], &(0..24).map(|v| v as f32).collect::<Vec<_>>());
+        let i = i64s(&[2, 2, 0], &[]);
+        let u: Vec<f32> = (0..96).map(|v| 100.0 + v as f32).collect();
+        let u = f32s(&[2, 2, 2, 3, 4], &u);
+        let want: Vec<f32> = (72..96).map(|v| 100.0 + v as f32).collect();
+        assert_eq!(
+            run("ScatterND", 13, vec![], &[&d, &i, &u]).unwrap(),
+            f32s(&[2, 3, 4], &want)
+        );
+    }
+
+    #[test]
+    fn k_zero_add_and_mul_reduce_every_update_into_the_whole_tensor() {
+        let d = f32s(&[3], &[1.0, 2.0, 3.0]);
+        let i = i64s(&[2, 0], &[]);
+        let u = f32s(&[2, 3], &[10.0, 20.0, 30.0, 0.5, 0.5, 2.0]);
+        let r = |red: &str, i: &Tensor, u: &Tensor| {
+            run(
+                "ScatterND",
+                16,
+                vec![str_attr("reduction", red)],
+                &[&d, i, u],
+            )
+            .unwrap()
+        };
+        // By hand: 1 + 10 + 0.5, 2 + 20 + 0.5, 3 + 30 + 2; 1 * 10 * 0.5, 2 * 20 * 0.5, 3 * 30 * 2.
+        assert_eq!(r("add", &i, &u), f32s(&[3], &[11.5, 22.5, 35.0]));
+        assert_eq!(r("mul", &i, &u), f32s(&[3], &[5.0, 20.0, 180.0]));
+        // One update (indices of shape [0]): data + u, data * u.
+        let i = i64s(&[0], &[]);
+        let u = f32s(&[3], &[4.0, -1.0, 0.5]);
+        assert_eq!(r("add", &i, &u), f32s(&[3], &[5.0, 1.0, 3.5]));
+        assert_eq!(r("mul", &i, &u), f32s(&[3], &[4.0, -2.0, 1.5]));
+        // An empty batch (indices [0, 0]): no update, data unchanged.
+        let i = i64s(&[0, 0], &[]);
+        let u = f32s(&[0, 3], &[]);
+        assert_eq!(r("add", &i, &u), d);
+        assert_eq!(r("mul", &i, &u), d);
+    }
+
+    /// How the naive reference combines an element with an update.
+    type Combine = fn(f32, f32) -> f32;
+
+    #[test]
+    fn k_zero_reductions_agree_with_a_naive_loop_in_rank_1_and_rank_3() {
+        // Values are odd multiples of 0.5 (never zero, never NaN): sums and products of a few
+        // of them are exact in f32, so the order of the walk cannot hide behind rounding.
+        let mut seed = 0x2545_f491_u32;
+        let mut values = |n: usize| -> Vec<f32> {
+            (0..n)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    ((seed >> 16) % 17) as f32 - 8.5
+                })
+                .collect()
+        };
+        // (data shape, indices shape with its last dimension 0)
+        let cases: [(&[usize], &[usize]); 4] = [
+            (&[5], &[3, 0]),
+            (&[5], &[2, 2, 0]),
+            (&[2, 3, 4], &[3, 0]),
+            (&[2, 3, 4], &[2, 2, 0]),
+        ];
+        for (dshape, ishape) in cases {
+            let n: usize = dshape.iter().product();
+            let m: usize = ishape[..ishape.len() - 1].iter().product();
+            let data = values(n);
+            let upd = values(m * n);
+            let mut ushape = ishape[..ishape.len() - 1].to_vec();
+            ushape.extend_from_slice(dshape);
+            let (d, i, u) = (f32s(dshape, &data), i64s(ishape, &[]), f32s(&ushape, &upd));
+            let ops: [(&str, i64, Combine); 5] = [
+                ("none", 16, |_, b| b),
+                ("add", 16, |a, b| a + b),
+                ("mul", 16, |a, b| a * b),
+                ("max", 18, f32::max),
+                ("min", 18, f32::min),
+            ];
+            for (red, opset, f) in ops {
+                // Every update, in order, combined into every element.
+                let mut want = data.clone();
+                for t in 0..m {
+                    for (e, w) in want.iter_mut().enumerate() {
+                        *w = f(*w, upd[t * n + e]);
+                    }
+                }
+                let got = run(
+                    "ScatterND",
+                    opset,
+                    vec![str_attr("reduction", red)],
+                    &[&d, &i, &u],
+                )
+                .unwrap();
+                assert_eq!(got, f32s(dshape, &want), "{red} {dshape:?} {ishape:?}");
+            }
+        }
     }
 
     #[test]

@@ -12,7 +12,10 @@
 //! element by element at the bit level, so odd slice offsets need no alignment.
 
 use super::index::normalize_axis;
-use super::{attr, Constraint, Evaluated, InputSpec, Invocation, KernelError, OpDef, OpVersion};
+use super::{
+    AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError, OpDef,
+    OpVersion, Role, SpecError,
+};
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15_BF16, INDEX64};
 use crate::tensor::value::packed_code;
@@ -29,6 +32,8 @@ const T24: DTypeSet = CLASSIC15_BF16.with(DTypeSet::of(&[
     DType::Uint4,
 ]));
 
+const MODES: &[&str] = &["linear", "circular"];
+
 /// The TensorScatter operator, version 24.
 pub static TENSOR_SCATTER: OpDef = OpDef {
     domain: "",
@@ -36,19 +41,105 @@ pub static TENSOR_SCATTER: OpDef = OpDef {
     spec: "https://onnx.ai/onnx/operators/onnx__TensorScatter.html",
     plumbing: false,
     gathers: false,
-    versions: &[OpVersion::new(
-        24,
-        &["axis", "mode"],
-        &[
-            InputSpec::required("past_cache", "T"),
-            InputSpec::required("update", "T"),
-            InputSpec::optional("write_indices", "Tind"),
+    indexing: Indexing::Offsets,
+    provenance: None,
+    versions: &[OpVersion {
+        since: 24,
+        deprecated: false,
+        attrs: &[AttrSpec::int("axis", -2), AttrSpec::choice("mode", MODES)],
+        inputs: &[
+            InputSpec::required("past_cache", "T", Role::Data),
+            InputSpec::required("update", "T", Role::Updates),
+            InputSpec::optional("write_indices", "Tind", Role::Indices),
         ],
-        &[Constraint::new("T", T24), Constraint::new("Tind", INDEX64)],
-        &["linear", "circular"],
+        outputs: &["present_cache"],
+        constraints: &[Constraint::new("T", T24), Constraint::new("Tind", INDEX64)],
+        negatives: false,
+        modes: MODES,
+        mode_attr: Some("mode"),
         eval,
-    )],
+    }],
 };
+
+/// How TensorScatter places a sequence that runs past the end of the cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// `write_indices[b] + L` must not exceed the max sequence length (the default).
+    #[default]
+    Linear,
+    /// Positions wrap modulo the max sequence length.
+    Circular,
+}
+
+impl Mode {
+    /// The attribute spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Linear => "linear",
+            Mode::Circular => "circular",
+        }
+    }
+}
+
+/// TensorScatter's attributes: the typed entry to its kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorScatter {
+    /// The sequence axis; negative counts from the back; never the batch axis 0. Default -2.
+    pub axis: i64,
+    /// Linear or circular placement.
+    pub mode: Mode,
+}
+
+impl Default for TensorScatter {
+    fn default() -> Self {
+        TensorScatter {
+            axis: -2,
+            mode: Mode::Linear,
+        }
+    }
+}
+
+impl TensorScatter {
+    /// The KV-cache update: `present = past`, then each batch row's `update` sequence is written
+    /// at its `write_indices` entry (0 when `write_indices` is `None`), as TensorScatter does at
+    /// `opset` (24 and later).
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::{Mode, TensorScatter};
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// // Two batch rows of a cache of 4 positions, one position written per row.
+    /// let past = Tensor::from_vec(vec![2, 4, 1], vec![0.0f32; 8])?;
+    /// let update = Tensor::from_vec(vec![2, 1, 1], vec![5.0f32, 6.0])?;
+    /// let at = Tensor::from_vec(vec![2], vec![1i64, 3])?;
+    /// let out = TensorScatter::default().eval(24, &past, &update, Some(&at))?;
+    /// assert_eq!(out.to_vec::<f32>()?, [0.0, 5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 6.0]);
+    ///
+    /// // Two positions from 3 run past the end: an error when linear, a wrap when circular.
+    /// let update = Tensor::from_vec(vec![2, 2, 1], vec![5.0f32, 7.0, 6.0, 8.0])?;
+    /// assert!(TensorScatter::default().eval(24, &past, &update, Some(&at)).is_err());
+    /// let circular = TensorScatter { mode: Mode::Circular, ..Default::default() };
+    /// let out = circular.eval(24, &past, &update, Some(&at))?;
+    /// assert_eq!(out.to_vec::<f32>()?, [0.0, 5.0, 7.0, 0.0, 8.0, 0.0, 0.0, 6.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eval(
+        &self,
+        opset: i64,
+        past: &Tensor,
+        update: &Tensor,
+        write_indices: Option<&Tensor>,
+    ) -> Result<Tensor, SpecError> {
+        super::call(
+            &TENSOR_SCATTER,
+            opset,
+            Attrs::new()
+                .with_int("axis", self.axis)
+                .with_str("mode", self.mode.name()),
+            &[Some(past), Some(update), write_indices],
+        )
+    }
+}
 
 /// Where each update slice goes: `prefixes` x `len` slices of `slice` elements.
 struct Plan {
@@ -60,7 +151,7 @@ struct Plan {
 fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
     let past = inv.input(0)?;
     let update = inv.input(1)?;
-    let circular = match attr::string(inv.node, "mode", "linear")?.as_str() {
+    let circular = match inv.string("mode")?.as_str() {
         "linear" => false,
         "circular" => true,
         other => {
@@ -70,7 +161,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
         }
     };
     let r = past.rank();
-    let axis_attr = attr::int(inv.node, "axis", -2)?;
+    let axis_attr = inv.int("axis")?;
     let axis = normalize_axis(axis_attr, r, "axis")?;
     if axis == 0 {
         return Err(spec_err!(
@@ -151,10 +242,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
             scatter_t(past, update, &plan)
         )?,
     };
-    Ok(Evaluated {
-        outputs: vec![out],
-        arithmetic: false,
-    })
+    Ok(Evaluated::moved(out))
 }
 
 fn scatter_t<T: Elem>(past: &Tensor, update: &Tensor, plan: &Plan) -> Result<Tensor, KernelError> {

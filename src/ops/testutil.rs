@@ -1,6 +1,6 @@
 //! Helpers for the kernels' unit tests: build tensors and nodes, run one op version.
 
-use super::{invoke, resolve, Invocation, KernelError, Resolution};
+use super::{invoke, resolve, Attrs, Invocation, KernelError, Resolution};
 use crate::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use crate::tensor::{DType, Tensor};
 
@@ -72,25 +72,39 @@ pub fn run_limited(
     inputs: &[&Tensor],
     max_bytes: usize,
 ) -> Result<Tensor, KernelError> {
-    let Resolution::Found(def, version) = resolve("", op, opset) else {
+    run_in("", op, opset, attrs, inputs, max_bytes)
+}
+
+/// Runs `op` of `domain` at `opset` on `inputs`, with an output size limit.
+pub fn run_in(
+    domain: &str,
+    op: &str,
+    opset: i64,
+    attrs: Vec<AttributeProto>,
+    inputs: &[&Tensor],
+    max_bytes: usize,
+) -> Result<Tensor, KernelError> {
+    let Resolution::Found(def, version) = resolve(domain, op, opset) else {
         panic!("{op} does not resolve at opset {opset}");
     };
     let node = NodeProto {
         op_type: op.into(),
+        domain: domain.into(),
         input: (0..inputs.len()).map(|i| format!("in{i}")).collect(),
         output: vec!["out".into()],
         attribute: attrs,
         ..Default::default()
     };
     let inv = Invocation {
-        node: &node,
         def,
         version,
+        attrs: Attrs::of_node(&node),
         inputs: inputs.iter().map(|t| Some(*t)).collect(),
+        outputs: node.output.len(),
         max_bytes,
         model_dir: std::path::Path::new("."),
     };
-    invoke(&inv).map(|mut e| e.outputs.remove(0))
+    invoke(&inv).map(|mut e| e.outputs.remove(0).tensor)
 }
 
 /// The error message of a run that must fail.

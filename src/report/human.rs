@@ -1,8 +1,14 @@
 //! The human report: one status line per case as it finishes, then the details of every failure
 //! (the mismatch table) and a closing summary line, in the manner of cargo-nextest.
+//! [`HumanReporter`] writes it to the terminal as the run goes, to a file when the run ends, or
+//! as the closing summary alone on stderr (when a machine-readable report takes stdout).
 
-use crate::verdict::{CaseResult, OutputResult, Status, Summary};
+use super::{needs_rerun, Dest, Event, Reporter, Rerun, RunEnd};
+use crate::tensor::Tensor;
+use crate::verdict::{CaseResult, ExpectationsReport, Gate, OutputResult, Status, Summary};
+use anyhow::{Context, Result};
 use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 /// ANSI styling, on or off.
@@ -70,11 +76,7 @@ pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
         };
         let _ = writeln!(s, "{:>17} {text}", "");
     }
-    let gating = c
-        .expectation
-        .as_ref()
-        .is_none_or(|e| e.fails_gate || e.outcome == "tolerance-only");
-    if matches!(c.status, Status::Failed | Status::Errored) && gating {
+    if matches!(c.status, Status::Failed | Status::Errored) && needs_rerun(c) {
         let _ = writeln!(s, "{:>17} {} {rerun}", "", style.paint("2", "rerun:"));
     }
     s
@@ -82,11 +84,7 @@ pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
 
 /// Problems of the expectations file itself: expired entries (each fails the run) and entries
 /// that matched no case (a warning, or a failure with `--strict-expectations`).
-pub fn expectations(
-    e: &crate::report::json::ExpectationsReport,
-    strict: bool,
-    style: Style,
-) -> String {
+pub fn expectations(e: &ExpectationsReport, style: Style) -> String {
     let mut s = String::new();
     if !e.updated && (!e.expired.is_empty() || !e.unmatched.is_empty()) {
         s.push('\n');
@@ -108,7 +106,7 @@ pub fn expectations(
         );
     }
     for p in &e.unmatched {
-        let (code, word) = if strict {
+        let (code, word) = if e.strict {
             ("1;31", "error")
         } else {
             ("1;33", "warning")
@@ -169,15 +167,16 @@ pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> S
     }
     // The reason line already ends with the diagnosis when there is one.
     if let Some(c) = o
-        .diagnosis
+        .diagnosis()
         .filter(|_| !o.reason.as_deref().unwrap_or("").contains("diagnosis:"))
     {
         let _ = writeln!(
             s,
-            "    {} {} ({})",
+            "    {} {} ({}){}",
             style.paint("1;36", "diagnosis:"),
             c.sentence(),
-            c.id()
+            c.id(),
+            crate::verdict::also_reproduced_by(&o.diagnoses[1..])
         );
     }
     if !o.first_mismatches.is_empty() {
@@ -222,13 +221,23 @@ pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> S
     s
 }
 
+/// The `.diff` text written beside a pending snapshot of output `k` (`--pending`), without
+/// colour: the failure details of a failed output, or, for an output with no expected file, a
+/// preview of what onnx-idx-check computed (`ours`).
+pub fn pending_diff(case: &str, ds: &str, k: usize, o: &OutputResult, ours: &Tensor) -> String {
+    if o.expected_shape.is_some() {
+        return output_details(case, ds, o, Style { color: false });
+    }
+    format!(
+        "--- {case} {ds} output '{}'\n    no expected output file ({ds}/output_{k}.pb); onnx-idx-check computed:\n    {}\n",
+        o.name,
+        crate::pending::preview(ours)
+    )
+}
+
 /// The mismatch tables of every failed case, each ending with the command that re-runs the case
-/// alone (`rerun` maps a case name to it).
-pub fn failure_details(
-    cases: &[CaseResult],
-    style: Style,
-    rerun: &dyn Fn(&str) -> String,
-) -> String {
+/// alone.
+pub fn failure_details(cases: &[CaseResult], style: Style, rerun: &Rerun) -> String {
     let mut s = String::new();
     for c in cases.iter().filter(|c| c.status == Status::Failed) {
         for ds in &c.data_sets {
@@ -237,12 +246,27 @@ pub fn failure_details(
             }
         }
         // An expected failure needs no rerun; only what fails the gate does.
-        if c.expectation
-            .as_ref()
-            .is_none_or(|e| e.fails_gate || e.outcome == "tolerance-only")
-        {
-            let _ = writeln!(s, "    {} {}", style.paint("2", "rerun:"), rerun(&c.name));
+        if needs_rerun(c) {
+            let _ = writeln!(
+                s,
+                "    {} {}",
+                style.paint("2", "rerun:"),
+                rerun.command(&c.name)
+            );
         }
+    }
+    s
+}
+
+/// The requirements the run did not meet (`--min-cases`, `--require-op`), one line each after
+/// a blank line; empty when it met them. Failed cases and expectations have their own lines.
+pub fn unmet_requirements(gate: &Gate, style: Style) -> String {
+    let mut s = String::new();
+    for r in gate.reasons.iter().filter(|r| r.kind.is_requirement()) {
+        if s.is_empty() {
+            s.push('\n');
+        }
+        let _ = writeln!(s, "{} {}", style.paint("1;31", "gate:"), r.message);
     }
     s
 }
@@ -305,4 +329,149 @@ pub fn summary_line(summary: &Summary, duration: Duration, style: Style) -> Stri
         summary.total,
         parts.join(", ")
     )
+}
+
+/// Where and how a [`HumanReporter`] writes.
+enum Mode {
+    /// Every line as the run goes (the terminal), with a progress bar on long runs.
+    Stream {
+        out: Box<dyn Write>,
+        progress: indicatif::ProgressBar,
+    },
+    /// The whole report when the run ends, from the final results.
+    Document(Dest),
+    /// The run's failed requirements and expectations and the summary line alone, on stderr
+    /// (a machine-readable report has stdout).
+    Brief,
+}
+
+/// The human report as a [`Reporter`].
+pub struct HumanReporter {
+    mode: Mode,
+    style: Style,
+    rerun: Rerun,
+    /// The first error writing a streamed line (reported when the run ends).
+    error: Option<std::io::Error>,
+}
+
+impl HumanReporter {
+    /// Streams to stdout as cases finish; a progress bar on stderr when it is a terminal and the
+    /// run is long.
+    pub fn terminal(style: Style, rerun: Rerun) -> HumanReporter {
+        HumanReporter {
+            mode: Mode::Stream {
+                out: Box::new(std::io::stdout()),
+                progress: indicatif::ProgressBar::hidden(),
+            },
+            style,
+            rerun,
+            error: None,
+        }
+    }
+
+    /// The whole report to `dest` when the run ends, without colour.
+    pub fn document(dest: Dest, rerun: Rerun) -> HumanReporter {
+        HumanReporter {
+            mode: Mode::Document(dest),
+            style: Style { color: false },
+            rerun,
+            error: None,
+        }
+    }
+
+    /// The closing lines alone, on stderr, without colour.
+    pub fn brief() -> HumanReporter {
+        HumanReporter {
+            mode: Mode::Brief,
+            style: Style { color: false },
+            rerun: Rerun::default(),
+            error: None,
+        }
+    }
+
+    /// Everything after the case lines: failure details, the expectations file's problems,
+    /// unmet requirements, the per-operator table and the summary line.
+    fn tail(&self, end: &RunEnd<'_>) -> String {
+        let mut tail = failure_details(end.results, self.style, &self.rerun);
+        if let Some(er) = end.expectations {
+            tail.push_str(&expectations(er, self.style));
+        }
+        tail.push_str(&unmet_requirements(end.gate, self.style));
+        tail.push_str(&summary(end.summary, end.duration, self.style));
+        tail
+    }
+}
+
+impl Reporter for HumanReporter {
+    fn report(&mut self, event: &Event<'_>) -> Result<()> {
+        let (style, rerun) = (self.style, &self.rerun);
+        match (&mut self.mode, event) {
+            (Mode::Stream { progress, .. }, Event::RunStarted { cases }) => {
+                *progress = progress_bar(*cases);
+            }
+            (Mode::Stream { out, progress }, Event::CaseFinished(c)) => {
+                let line = case_line(c, style, &rerun.command(&c.name));
+                progress.suspend(|| {
+                    if let Err(e) = out.write_all(line.as_bytes()) {
+                        self.error.get_or_insert(e);
+                    }
+                });
+                progress.inc(1);
+            }
+            (Mode::Stream { .. }, Event::RunFinished(end)) => {
+                let tail = self.tail(end);
+                let Mode::Stream { out, progress } = &mut self.mode else {
+                    unreachable!()
+                };
+                progress.finish_and_clear();
+                out.write_all(tail.as_bytes()).ok();
+                out.flush().ok();
+                if let Some(e) = self.error.take() {
+                    if e.kind() != std::io::ErrorKind::BrokenPipe {
+                        return Err(e).context("writing the report");
+                    }
+                }
+            }
+            (Mode::Document(_), Event::RunFinished(end)) => {
+                let mut s = String::new();
+                for c in end.results {
+                    s.push_str(&case_line(c, style, &rerun.command(&c.name)));
+                }
+                s.push_str(&self.tail(end));
+                let Mode::Document(dest) = &self.mode else {
+                    unreachable!()
+                };
+                dest.write(&s)?;
+            }
+            (Mode::Brief, Event::RunFinished(end)) => {
+                let mut s = String::new();
+                for r in end
+                    .gate
+                    .reasons
+                    .iter()
+                    .filter(|r| r.kind != crate::verdict::GateKind::Cases)
+                {
+                    let _ = writeln!(s, "{}", r.message);
+                }
+                s.push_str(&summary_line(end.summary, end.duration, style));
+                eprint!("{s}");
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// A progress bar on stderr, only on a terminal and only for runs long enough to need one.
+fn progress_bar(len: usize) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() || len < 50 {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases [{elapsed}]")
+    {
+        bar.set_style(style);
+    }
+    bar
 }

@@ -1,11 +1,11 @@
 //! The JSON report (`--format json`). This file is the only definition of its shape; bump
 //! [`SCHEMA_VERSION`] on any incompatible change.
 
-use super::{millis, ToolInfo};
-use crate::verdict::{CaseResult, DataSetResult, OutputResult, Summary};
+use super::{millis, Dest, Event, Reporter, RunEnd, ToolInfo};
+use crate::verdict::{CaseResult, DataSetResult, Gate, OutputResult};
+use anyhow::Result;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 /// The schema version written as `schema_version`.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -26,19 +26,7 @@ pub struct Report<'a> {
     pub cases: Vec<JsonCase<'a>>,
 }
 
-/// What `--expectations` found about the file itself.
-#[derive(Clone, Debug, Serialize)]
-pub struct ExpectationsReport {
-    /// The file.
-    pub file: String,
-    /// Whether `--update-expectations` rewrote it.
-    pub updated: bool,
-    /// Case patterns of entries whose `until` date has passed (each fails the run).
-    pub expired: Vec<String>,
-    /// Case patterns of entries that matched no case (a warning; an error with
-    /// `--strict-expectations`).
-    pub unmatched: Vec<String>,
-}
+pub use crate::verdict::ExpectationsReport;
 
 /// An expectations entry applied to a case.
 #[derive(Debug, Serialize)]
@@ -89,6 +77,26 @@ pub struct JsonSummary<'a> {
     pub unexpected_passes: usize,
     /// Counts per operator version (`Gather-13`; a bare op type when unresolved).
     pub by_op: BTreeMap<&'a str, JsonCounts>,
+    /// The run's own verdict: what decides the exit status.
+    pub gate: JsonGate<'a>,
+}
+
+/// `summary.gate`.
+#[derive(Debug, Serialize)]
+pub struct JsonGate<'a> {
+    /// `passed` or `failed`.
+    pub status: &'static str,
+    /// Why the run fails (empty when it passes).
+    pub reasons: Vec<JsonGateReason<'a>>,
+}
+
+/// One entry of `summary.gate.reasons`.
+#[derive(Debug, Serialize)]
+pub struct JsonGateReason<'a> {
+    /// `cases`, `expectations`, `min-cases` or `require-op`.
+    pub kind: &'static str,
+    /// What failed, for people.
+    pub message: &'a str,
 }
 
 /// Verdict counts of one operator version.
@@ -183,16 +191,14 @@ pub struct JsonOutput<'a> {
     /// `oob-wrapped`, `oob-clamped`, `oob-zero-filled`, `first-write-wins`, `reduction-ignored`,
     /// `axis-ignored`, `batch-dims-ignored`, `accumulation-order`), or null.
     pub diagnosis: Option<&'static str>,
+    /// Every known bug class that reproduces the wrong output exactly, most specific first
+    /// (`diagnosis` is the first); empty when none does.
+    pub diagnoses: Vec<&'static str>,
 }
 
 /// Builds the document.
-pub fn build<'a>(
-    tool: &'a ToolInfo,
-    cases: &'a [CaseResult],
-    summary: &'a Summary,
-    duration: Duration,
-    expectations: Option<&'a ExpectationsReport>,
-) -> Report<'a> {
+pub fn build<'a>(tool: &'a ToolInfo, end: &RunEnd<'a>) -> Report<'a> {
+    let summary = end.summary;
     Report {
         schema_version: SCHEMA_VERSION,
         tool: Tool {
@@ -206,7 +212,7 @@ pub fn build<'a>(
             errored: summary.errored,
             skipped: summary.skipped,
             not_run: summary.not_run,
-            duration_ms: millis(duration),
+            duration_ms: millis(end.duration),
             expected_failures: summary.expected_failures,
             unexpected_passes: summary.unexpected_passes,
             by_op: summary
@@ -222,9 +228,24 @@ pub fn build<'a>(
                     (op.as_str(), counts)
                 })
                 .collect(),
+            gate: gate(end.gate),
         },
-        expectations,
-        cases: cases.iter().map(case).collect(),
+        expectations: end.expectations,
+        cases: end.results.iter().map(case).collect(),
+    }
+}
+
+fn gate(g: &Gate) -> JsonGate<'_> {
+    JsonGate {
+        status: if g.passed() { "passed" } else { "failed" },
+        reasons: g
+            .reasons
+            .iter()
+            .map(|r| JsonGateReason {
+                kind: r.kind.id(),
+                message: &r.message,
+            })
+            .collect(),
     }
 }
 
@@ -277,20 +298,30 @@ fn output(o: &OutputResult) -> JsonOutput<'_> {
         max_abs_diff: o.max_abs_diff,
         max_rel_diff: o.max_rel_diff,
         first_mismatches: &o.first_mismatches,
-        diagnosis: o.diagnosis.map(|c| c.id()),
+        diagnosis: o.diagnosis().map(|c| c.id()),
+        diagnoses: o.diagnoses.iter().map(|c| c.id()).collect(),
     }
 }
 
 /// The document as pretty-printed JSON with a trailing newline.
-pub fn render(
-    tool: &ToolInfo,
-    cases: &[CaseResult],
-    summary: &Summary,
-    duration: Duration,
-    expectations: Option<&ExpectationsReport>,
-) -> String {
-    let mut s = serde_json::to_string_pretty(&build(tool, cases, summary, duration, expectations))
+pub fn render(tool: &ToolInfo, end: &RunEnd<'_>) -> String {
+    let mut s = serde_json::to_string_pretty(&build(tool, end))
         .unwrap_or_else(|e| format!("{{\"error\": \"cannot serialise the report: {e}\"}}"));
     s.push('\n');
     s
+}
+
+/// The JSON report as a [`Reporter`]: the document, written when the run ends.
+pub struct JsonReporter {
+    /// Where it goes.
+    pub dest: Dest,
+}
+
+impl Reporter for JsonReporter {
+    fn report(&mut self, event: &Event<'_>) -> Result<()> {
+        match event {
+            Event::RunFinished(end) => self.dest.write(&render(&super::TOOL, end)),
+            _ => Ok(()),
+        }
+    }
 }

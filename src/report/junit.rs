@@ -2,18 +2,18 @@
 //! failed cases are `<failure>`, errored ones `<error>`, skipped ones `<skipped>`, each with its
 //! reason as the message.
 
-use super::ToolInfo;
-use crate::verdict::{CaseResult, Status, Summary};
+use super::{Dest, Event, Reporter, RunEnd, ToolInfo};
+use crate::verdict::{CaseResult, Status};
+use anyhow::Result;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
-use std::time::Duration;
 
-/// Renders the report as XML.
-pub fn render(
-    tool: &ToolInfo,
-    cases: &[CaseResult],
-    _summary: &Summary,
-    duration: Duration,
-) -> String {
+/// The classname of the test cases that stand for the run's requirements.
+pub const GATE_CLASSNAME: &str = "onnx-idx-check.gate";
+
+/// Renders the report as XML. A requirement the run did not meet (`--min-cases`,
+/// `--require-op`) is one more test case, failed, in the class [`GATE_CLASSNAME`].
+pub fn render(tool: &ToolInfo, end: &RunEnd<'_>) -> String {
+    let (cases, duration) = (end.results, end.duration);
     let mut report = Report::new(tool.name);
     report.set_time(duration);
     let mut suite = TestSuite::new(tool.name);
@@ -74,6 +74,19 @@ pub fn render(
         }
         suite.add_test_case(tc);
     }
+    for r in end.gate.reasons.iter().filter(|r| r.kind.is_requirement()) {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        status.set_message(r.message.as_str());
+        status.set_type(r.kind.id());
+        // Named by the option and its value (`--require-op GatherND-12`), unique per run.
+        let name = r
+            .message
+            .split_once(": ")
+            .map_or(r.kind.id(), |(rule, _)| rule);
+        let mut tc = TestCase::new(name, status);
+        tc.set_classname(GATE_CLASSNAME);
+        suite.add_test_case(tc);
+    }
     report.add_test_suite(suite);
     let mut xml = report
         .to_string()
@@ -100,8 +113,13 @@ fn details(c: &CaseResult) -> String {
             lines.push(format!("{}: {r}", ds.name));
         }
         for o in ds.outputs.iter().filter(|o| o.status != Status::Passed) {
-            if let Some(c) = o.diagnosis {
-                lines.push(format!("  diagnosis: {} ({})", c.sentence(), c.id()));
+            if let Some(c) = o.diagnosis() {
+                lines.push(format!(
+                    "  diagnosis: {} ({}){}",
+                    c.sentence(),
+                    c.id(),
+                    crate::verdict::also_reproduced_by(&o.diagnoses[1..])
+                ));
             }
             for m in &o.first_mismatches {
                 let idx: Vec<String> = m.index.iter().map(|i| i.to_string()).collect();
@@ -120,4 +138,19 @@ fn details(c: &CaseResult) -> String {
         }
     }
     lines.join("\n")
+}
+
+/// The JUnit report as a [`Reporter`]: the document, written when the run ends.
+pub struct JunitReporter {
+    /// Where it goes.
+    pub dest: Dest,
+}
+
+impl Reporter for JunitReporter {
+    fn report(&mut self, event: &Event<'_>) -> Result<()> {
+        match event {
+            Event::RunFinished(end) => self.dest.write(&render(&super::TOOL, end)),
+            _ => Ok(()),
+        }
+    }
 }

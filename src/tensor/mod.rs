@@ -6,10 +6,12 @@
 //! the dtype.
 
 pub mod dtype;
-mod storage;
+mod element;
+pub(crate) mod storage;
 pub mod value;
 
 pub use dtype::{Class, DType, DTypeSet, Layout};
+pub use element::{DTypeMismatch, Element};
 pub use storage::{Elem, Storage};
 
 use thiserror::Error;

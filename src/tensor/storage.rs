@@ -158,7 +158,6 @@ impl Elem for Vec<u8> {
 
 /// Calls the generic function `$f::<T>($args)` with `T` the storage element of `$dtype`;
 /// packed sub-byte dtypes evaluate `$packed` instead.
-#[macro_export]
 macro_rules! dispatch_by_width {
     ($dtype:expr, $packed:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
         match $dtype.layout() {
@@ -172,3 +171,4 @@ macro_rules! dispatch_by_width {
         }
     };
 }
+pub(crate) use dispatch_by_width;

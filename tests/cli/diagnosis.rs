@@ -6,7 +6,10 @@
 //! The three out-of-range classes need inputs for which the spec requires an error, so they are
 //! shown with a runtime's output under `--actual` (`actual/cases/diagnosed_oob_*`).
 
-use crate::support::{cases, copy_case, fixture, fixtures, run, run_json, ACTUAL};
+use crate::support::{
+    cases, copy_case, fixture, fixtures, read_tensor, rewrite_model, run, run_json, write_tensor,
+    ACTUAL,
+};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -336,5 +339,82 @@ fn junit_does_not_attribute_the_correct_values_source_to_the_wrong_value() {
         !r.stdout.contains("expected 7.0 (data[2,0]"),
         "{}",
         r.stdout
+    );
+}
+
+/// ScatterElements-13 on an axis of size 2 with indices [0, -2] (data [[1, 2]], updates
+/// [[5, 7]]): both indices name element [0][0], and the last write wins, so the correct output is
+/// [[7, 2]]. The expected file says [[5, 2]]: keeping the first write (first-write-wins) gives
+/// that, and so does dropping the un-normalised -2 (negative-not-normalized). Built in a temporary
+/// directory from a copy of `failing/diagnosed_first_write_wins` (axis 1).
+fn two_classes_case() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let case = tmp.path().join("scatter_elements_minus_two");
+    copy_case(&fixture("failing/diagnosed_first_write_wins"), &case);
+    rewrite_model(&case.join("model.onnx"), |m| {
+        let g = m.graph.as_mut().unwrap();
+        for v in g.input.iter_mut().chain(g.output.iter_mut()) {
+            if let Some(onnx_idx_check::pb::type_proto::Value::TensorType(t)) =
+                v.r#type.as_mut().and_then(|t| t.value.as_mut())
+            {
+                t.shape = None;
+            }
+        }
+    });
+    let ds = case.join("test_data_set_0");
+    let floats = |file: &str, values: &[f32]| {
+        let mut t = read_tensor(&ds.join(file));
+        t.dims = vec![1, values.len() as i64];
+        t.raw_data = Vec::new();
+        t.float_data = values.to_vec();
+        write_tensor(&ds.join(file), &t);
+    };
+    floats("input_0.pb", &[1.0, 2.0]);
+    floats("input_2.pb", &[5.0, 7.0]);
+    floats("output_0.pb", &[5.0, 2.0]);
+    let mut idx = read_tensor(&ds.join("input_1.pb"));
+    idx.dims = vec![1, 2];
+    idx.raw_data = Vec::new();
+    idx.int64_data = vec![0, -2];
+    write_tensor(&ds.join("input_1.pb"), &idx);
+    (tmp, case)
+}
+
+#[test]
+fn every_class_that_reproduces_the_output_is_named_most_specific_first() {
+    let (_tmp, case) = two_classes_case();
+    let (code, report) = run_json(&case, &[]);
+    assert_eq!(code, 1, "{report:#}");
+    let o = only_output(&report);
+    assert_eq!(o["status"], "failed", "{o:#}");
+    // schema_version 1 readers keep `diagnosis`, the first of `diagnoses`.
+    assert_eq!(o["diagnosis"], "negative-not-normalized", "{o:#}");
+    assert_eq!(
+        o["diagnoses"],
+        json!(["negative-not-normalized", "first-write-wins"]),
+        "{o:#}"
+    );
+    let (neg, fww) = (CLASSES[0], CLASSES[4]);
+    let both = format!(
+        "diagnosis: {} ({}); also reproduced by: {} ({})",
+        neg.1, neg.0, fww.1, fww.0
+    );
+    let reason = cases(&report)[0]["reason"].as_str().unwrap();
+    assert!(reason.ends_with(&both), "{reason}");
+    let r = run(["run", case.to_str().unwrap(), "--color", "never"]);
+    r.expect_code(1);
+    assert!(r.stdout.contains(&both), "{}", r.stdout);
+    let r = run(["run", case.to_str().unwrap(), "--format", "junit"]);
+    r.expect_code(1);
+    assert!(
+        r.stdout.contains("first-write-wins"),
+        "the JUnit report names the second class too: {}",
+        r.stdout
+    );
+    // A single class keeps an empty "also" and a one-element `diagnoses`.
+    let (_, single) = run_json(&fixture("failing/diagnosed_first_write_wins"), &[]);
+    assert_eq!(
+        only_output(&single)["diagnoses"],
+        json!(["first-write-wins"])
     );
 }

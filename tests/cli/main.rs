@@ -14,6 +14,8 @@ mod diagnosis;
 mod expectations;
 // Official ONNX node tests from outside the operator families (tests/fixtures/onnx-node-sample).
 mod onnx_node_sample;
+// The Markdown report against GitHub-flavoured Markdown's rendering rules.
+mod markdown;
 // `run --pending` and the non-interactive `review` flows.
 mod pending;
 // The sha256 of every file read and the data's origin, in JSON and JUnit.
@@ -28,6 +30,9 @@ mod hostile;
 mod options;
 // Snapshots of the human, JSON and JUnit reports, `ops` and `run --help`.
 mod snapshots;
+// Several reports at once (`--report`), the run's gate (`--min-cases`, `--require-op`) and the
+// bound on `--jobs`.
+mod reports;
 // The per-operator summary.
 mod summary;
 // Running the binary and reading its reports.

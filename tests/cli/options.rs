@@ -1,7 +1,9 @@
 //! Options of `run` (selection, --fail-fast, --output, --format) and the `list`, `ops` and `bench`
 //! subcommands.
 
-use crate::support::{cases, count, fixture_names, fixtures, run, run_json, ONLY_GROUPS};
+use crate::support::{
+    cases, count, fixture_names, fixtures, read_tensor, root, run, run_json, ONLY_GROUPS,
+};
 use serde_json::Value;
 
 fn names(report: &Value) -> Vec<String> {
@@ -326,4 +328,36 @@ fn bench_prints_the_documented_keys_as_json() {
     r.expect_code(0);
     assert!(r.stdout.contains("test_gather_0"), "{}", r.stdout);
     assert!(r.stdout.contains("median"), "{}", r.stdout);
+}
+
+#[test]
+fn bench_counts_a_backward_op_as_a_scatter_not_as_a_gather() {
+    // GatherGrad writes dY into a zero tensor: it reads every input whole and writes the output
+    // once (the scatter count), although its name contains "Gather".
+    let dir = root().join("testdata/spec-examples/gather_grad_axis0_opset13");
+    let bytes = |t: &onnx_idx_check::pb::TensorProto| -> u64 {
+        let n: i64 = t.dims.iter().product();
+        let width = match t.data_type {
+            1 => 4,  // float
+            7 => 8,  // int64
+            11 => 8, // double
+            other => panic!("unexpected data type {other}"),
+        };
+        (n * width) as u64
+    };
+    let ds = dir.join("test_data_set_0");
+    let inputs: u64 = (0..3)
+        .map(|k| bytes(&read_tensor(&ds.join(format!("input_{k}.pb")))))
+        .sum();
+    let output = bytes(&read_tensor(&ds.join("output_0.pb")));
+    let r = run([
+        "bench",
+        dir.to_str().unwrap(),
+        "--iters",
+        "1",
+        "--format",
+        "json",
+    ]);
+    r.expect_code(0);
+    assert_eq!(r.json()["bytes_moved"], inputs + output);
 }

@@ -1,4 +1,4 @@
-//! Snapshots of what people and CI systems read: the three report formats for a small mixed run
+//! Snapshots of what people and CI systems read: the four report formats for a small mixed run
 //! (one case of each verdict), the `ops` matrix and `run --help`; the reports of an
 //! expectations run (XFAIL/XPASS lines, the expectations section, the JSON `expectation` and
 //! `expectations` parts, JUnit), the failure details with diagnoses and provenance, a `--actual`
@@ -12,7 +12,7 @@
 use crate::support::{fixtures, run};
 
 /// One case of each verdict.
-const MIXED: &str = "^(passing/reduction_within_tolerance|failing/wrong_value|errored/gather_index_out_of_range|skipped/unsupported_op_add)$";
+pub const MIXED: &str = "^(passing/reduction_within_tolerance|failing/wrong_value|errored/gather_index_out_of_range|skipped/unsupported_op_add)$";
 
 pub fn settings() -> insta::Settings {
     let mut s = insta::Settings::clone_current();
@@ -68,6 +68,12 @@ fn the_json_report_of_a_mixed_run_is_stable() {
 fn the_junit_report_of_a_mixed_run_is_stable() {
     let r = mixed_run("junit");
     settings().bind(|| insta::assert_snapshot!("junit_report", r.stdout));
+}
+
+#[test]
+fn the_markdown_report_of_a_mixed_run_is_stable() {
+    let r = mixed_run("markdown");
+    settings().bind(|| insta::assert_snapshot!("markdown_report", r.stdout));
 }
 
 #[test]

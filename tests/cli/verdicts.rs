@@ -2,10 +2,12 @@
 //! the exit status; then the details of the failed ones, and the whole tree in one run.
 
 use crate::support::{
-    case, cases, count, fixture, fixture_names, fixtures, run_json, verdict_of_group, ONLY_GROUPS,
+    case, cases, copy_case, count, fixture, fixture_names, fixtures, rewrite_model, run_json,
+    verdict_of_group, write_tensor, ONLY_GROUPS,
 };
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
+use std::path::Path;
 
 /// Runs one fixture alone with `--format json` and checks the verdict, that the reason contains
 /// every key word (a passed case has none), and the exit status. Returns the case's report.
@@ -563,4 +565,153 @@ fn tolerance_options_move_the_line_between_passed_and_failed() {
     // Not to dtype or shape, though.
     let (code, _) = run_json(&fixture("failing/wrong_shape"), &["--tolerant"]);
     assert_eq!(code, 1);
+}
+
+#[test]
+fn a_graph_where_two_nodes_write_one_tensor_is_an_invalid_model() {
+    // D15: SSA form. A copy of a passing Gather case whose node is doubled: both copies compute
+    // the same values, so only the check of the graph can catch it.
+    let tmp = tempfile::tempdir().unwrap();
+    let case = tmp.path().join("case");
+    copy_case(
+        &fixture("passing/gather_int32_negative_indices_typed"),
+        &case,
+    );
+    let (code, report) = run_json(&case, &[]);
+    assert_eq!((code, &cases(&report)[0]["status"]), (0, &json!("passed")));
+    let mut written = String::new();
+    rewrite_model(&case.join("model.onnx"), |m| {
+        let g = m.graph.as_mut().unwrap();
+        assert_eq!(g.node.len(), 1, "the control case has one node");
+        assert_eq!(g.node[0].op_type, "Gather");
+        g.node[0].name = "first".into();
+        let mut second = g.node[0].clone();
+        second.name = "second".into();
+        g.node.push(second);
+        written.clone_from(&g.node[0].output[0]);
+    });
+    let (code, report) = run_json(&case, &[]);
+    assert_eq!(code, 1, "{report:#}");
+    let c = &cases(&report)[0];
+    assert_eq!(c["status"], "errored", "{c:#}");
+    let reason = c["reason"].as_str().unwrap();
+    for w in [
+        "not in SSA form",
+        "'first' (Gather)",
+        "'second' (Gather)",
+        &format!("both write tensor '{written}'"),
+    ] {
+        assert!(reason.contains(w), "reason lacks {w:?}: {reason}");
+    }
+}
+
+/// A ScatterND-18 case in `dir` with `k = indices.shape[-1] = 0` (D6): data [2, 3] = 1..6,
+/// indices [2, 0], two updates of the whole tensor combined by `reduction`, and `expected` as
+/// the output.
+fn scatter_nd_k_zero_case(dir: &Path, reduction: &str, expected: &[f32]) {
+    use onnx_idx_check::pb::{
+        attribute_proto::AttributeType, tensor_proto::DataType, type_proto, AttributeProto,
+        GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TypeProto,
+        ValueInfoProto,
+    };
+    use prost::Message;
+    let value = |name: &str, elem: DataType| ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: elem as i32,
+                shape: None,
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let model = ModelProto {
+        ir_version: 8,
+        opset_import: vec![OperatorSetIdProto {
+            domain: String::new(),
+            version: 18,
+        }],
+        graph: Some(GraphProto {
+            name: "scatter_nd_k_zero".into(),
+            node: vec![NodeProto {
+                op_type: "ScatterND".into(),
+                input: vec!["data".into(), "indices".into(), "updates".into()],
+                output: vec!["y".into()],
+                attribute: vec![AttributeProto {
+                    name: "reduction".into(),
+                    r#type: AttributeType::String as i32,
+                    s: reduction.as_bytes().to_vec(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            input: vec![
+                value("data", DataType::Float),
+                value("indices", DataType::Int64),
+                value("updates", DataType::Float),
+            ],
+            output: vec![value("y", DataType::Float)],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let ds = dir.join("test_data_set_0");
+    std::fs::create_dir_all(&ds).unwrap();
+    std::fs::write(dir.join("model.onnx"), model.encode_to_vec()).unwrap();
+    let floats = |name: &str, dims: &[i64], v: &[f32]| TensorProto {
+        name: name.into(),
+        dims: dims.to_vec(),
+        data_type: DataType::Float as i32,
+        float_data: v.to_vec(),
+        ..Default::default()
+    };
+    let indices = TensorProto {
+        name: "indices".into(),
+        dims: vec![2, 0],
+        data_type: DataType::Int64 as i32,
+        ..Default::default()
+    };
+    let updates = [
+        10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0,
+    ];
+    write_tensor(
+        &ds.join("input_0.pb"),
+        &floats("data", &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+    );
+    write_tensor(&ds.join("input_1.pb"), &indices);
+    write_tensor(
+        &ds.join("input_2.pb"),
+        &floats("updates", &[2, 2, 3], &updates),
+    );
+    write_tensor(&ds.join("output_0.pb"), &floats("y", &[2, 3], expected));
+}
+
+#[test]
+fn scatter_nd_with_empty_index_tuples_updates_the_whole_tensor() {
+    // D6: k = 0 is valid; each update replaces, or reduces into, the whole tensor. Expected
+    // outputs by hand from data 1..6 and the updates 10..60 then 0.5..3.
+    let tmp = tempfile::tempdir().unwrap();
+    let last = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0];
+    let add = [11.5, 23.0, 34.5, 46.0, 57.5, 69.0];
+    let mul = [5.0, 40.0, 135.0, 320.0, 625.0, 1080.0];
+    for (reduction, expected, status) in [
+        ("none", &last, "passed"),
+        ("add", &add, "passed"),
+        ("mul", &mul, "passed"),
+        // Applying only the last update is not a reduction.
+        ("add", &last, "failed"),
+    ] {
+        let case = tmp.path().join(format!("{reduction}_{status}"));
+        scatter_nd_k_zero_case(&case, reduction, expected);
+        let (code, report) = run_json(&case, &[]);
+        let c = &cases(&report)[0];
+        assert_eq!(c["status"], status, "{reduction}: {c:#}");
+        assert_eq!(code, i32::from(status != "passed"), "{reduction}: {c:#}");
+        assert_eq!(
+            (&c["ops"], &c["opset"]),
+            (&json!(["ScatterND"]), &json!({"ai.onnx": 18})),
+            "{c:#}"
+        );
+    }
 }

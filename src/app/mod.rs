@@ -1,0 +1,183 @@
+//! One function per subcommand: assembles discover -> runner -> reporters and returns the exit
+//! status. `run`, the one with a pipeline of its own, is in [`run`].
+
+mod run;
+
+use crate::cli::{
+    BenchArgs, Cli, Command, CoverageArgs, ListArgs, ListFormat, OpsArgs, ReviewArgs, Selection,
+};
+use crate::config::{self, CaseFilter, UsageError};
+use crate::discover::{self, Case};
+use crate::exit;
+use crate::report::write_stdout;
+use crate::runner::{self, RunOptions};
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+/// Runs the command line; usage problems come back as [`UsageError`] in the chain.
+pub fn run(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Command::Run(args) => run::run_cases(*args),
+        Command::List(args) => list(args),
+        Command::Ops(args) => ops(args),
+        Command::Bench(args) => bench(args),
+        Command::Review(args) => review(args),
+        Command::Coverage(args) => coverage(args),
+    }
+}
+
+/// Discovers the selected cases; no case at all is a usage error.
+fn select(sel: &Selection) -> Result<Vec<Case>> {
+    select_with_names(sel).map(|(cases, _)| cases)
+}
+
+/// [`select`], also returning the names of every case found before `--filter`, `--exclude` and
+/// `--shard` (expectations entries for cases left out are not "unmatched").
+fn select_with_names(sel: &Selection) -> Result<(Vec<Case>, Vec<String>)> {
+    let filter = CaseFilter::new(sel)?;
+    let found = discover::discover(&sel.paths).map_err(|e| UsageError(e.to_string()))?;
+    for w in &found.warnings {
+        eprintln!("warning: {w}");
+    }
+    let total = found.cases.len();
+    let names: Vec<String> = found.cases.iter().map(|c| c.name.clone()).collect();
+    let cases: Vec<Case> = found
+        .cases
+        .into_iter()
+        .filter(|c| filter.matches(c))
+        .collect();
+    if cases.is_empty() {
+        let paths: Vec<String> = sel.paths.iter().map(|p| p.display().to_string()).collect();
+        let why = if total == 0 {
+            "no directory with a model.onnx".to_string()
+        } else {
+            format!("{total} cases found, none selected by --filter/--exclude")
+        };
+        return Err(UsageError(format!("no case found under {}: {why}", paths.join(", "))).into());
+    }
+    // An empty shard is not an error: a CI matrix may have more shards than cases.
+    Ok((
+        cases.into_iter().filter(|c| filter.in_shard(c)).collect(),
+        names,
+    ))
+}
+
+fn list(args: ListArgs) -> Result<u8> {
+    let cases = select(&args.selection)?;
+    let listed: Vec<_> = cases
+        .iter()
+        .map(|c| crate::catalog::list_case(c, runner::DEFAULT_MAX_TENSOR_BYTES))
+        .collect();
+    let doc = match args.format {
+        ListFormat::Human => crate::catalog::render_list(&listed),
+        ListFormat::Json => json_document(&listed, true, "the list")?,
+    };
+    write_stdout(&doc)?;
+    Ok(exit::OK)
+}
+
+fn ops(args: OpsArgs) -> Result<u8> {
+    let doc = match args.format {
+        ListFormat::Human => crate::catalog::render_matrix(),
+        ListFormat::Json => json_document(&crate::catalog::matrix(), true, "the matrix")?,
+    };
+    write_stdout(&doc)?;
+    Ok(exit::OK)
+}
+
+fn review(args: ReviewArgs) -> Result<u8> {
+    let found = discover::discover(&args.paths).map_err(|e| UsageError(e.to_string()))?;
+    for w in &found.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mode = if args.accept_all {
+        crate::review::Mode::AcceptAll
+    } else if args.reject_all {
+        crate::review::Mode::RejectAll
+    } else if args.list {
+        crate::review::Mode::List
+    } else {
+        crate::review::Mode::Interactive
+    };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout().lock();
+    let summary = crate::review::review(
+        &args.dir,
+        &found.cases,
+        mode,
+        &mut input,
+        &mut out,
+        config::use_color(args.color),
+    )
+    .map_err(|e| UsageError(e.to_string()))?;
+    Ok(if summary.problems > 0 {
+        exit::CASES_FAILED
+    } else {
+        exit::OK
+    })
+}
+
+fn coverage(args: CoverageArgs) -> Result<u8> {
+    let cases = select(&args.selection)?;
+    let opts = RunOptions {
+        coverage: true,
+        ..RunOptions::default()
+    };
+    let (results, _) = runner::run_all(&cases, &opts, config::jobs(args.jobs)?, false, |_| {});
+    let rows = crate::coverage::report(&results);
+    let doc = match args.format {
+        ListFormat::Human => {
+            let passed = results
+                .iter()
+                .filter(|r| r.status == crate::verdict::Status::Passed)
+                .count();
+            format!(
+                "{}{passed} of {} cases passed; traits counted from passing cases only\n",
+                crate::coverage::render(&rows),
+                results.len()
+            )
+        }
+        ListFormat::Json => json_document(&rows, true, "the coverage")?,
+    };
+    write_stdout(&doc)?;
+    Ok(exit::OK)
+}
+
+fn bench(args: BenchArgs) -> Result<u8> {
+    let opts = RunOptions {
+        max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
+        ..RunOptions::default()
+    };
+    let found = discover::discover(std::slice::from_ref(&args.case))
+        .map_err(|e| UsageError(e.to_string()))?;
+    let case = found
+        .cases
+        .into_iter()
+        .find(|c| c.dir == args.case)
+        .ok_or_else(|| {
+            UsageError(format!(
+                "{} is not a case directory (no model.onnx)",
+                args.case.display()
+            ))
+        })?;
+    let r = crate::bench::bench(&case, &opts, args.warmup, args.iters).map_err(UsageError)?;
+    let doc = match args.format {
+        ListFormat::Human => crate::bench::render(&r),
+        ListFormat::Json => json_document(&r, false, "the result")?,
+    };
+    write_stdout(&doc)?;
+    Ok(exit::OK)
+}
+
+/// A JSON document with a trailing newline, pretty-printed or on one line.
+fn json_document(value: &impl Serialize, pretty: bool, what: &str) -> Result<String> {
+    let mut s = if pretty {
+        serde_json::to_string_pretty(value)
+    } else {
+        serde_json::to_string(value)
+    }
+    .with_context(|| format!("serialising {what}"))?;
+    s.push('\n');
+    Ok(s)
+}

@@ -1,0 +1,76 @@
+//! The known classes of wrong indexing semantics that diagnosis tries, with their stable ids and
+//! the sentences reports print.
+
+/// A known class of wrong indexing semantics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BugClass {
+    /// Negative indices used as they are (read as index 0, or as a zero element).
+    NegativeNotNormalized,
+    /// Out-of-range indices taken modulo the axis size.
+    OobWrapped,
+    /// Out-of-range indices clamped to the nearest valid index.
+    OobClamped,
+    /// Out-of-range indices giving zeros (gathers) or ignored (scatters).
+    OobZeroFilled,
+    /// Duplicate scatter indices resolved by the first write instead of the last.
+    FirstWriteWins,
+    /// The `reduction` attribute ignored (treated as `none`).
+    ReductionIgnored,
+    /// The `axis` attribute ignored (0 used).
+    AxisIgnored,
+    /// The `batch_dims` attribute ignored (0 used).
+    BatchDimsIgnored,
+    /// A float reduction accumulated in another order (reverse row-major).
+    AccumulationOrder,
+}
+
+impl BugClass {
+    /// Every class, in the order they are tried.
+    pub const ALL: [BugClass; 9] = [
+        BugClass::NegativeNotNormalized,
+        BugClass::OobWrapped,
+        BugClass::OobClamped,
+        BugClass::OobZeroFilled,
+        BugClass::FirstWriteWins,
+        BugClass::ReductionIgnored,
+        BugClass::AxisIgnored,
+        BugClass::BatchDimsIgnored,
+        BugClass::AccumulationOrder,
+    ];
+
+    /// The stable identifier used in reports.
+    pub fn id(self) -> &'static str {
+        match self {
+            BugClass::NegativeNotNormalized => "negative-not-normalized",
+            BugClass::OobWrapped => "oob-wrapped",
+            BugClass::OobClamped => "oob-clamped",
+            BugClass::OobZeroFilled => "oob-zero-filled",
+            BugClass::FirstWriteWins => "first-write-wins",
+            BugClass::ReductionIgnored => "reduction-ignored",
+            BugClass::AxisIgnored => "axis-ignored",
+            BugClass::BatchDimsIgnored => "batch-dims-ignored",
+            BugClass::AccumulationOrder => "accumulation-order",
+        }
+    }
+
+    /// A sentence for people.
+    pub fn sentence(self) -> &'static str {
+        match self {
+            BugClass::NegativeNotNormalized => {
+                "negative indices were not normalised (read as index 0 or as a zero element instead of counting from the back)"
+            }
+            BugClass::OobWrapped => "out-of-range indices were wrapped modulo the axis size",
+            BugClass::OobClamped => "out-of-range indices were clamped to the nearest valid index",
+            BugClass::OobZeroFilled => {
+                "out-of-range indices produced zeros (or their updates were dropped)"
+            }
+            BugClass::FirstWriteWins => "duplicate indices kept the first write instead of the last in row-major order",
+            BugClass::ReductionIgnored => "the reduction attribute was ignored: updates overwrote instead of combining",
+            BugClass::AxisIgnored => "the axis attribute was ignored: axis 0 was used",
+            BugClass::BatchDimsIgnored => "the batch_dims attribute was ignored: batch_dims 0 was used",
+            BugClass::AccumulationOrder => {
+                "the reduction accumulated in another order (reverse row-major) than the sequential row-major order"
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! One `[[expect]]` entry as loaded: its fields, its opset range, and what it expects of a case.
+
+use super::pattern::literal;
+use super::signature::{coords, plural, Signature};
+use super::Date;
+use crate::verdict::Status;
+use std::fmt::Write as _;
+
+/// The fields an entry may have, in the order [`Expectations::update`](super::Expectations::update)
+/// writes them.
+pub const FIELDS: [&str; 10] = [
+    "case",
+    "status",
+    "reason",
+    "link",
+    "until",
+    "opset",
+    "rtol",
+    "atol",
+    "mismatches",
+    "first_mismatch",
+];
+
+/// An opset range: (min, max), inclusive, each bound optional.
+pub type OpsetRange = (Option<i64>, Option<i64>);
+
+/// One `[[expect]]` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// A case name or a glob.
+    pub case: String,
+    /// The expected verdict (never [`Status::Passed`]); `None` for a tolerance-only entry.
+    pub status: Option<Status>,
+    /// Why the case does not pass.
+    pub reason: String,
+    /// An issue or a discussion.
+    pub link: Option<String>,
+    /// The last day the entry is valid.
+    pub until: Option<Date>,
+    /// The admitted `ai.onnx` opsets.
+    pub opset: Option<OpsetRange>,
+    /// Relative tolerance override.
+    pub rtol: Option<f64>,
+    /// Absolute tolerance override.
+    pub atol: Option<f64>,
+    /// Expected number of mismatches of the failure signature.
+    pub mismatches: Option<usize>,
+    /// Expected coordinates of the first mismatch of the failure signature.
+    pub first_mismatch: Option<Vec<usize>>,
+}
+
+impl Entry {
+    /// Whether `case` is a plain name (possibly with escaped glob characters) rather than a glob.
+    pub fn is_exact(&self) -> bool {
+        literal(&self.case).is_some()
+    }
+
+    /// Whether the entry's opset range admits a case whose `ai.onnx` opset is `opset`.
+    pub fn admits_opset(&self, opset: Option<i64>) -> bool {
+        match self.opset {
+            None | Some((None, None)) => true,
+            Some((min, max)) => {
+                opset.is_some_and(|v| min.is_none_or(|m| v >= m) && max.is_none_or(|m| v <= m))
+            }
+        }
+    }
+
+    /// Whether a failure signature agrees with the entry's signature fields (absent fields agree
+    /// with anything).
+    pub fn signature_matches(&self, sig: &Signature) -> bool {
+        self.mismatches.is_none_or(|m| m == sig.mismatches)
+            && self
+                .first_mismatch
+                .as_ref()
+                .is_none_or(|f| Some(f) == sig.first_mismatch.as_ref())
+    }
+
+    pub(super) fn has_tolerance(&self) -> bool {
+        self.rtol.is_some() || self.atol.is_some()
+    }
+
+    /// The entry turned into a tolerance-only one.
+    pub(super) fn tolerance_only(mut self) -> Entry {
+        self.status = None;
+        self.mismatches = None;
+        self.first_mismatch = None;
+        self
+    }
+
+    /// What the entry expects, for messages: `failed with 3 mismatches first at [1,0]`.
+    pub(super) fn expected_text(&self) -> String {
+        let mut s = self.status.map_or("-", Status::as_str).to_string();
+        match (&self.mismatches, &self.first_mismatch) {
+            (Some(n), Some(at)) => {
+                let _ = write!(s, " with {} first at {}", plural(*n), coords(at));
+            }
+            (Some(n), None) => {
+                let _ = write!(s, " with {}", plural(*n));
+            }
+            (None, Some(at)) => {
+                let _ = write!(s, " with the first mismatch at {}", coords(at));
+            }
+            (None, None) => {}
+        }
+        s
+    }
+}

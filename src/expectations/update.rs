@@ -1,0 +1,513 @@
+//! `--update-expectations`: the entries rewritten to a run's results, so that the same results
+//! pass the gate and the list only shrinks.
+
+use super::lookup::ai_onnx;
+use super::pattern::{escape, Matcher};
+use super::render::render;
+use super::{Entry, Expectations, Signature};
+use crate::verdict::{CaseResult, Status};
+use std::collections::{BTreeMap, BTreeSet};
+
+impl Expectations {
+    /// The file rewritten to the current results (`--update-expectations`), sorted by pattern:
+    ///
+    /// - an entry with a status that still applies to non-passing cases keeps its pattern,
+    ///   reason, link, until, opset and tolerances; its status becomes theirs. When they
+    ///   disagree, the entry keeps its status if some still have it (else the most common one)
+    ///   and the others get exact-name entries with `reason = "TODO"`. An exact-name entry of a
+    ///   failed case gets the current signature; a glob keeps its signature fields only while
+    ///   all its failed cases agree with them.
+    /// - a glob with a status that applies to a case that passes now is replaced by exact-name
+    ///   entries (same reason, link, until and opset) for its non-passing cases;
+    /// - an entry with a status that no longer applies to a non-passing case (its cases pass, or
+    ///   other entries take precedence) is dropped, or kept as a tolerance-only entry when it
+    ///   sets `rtol` or `atol`;
+    /// - tolerance-only entries, and entries that match no case of the run (a filtered run, a
+    ///   renamed case), are kept as they are;
+    /// - every non-passing case no entry covers gets an exact-name entry with its status,
+    ///   `reason = "TODO"` and, when failed, its signature.
+    ///
+    /// Judging the same results with the written file yields no gate failure but expired
+    /// entries.
+    pub fn update(&self, results: &[CaseResult]) -> String {
+        // Work in the written order, so precedence among globs is that of the output.
+        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        order.sort_by(|&a, &b| self.entries[a].case.cmp(&self.entries[b].case));
+        let mut work = Expectations {
+            path: self.path.clone(),
+            entries: order.iter().map(|&i| self.entries[i].clone()).collect(),
+            matchers: order.iter().map(|&i| self.matchers[i].clone()).collect(),
+        };
+        let owners = |work: &Expectations| -> Vec<Option<usize>> {
+            results
+                .iter()
+                .map(|r| work.status_entry(&r.name, ai_onnx(r)))
+                .collect()
+        };
+
+        // Until no entry with a status applies to a passing case: narrow or drop those entries.
+        loop {
+            let own = owners(&work);
+            let offending: BTreeSet<usize> = own
+                .iter()
+                .zip(results)
+                .filter(|(_, r)| r.status == Status::Passed)
+                .filter_map(|(o, _)| *o)
+                .collect();
+            if offending.is_empty() {
+                break;
+            }
+            let mut next = Vec::new();
+            let entries = std::mem::take(&mut work.entries);
+            let matchers = std::mem::take(&mut work.matchers);
+            for (i, (e, m)) in entries.into_iter().zip(matchers).enumerate() {
+                if !offending.contains(&i) {
+                    next.push((e, m));
+                    continue;
+                }
+                if !m.is_exact() {
+                    for (r, _) in results
+                        .iter()
+                        .zip(&own)
+                        .filter(|(r, o)| **o == Some(i) && r.status != Status::Passed)
+                    {
+                        let mut narrow = exact_entry(r, e.reason.clone());
+                        narrow.link.clone_from(&e.link);
+                        narrow.until = e.until;
+                        narrow.opset = e.opset;
+                        next.push((narrow, Matcher::Exact(r.name.clone())));
+                    }
+                }
+                if e.has_tolerance() {
+                    next.push((e.tolerance_only(), m));
+                }
+            }
+            (work.entries, work.matchers) = next.into_iter().unzip();
+        }
+
+        // Every entry with a status now applies only to non-passing cases.
+        let own = owners(&work);
+        let matched: Vec<bool> = (0..work.entries.len())
+            .map(|i| results.iter().any(|r| work.matches(i, &r.name, ai_onnx(r))))
+            .collect();
+        let mut out: Vec<Entry> = Vec::new();
+        for (i, mut e) in std::mem::take(&mut work.entries).into_iter().enumerate() {
+            if e.status.is_none() {
+                out.push(e);
+                continue;
+            }
+            let owned: Vec<&CaseResult> = results
+                .iter()
+                .zip(&own)
+                .filter(|(_, o)| **o == Some(i))
+                .map(|(r, _)| r)
+                .collect();
+            if owned.is_empty() {
+                if !matched[i] {
+                    out.push(e); // not in this run
+                } else if e.has_tolerance() {
+                    out.push(e.tolerance_only()); // shadowed, but its tolerances still apply
+                }
+                continue;
+            }
+            if work.matchers[i].is_exact() {
+                let r = owned[0];
+                e.status = Some(r.status);
+                let sig = Signature::of(r);
+                e.mismatches = sig.as_ref().map(|s| s.mismatches);
+                e.first_mismatch = sig.and_then(|s| s.first_mismatch);
+                out.push(e);
+                continue;
+            }
+            let status = choose_status(e.status, &owned);
+            let keep_signature = status == Status::Failed
+                && owned
+                    .iter()
+                    .filter(|r| r.status == status)
+                    .all(|r| Signature::of(r).is_some_and(|s| e.signature_matches(&s)));
+            if !keep_signature {
+                e.mismatches = None;
+                e.first_mismatch = None;
+            }
+            e.status = Some(status);
+            out.push(e);
+            for r in owned.iter().filter(|r| r.status != status) {
+                out.push(exact_entry(r, "TODO".to_string()));
+            }
+        }
+        let mut added = BTreeSet::new();
+        for (r, o) in results.iter().zip(&own) {
+            if o.is_none() && r.status != Status::Passed && added.insert(r.name.as_str()) {
+                out.push(exact_entry(r, "TODO".to_string()));
+            }
+        }
+        out.sort_by(|a, b| a.case.cmp(&b.case));
+        render(&out)
+    }
+}
+
+/// A new exact-name entry for a non-passing case, with its status and signature.
+fn exact_entry(r: &CaseResult, reason: String) -> Entry {
+    let sig = Signature::of(r);
+    Entry {
+        case: escape(&r.name),
+        status: Some(r.status),
+        reason,
+        link: None,
+        until: None,
+        opset: None,
+        rtol: None,
+        atol: None,
+        mismatches: sig.as_ref().map(|s| s.mismatches),
+        first_mismatch: sig.and_then(|s| s.first_mismatch),
+    }
+}
+
+/// The status a glob keeps: its own if some of its cases still have it, else the most common
+/// (ties to failed, then errored).
+fn choose_status(current: Option<Status>, cases: &[&CaseResult]) -> Status {
+    if let Some(s) = current.filter(|s| cases.iter().any(|r| r.status == *s)) {
+        return s;
+    }
+    let mut counts: BTreeMap<Status, usize> = BTreeMap::new();
+    for r in cases {
+        *counts.entry(r.status).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map_or(Status::Failed, |(s, _)| s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::Tolerance;
+    use crate::expectations::testutil::{
+        at_opset, case, date, failed, gate_clean, parse, today, FULL,
+    };
+    use crate::expectations::Outcome;
+    use proptest::prelude::*;
+    use std::path::Path;
+
+    // Updating.
+
+    fn update(text: &str, results: &[CaseResult]) -> (String, Expectations) {
+        let written = parse(text).update(results);
+        let reread = Expectations::parse(&written, Path::new("exp.toml"))
+            .unwrap_or_else(|e| panic!("{e}\n{written}"));
+        (written, reread)
+    }
+
+    fn find<'a>(exp: &'a Expectations, case: &str) -> Vec<&'a Entry> {
+        exp.entries().iter().filter(|e| e.case == case).collect()
+    }
+
+    #[test]
+    fn update_keeps_reasons_and_links_and_drops_entries_whose_cases_pass() {
+        let text = "[[expect]]\ncase = \"b\"\nstatus = \"errored\"\nreason = \"tract#1\"\nlink = \"https://x/1\"\nuntil = 2027-01-31\nopset = { min = 11 }\n\n\
+                    [[expect]]\ncase = \"a\"\nstatus = \"failed\"\nreason = \"fixed since\"\n\n\
+                    [[expect]]\ncase = \"g/*\"\nstatus = \"skipped\"\nreason = \"no Loop\"\nlink = \"https://x/2\"\n";
+        let results = [
+            case("a", Status::Passed),
+            case("b", Status::Errored),
+            case("g/1", Status::Skipped),
+            case("g/2", Status::Skipped),
+        ];
+        let (_, exp) = update(text, &results);
+        let cases: Vec<&str> = exp.entries().iter().map(|e| e.case.as_str()).collect();
+        assert_eq!(cases, vec!["b", "g/*"]);
+        let b = &exp.entries()[0];
+        assert_eq!(b.status, Some(Status::Errored));
+        assert_eq!(b.reason, "tract#1");
+        assert_eq!(b.link.as_deref(), Some("https://x/1"));
+        assert_eq!(b.until, Some(date("2027-01-31")));
+        assert_eq!(b.opset, Some((Some(11), None)));
+        let g = &exp.entries()[1];
+        assert_eq!(
+            (g.status, g.reason.as_str(), g.link.as_deref()),
+            (Some(Status::Skipped), "no Loop", Some("https://x/2"))
+        );
+        assert!(gate_clean(&exp, &results));
+    }
+
+    #[test]
+    fn update_adds_todo_entries_for_new_failures() {
+        let results = [
+            case("ok", Status::Passed),
+            failed("new/f", 2, Some(&[0, 1])),
+            failed("new/shape", 0, None),
+            case("new/e", Status::Errored),
+            case("odd[1]", Status::Skipped),
+        ];
+        let (written, exp) = update("", &results);
+        assert_eq!(
+            written,
+            "# onnx-idx-check expectations: known failures, ratcheted.\n\
+             # Written by `onnx-idx-check run --update-expectations`: entries sorted by case pattern,\n\
+             # comments not kept. Fill in every reason = \"TODO\" (an issue, a missing feature) before\n\
+             # committing.\n\
+             \n[[expect]]\ncase = \"new/e\"\nstatus = \"errored\"\nreason = \"TODO\"\n\
+             \n[[expect]]\ncase = \"new/f\"\nstatus = \"failed\"\nreason = \"TODO\"\nmismatches = 2\nfirst_mismatch = [0, 1]\n\
+             \n[[expect]]\ncase = \"new/shape\"\nstatus = \"failed\"\nreason = \"TODO\"\nmismatches = 0\n\
+             \n[[expect]]\ncase = \"odd[[]1[]]\"\nstatus = \"skipped\"\nreason = \"TODO\"\n"
+        );
+        assert!(exp
+            .entries()
+            .iter()
+            .all(|e| e.reason == "TODO" && e.is_exact()));
+        assert!(gate_clean(&exp, &results));
+    }
+
+    #[test]
+    fn update_refreshes_the_signature_and_status_of_exact_entries() {
+        let text = "[[expect]]\ncase = \"f\"\nstatus = \"failed\"\nreason = \"r\"\nmismatches = 3\nfirst_mismatch = [1, 0]\n\n\
+                    [[expect]]\ncase = \"plain\"\nstatus = \"failed\"\nreason = \"r\"\n\n\
+                    [[expect]]\ncase = \"now_errored\"\nstatus = \"failed\"\nreason = \"r\"\nmismatches = 1\n";
+        let results = [
+            failed("f", 5, Some(&[0, 2])),
+            failed("plain", 4, Some(&[1])),
+            case("now_errored", Status::Errored),
+        ];
+        assert!(!gate_clean(&parse(text), &results));
+        let (_, exp) = update(text, &results);
+        let f = find(&exp, "f")[0];
+        assert_eq!(
+            (f.mismatches, f.first_mismatch.clone()),
+            (Some(5), Some(vec![0, 2]))
+        );
+        let plain = find(&exp, "plain")[0];
+        assert_eq!(
+            (plain.mismatches, plain.first_mismatch.clone()),
+            (Some(4), Some(vec![1]))
+        );
+        let e = find(&exp, "now_errored")[0];
+        assert_eq!(
+            (e.status, e.mismatches, e.reason.as_str()),
+            (Some(Status::Errored), None, "r")
+        );
+        assert!(gate_clean(&exp, &results));
+    }
+
+    #[test]
+    fn update_splits_a_glob_whose_cases_disagree() {
+        let text = "[[expect]]\ncase = \"g/*\"\nstatus = \"failed\"\nreason = \"tract#7\"\nmismatches = 1\n";
+        let results = [
+            failed("g/1", 1, Some(&[0])),
+            failed("g/2", 1, Some(&[5])),
+            case("g/3", Status::Errored),
+        ];
+        let (_, exp) = update(text, &results);
+        let g = find(&exp, "g/*")[0];
+        assert_eq!(
+            (g.status, g.reason.as_str(), g.mismatches),
+            (Some(Status::Failed), "tract#7", Some(1))
+        );
+        let g3 = find(&exp, "g/3")[0];
+        assert_eq!(
+            (g3.status, g3.reason.as_str()),
+            (Some(Status::Errored), "TODO")
+        );
+        assert_eq!(exp.entries().len(), 2);
+        assert!(gate_clean(&exp, &results));
+
+        // No case keeps the glob's status: the most common one wins; a signature that no longer
+        // holds is dropped.
+        let results = [
+            case("g/1", Status::Errored),
+            case("g/2", Status::Errored),
+            case("g/3", Status::Skipped),
+        ];
+        let (_, exp) = update(text, &results);
+        let g = find(&exp, "g/*")[0];
+        assert_eq!((g.status, g.mismatches), (Some(Status::Errored), None));
+        assert_eq!(find(&exp, "g/3")[0].status, Some(Status::Skipped));
+        assert!(gate_clean(&exp, &results));
+
+        let results = [failed("g/1", 2, None)];
+        let (_, exp) = update(text, &results);
+        assert_eq!(find(&exp, "g/*")[0].mismatches, None);
+    }
+
+    #[test]
+    fn update_narrows_a_glob_that_covers_a_passing_case() {
+        let text = "[[expect]]\ncase = \"g/*\"\nstatus = \"failed\"\nreason = \"tract#7\"\nlink = \"L\"\nuntil = 2027-01-01\nopset = { min = 13 }\n";
+        let results = [
+            failed("g/1", 1, Some(&[0])),
+            case("g/2", Status::Passed),
+            case("g/3", Status::Errored),
+        ];
+        assert!(!gate_clean(&parse(text), &results));
+        let (_, exp) = update(text, &results);
+        let cases: Vec<&str> = exp.entries().iter().map(|e| e.case.as_str()).collect();
+        assert_eq!(cases, vec!["g/1", "g/3"]);
+        for e in exp.entries() {
+            assert_eq!(e.reason, "tract#7");
+            assert_eq!(e.link.as_deref(), Some("L"));
+            assert_eq!(e.until, Some(date("2027-01-01")));
+            assert_eq!(e.opset, Some((Some(13), None)));
+        }
+        assert_eq!(exp.entries()[0].mismatches, Some(1));
+        assert_eq!(exp.entries()[1].status, Some(Status::Errored));
+        assert!(gate_clean(&exp, &results));
+    }
+
+    #[test]
+    fn update_keeps_the_tolerances_of_entries_whose_cases_pass() {
+        let text = "[[expect]]\ncase = \"x\"\nstatus = \"failed\"\nreason = \"needs rtol\"\nrtol = 0.01\nmismatches = 1\n\n\
+                    [[expect]]\ncase = \"g/*\"\nstatus = \"failed\"\nreason = \"loose\"\natol = 0.5\n";
+        let results = [
+            case("x", Status::Passed),
+            case("g/1", Status::Passed),
+            failed("g/2", 1, None),
+        ];
+        let (_, exp) = update(text, &results);
+        let x = find(&exp, "x")[0];
+        assert_eq!(
+            (x.status, x.rtol, x.mismatches, x.reason.as_str()),
+            (None, Some(0.01), None, "needs rtol")
+        );
+        let g = find(&exp, "g/*")[0];
+        assert_eq!((g.status, g.atol), (None, Some(0.5)));
+        let g2 = find(&exp, "g/2")[0];
+        assert_eq!(
+            (g2.status, g2.reason.as_str()),
+            (Some(Status::Failed), "loose")
+        );
+        let base = Tolerance::default();
+        assert_eq!(exp.tolerance_for("g/2", Some(13), base).atol, 0.5);
+        assert_eq!(exp.tolerance_for("x", Some(13), base).rtol, 0.01);
+        assert!(gate_clean(&exp, &results));
+    }
+
+    #[test]
+    fn update_keeps_tolerance_only_entries_and_entries_not_in_the_run() {
+        let text = "[[expect]]\ncase = \"t/*\"\nreason = \"tol\"\nrtol = 0.1\nopset = { max = 12 }\n\n\
+                    [[expect]]\ncase = \"elsewhere\"\nstatus = \"failed\"\nreason = \"filtered out\"\nmismatches = 2\n\n\
+                    [[expect]]\ncase = \"w\"\nstatus = \"failed\"\nreason = \"wrong opset\"\nopset = { min = 99 }\n\n\
+                    [[expect]]\ncase = \"*\"\nstatus = \"failed\"\nreason = \"shadowed\"\n\n\
+                    [[expect]]\ncase = \"s\"\nstatus = \"failed\"\nreason = \"wins\"\n";
+        let results = [failed("s", 1, None), case("t/1", Status::Passed)];
+        let (_, exp) = update(text, &results);
+        let original = parse(text);
+        assert_eq!(find(&exp, "t/*")[0], &original.entries()[0]);
+        assert_eq!(find(&exp, "elsewhere")[0], &original.entries()[1]);
+        assert_eq!(find(&exp, "w")[0], &original.entries()[2]);
+        assert!(find(&exp, "*").is_empty());
+        assert_eq!(find(&exp, "s")[0].reason, "wins");
+        assert!(gate_clean(&exp, &results));
+    }
+
+    #[test]
+    fn update_output_parses_back_and_is_stable() {
+        let text = r#"[[expect]]
+case = "z/\"quoted\" \\\\ name"
+status = "failed"
+reason = "multi\nline \"reason\" with \\ and \t tab"
+link = "https://example.com/a?b=c"
+until = "2027-03-31"
+opset = { min = 13, max = 17 }
+rtol = 1e-7
+atol = 0.1
+mismatches = 3
+first_mismatch = [1, 0]
+
+[[expect]]
+case = "a/**"
+reason = "tolerance"
+rtol = 3
+opset = {}
+
+[[expect]]
+case = "m/*"
+status = "skipped"
+reason = "no Loop"
+"#;
+        let original = parse(text);
+        let results = [
+            failed("z/\"quoted\" \\ name", 3, Some(&[1, 0])),
+            case("m/1", Status::Skipped),
+            case("m/2", Status::Skipped),
+            at_opset(failed("n/1", 1, Some(&[])), None),
+        ];
+        let (written, exp) = update(text, &results);
+        let cases: Vec<&str> = exp.entries().iter().map(|e| e.case.as_str()).collect();
+        assert_eq!(cases, vec!["a/**", "m/*", "n/1", "z/\"quoted\" \\\\ name"]);
+        assert_eq!(exp.entries()[0], original.entries()[1]);
+        assert_eq!(exp.entries()[1], original.entries()[2]);
+        assert_eq!(exp.entries()[3], original.entries()[0]);
+        assert_eq!(exp.entries()[2].first_mismatch, Some(vec![]));
+        assert!(written.contains("until = 2027-03-31\n"), "{written}");
+        assert!(written.contains("opset = {}\n"), "{written}");
+        assert!(written.contains("rtol = 1e-7\n"), "{written}");
+        assert!(gate_clean(&exp, &results));
+        // Updating again changes nothing.
+        assert_eq!(exp.update(&results), written);
+        // Every parsed entry renders back to itself.
+        assert_eq!(
+            parse(&render(original.entries())).entries(),
+            original.entries()
+        );
+    }
+
+    #[test]
+    fn update_of_nothing_writes_only_the_header() {
+        let written = parse(FULL).update(&[case("spec-examples/a", Status::Passed)]);
+        // The tolerance-only entry stays; the glob matched no case and stays too.
+        let exp = parse(&written);
+        assert_eq!(exp.entries(), parse(FULL).entries());
+        let written = parse("").update(&[case("a", Status::Passed)]);
+        assert!(written.lines().all(|l| l.starts_with('#')), "{written}");
+        assert!(parse(&written).entries().is_empty());
+    }
+
+    // The ratchet: after an update, the same results pass the gate, and updating is idempotent.
+
+    const NAMES: [&str; 6] = ["a/1", "a/2", "a/x1", "b/1", "b/2", "c"];
+    const MENU: [&str; 8] = [
+        "case = \"a/*\"\nstatus = \"failed\"\nreason = \"A\"\n",
+        "case = \"a/x*\"\nstatus = \"errored\"\nreason = \"AX\"\nrtol = 0.5\n",
+        "case = \"**\"\nstatus = \"skipped\"\nreason = \"ALL\"\nopset = { min = 14 }\n",
+        "case = \"a/1\"\nstatus = \"failed\"\nreason = \"A1\"\nmismatches = 1\n",
+        "case = \"b/*\"\nreason = \"tolerance\"\natol = 1\n",
+        "case = \"b/2\"\nstatus = \"errored\"\nreason = \"B2\"\n",
+        "case = \"c\"\nstatus = \"failed\"\nreason = \"C\"\nfirst_mismatch = [0]\n",
+        "case = \"{a,b}/?\"\nstatus = \"failed\"\nreason = \"AB\"\nmismatches = 2\n",
+    ];
+
+    fn arb_result(name: &'static str) -> impl Strategy<Value = CaseResult> {
+        (0..6u8, 0..3usize, 13..15i64).prop_map(move |(kind, n, opset)| {
+            let r = match kind {
+                0 | 1 => case(name, Status::Passed),
+                2 => failed(name, n, (n > 0).then_some(&[0][..])),
+                3 => failed(name, n, None),
+                4 => case(name, Status::Errored),
+                _ => case(name, Status::Skipped),
+            };
+            at_opset(r, Some(opset))
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn after_an_update_the_same_results_pass_the_gate(
+            picks in proptest::collection::vec(0..MENU.len(), 0..6),
+            results in (
+                arb_result(NAMES[0]), arb_result(NAMES[1]), arb_result(NAMES[2]),
+                arb_result(NAMES[3]), arb_result(NAMES[4]), arb_result(NAMES[5]),
+            ),
+        ) {
+            let text: String = picks.iter().map(|&i| format!("[[expect]]\n{}\n", MENU[i])).collect();
+            let (a, b, c, d, e, f) = results;
+            let results = [a, b, c, d, e, f];
+            let (written, exp) = update(&text, &results);
+            prop_assert!(gate_clean(&exp, &results), "{}\n---\n{}", text, written);
+            let j = exp.judge(&results, today());
+            for (r, cj) in results.iter().zip(&j.cases) {
+                let covered = cj.as_ref().is_some_and(|c| c.outcome == Outcome::ExpectedFailure);
+                prop_assert_eq!(covered, r.status != Status::Passed, "{}\n---\n{}", text, written);
+            }
+            prop_assert_eq!(exp.update(&results), written);
+        }
+    }
+}

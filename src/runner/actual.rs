@@ -1,0 +1,45 @@
+//! `--actual DIR`: a runtime's outputs, read from the tree that mirrors the cases.
+
+use super::case::Record;
+use super::{RunOptions, Verdict};
+use crate::discover::{Case, DataSet};
+use crate::tensor::Tensor;
+use crate::verdict::Status;
+use std::path::Path;
+
+/// Loads a runtime's outputs for a data set from the `--actual` tree.
+pub(super) fn load_actual(
+    root: &Path,
+    case: &Case,
+    ds: &DataSet,
+    n: usize,
+    opts: &RunOptions,
+    record: &mut Record,
+) -> Result<Vec<(String, Option<Tensor>)>, Verdict> {
+    let dir = root.join(&case.rel).join(&ds.name);
+    (0..n)
+        .map(|k| {
+            let path = dir.join(format!("output_{k}.pb"));
+            let shown = path.display().to_string();
+            // A missing file is judged later: right when the spec requires an error.
+            if std::fs::symlink_metadata(&path).is_err() {
+                return Ok((shown, None));
+            }
+            let t = record
+                .tensor(&path, &shown, opts)
+                .map_err(Verdict::from)?
+                .tensor;
+            Ok((shown, Some(t)))
+        })
+        .collect()
+}
+
+/// The runtime's outputs, all present; a missing one errors the data set with its path.
+pub(super) fn all_present(actual: Vec<(String, Option<Tensor>)>) -> Result<Vec<Tensor>, Verdict> {
+    actual
+        .into_iter()
+        .map(|(shown, t)| {
+            t.ok_or_else(|| Verdict(Status::Errored, format!("actual output {shown} is missing")))
+        })
+        .collect()
+}

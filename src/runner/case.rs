@@ -1,0 +1,176 @@
+//! One case: its model, plan and initializers, then each of its data sets.
+
+use super::data_set::run_data_set;
+use super::{RunOptions, Verdict};
+use crate::deadline;
+use crate::discover::Case;
+use crate::eval;
+use crate::load::{self, tensor::TensorContext, LoadError};
+use crate::verdict::{CaseResult, Status};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+/// What loading a case's files leaves besides tensors: digests and storage forms.
+#[derive(Debug, Default)]
+pub(super) struct Record {
+    /// (file relative to the case directory, sha256 hex).
+    pub(super) files: Vec<(String, String)>,
+    /// How each graph input of the current data set was stored.
+    pub(super) forms: std::collections::HashMap<String, load::StorageForm>,
+    /// Coverage traits of passing data sets.
+    pub(super) traits: Vec<(String, std::collections::BTreeSet<String>)>,
+}
+
+impl Record {
+    /// Loads a tensor file, noting its digest when asked.
+    pub(super) fn tensor(
+        &mut self,
+        path: &Path,
+        file: &str,
+        opts: &RunOptions,
+    ) -> Result<load::LoadedTensor, LoadError> {
+        let loaded = load::load_tensor_file_with(path, file, opts.max_tensor_bytes, opts.digests)?;
+        if let Some(sha) = &loaded.sha256 {
+            self.files.push((file.to_string(), sha.clone()));
+        }
+        Ok(loaded)
+    }
+}
+
+/// The result of `case` before anything is known of it: `status`, with `reason`.
+pub(super) fn bare_result(case: &Case, status: Status, reason: Option<String>) -> CaseResult {
+    CaseResult {
+        name: case.name.clone(),
+        path: case.dir.clone(),
+        ops: Vec::new(),
+        opset: BTreeMap::new(),
+        op_versions: Vec::new(),
+        files: Vec::new(),
+        origin: None,
+        expectation: None,
+        traits: Vec::new(),
+        status,
+        reason,
+        data_sets: Vec::new(),
+        duration: Default::default(),
+    }
+}
+
+/// The graph's initializers as tensors.
+pub(super) fn initializers(
+    plan: &eval::Plan<'_>,
+    case: &Case,
+    max_bytes: usize,
+) -> Result<Vec<(String, crate::tensor::Tensor)>, LoadError> {
+    let ctx = TensorContext {
+        base_dir: &case.dir,
+        max_bytes,
+    };
+    plan.initializers()
+        .iter()
+        .map(|p| load::convert_tensor(p, "model.onnx", &ctx).map(|t| (p.name.clone(), t)))
+        .collect()
+}
+
+/// Runs one case.
+pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
+    let start = Instant::now();
+    let mut result = bare_result(case, Status::Passed, None);
+    let inner = deadline::with_limit(opts.timeout, || run_case_inner(case, opts, &mut result));
+    if let Err(Verdict(status, reason)) = inner {
+        result.status = status;
+        result.reason = Some(reason);
+    } else if let Some(ds) = result.data_sets.iter().max_by_key(|d| severity(d.status)) {
+        if ds.status != Status::Passed {
+            result.status = ds.status;
+            // File errors already name the data set in their path.
+            result.reason = ds.reason.as_ref().map(|r| {
+                if r.starts_with(&format!("{}/", ds.name)) {
+                    r.clone()
+                } else {
+                    format!("{}: {r}", ds.name)
+                }
+            });
+        }
+    }
+    result.duration = start.elapsed();
+    result
+}
+
+/// Which data-set verdict decides the case's: errored over skipped over failed.
+pub(super) fn severity(s: Status) -> u8 {
+    match s {
+        Status::Passed => 0,
+        Status::Failed => 1,
+        Status::Skipped => 2,
+        Status::Errored => 3,
+    }
+}
+
+fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Result<(), Verdict> {
+    let limit = load::file_limit(opts.max_tensor_bytes);
+    let (model, sha) = load::load_model_with(
+        &case.dir.join("model.onnx"),
+        "model.onnx",
+        limit,
+        opts.digests,
+    )?;
+    if let Some(sha) = sha {
+        result.files.push(("model.onnx".to_string(), sha));
+    }
+    result.ops = eval::op_names(&model);
+    let opsets = eval::opsets(&model)?;
+    result.opset = opsets
+        .iter()
+        .map(|(d, v)| (eval::display_domain(d).to_string(), *v))
+        .collect();
+    // Until the plan resolves, the per-operator summary counts the bare op types.
+    result.op_versions = result
+        .ops
+        .iter()
+        .filter(|o| !matches!(o.as_str(), "Constant" | "Identity"))
+        .cloned()
+        .collect();
+    let plan = eval::plan(&model)?;
+    result.op_versions = plan.tested_ops();
+    // An expectations entry may loosen (or tighten) the tolerance of this case alone.
+    let adjusted;
+    let opts = match &opts.expectations {
+        Some(e) => {
+            let tolerance = e.tolerance_for(
+                &case.name,
+                result.opset.get("ai.onnx").copied(),
+                opts.tolerance,
+            );
+            adjusted = RunOptions {
+                tolerance,
+                ..opts.clone()
+            };
+            &adjusted
+        }
+        None => opts,
+    };
+    let initializers = initializers(&plan, case, opts.max_tensor_bytes)?;
+    if case.data_sets.is_empty() {
+        return Err(Verdict(
+            Status::Errored,
+            "no test_data_set_N directory: nothing to check".into(),
+        ));
+    }
+    let mut record = Record::default();
+    for ds in &case.data_sets {
+        deadline::check()?;
+        result.data_sets.push(run_data_set(
+            &plan,
+            &initializers,
+            case,
+            ds,
+            opts,
+            &mut record,
+        ));
+    }
+    result.files.append(&mut record.files);
+    result.traits.append(&mut record.traits);
+    Ok(())
+}

@@ -1,0 +1,407 @@
+//! One data set: its files, the evaluation of the graph and the comparison of every output, with
+//! the expected outputs or, under `--actual`, with a runtime's.
+
+use super::actual::{all_present, load_actual};
+use super::case::{severity, Record};
+use super::pending::{missing_expected, snapshot};
+use super::{RunOptions, Verdict};
+use crate::compare::compare;
+use crate::deadline;
+use crate::diagnose::{self, BugClass};
+use crate::discover::{Case, DataSet};
+use crate::eval::{EvalError, Plan};
+use crate::load;
+use crate::ops::KernelError;
+use crate::pb::{tensor_shape_proto::dimension::Value as Dim, type_proto, ValueInfoProto};
+use crate::tensor::{DType, Tensor};
+use crate::verdict::{diagnosis_note, known_bug_hint, DataSetResult, OutputResult, Status};
+
+pub(super) fn run_data_set(
+    plan: &Plan<'_>,
+    initializers: &[(String, Tensor)],
+    case: &Case,
+    ds: &DataSet,
+    opts: &RunOptions,
+    record: &mut Record,
+) -> DataSetResult {
+    let mut r = DataSetResult {
+        name: ds.name.clone(),
+        status: Status::Passed,
+        reason: None,
+        outputs: Vec::new(),
+    };
+    match load_and_evaluate(plan, initializers, case, ds, opts, record) {
+        Ok(outputs) => {
+            r.outputs = outputs;
+            // A missing expected file (under --pending) errors the data set; a difference fails it.
+            if let Some(o) = r
+                .outputs
+                .iter()
+                .max_by_key(|o| severity(o.status))
+                .filter(|o| o.status != Status::Passed)
+            {
+                r.status = o.status;
+                r.reason = Some(format!(
+                    "output '{}': {}",
+                    o.name,
+                    o.reason.as_deref().unwrap_or("differs")
+                ));
+            }
+        }
+        Err(Verdict(status, reason)) => {
+            r.status = status;
+            r.reason = Some(reason);
+        }
+    }
+    r
+}
+
+/// Loads a data set's files, evaluates the graph and compares every output: with the expected
+/// outputs, or with a runtime's outputs under `--actual`.
+fn load_and_evaluate(
+    plan: &Plan<'_>,
+    initializers: &[(String, Tensor)],
+    case: &Case,
+    ds: &DataSet,
+    opts: &RunOptions,
+    record: &mut Record,
+) -> Result<Vec<OutputResult>, Verdict> {
+    let files = DataSetFiles::scan(ds)?;
+    // Under --actual and --pending the expected files are optional: our kernels stand in where
+    // they are missing (--actual), or their result is written for review (--pending).
+    let lenient = opts.actual.is_some() || opts.pending.is_some();
+    files.check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name, lenient)?;
+    let mut inputs = Vec::with_capacity(plan.inputs.len());
+    for (k, info) in plan.inputs.iter().enumerate() {
+        let file = format!("{}/input_{k}.pb", ds.name);
+        let loaded = record.tensor(&ds.dir.join(format!("input_{k}.pb")), &file, opts)?;
+        record.forms.insert(info.name.clone(), loaded.form);
+        let t = loaded.tensor;
+        check_declared(info, &t, &file, "input")?;
+        inputs.push(t);
+    }
+    let mut expected: Vec<Option<Tensor>> = Vec::with_capacity(plan.outputs.len());
+    for k in 0..plan.outputs.len() {
+        if !files.outputs.contains(&(k as u64)) {
+            expected.push(None);
+            continue;
+        }
+        let file = format!("{}/output_{k}.pb", ds.name);
+        let t = record
+            .tensor(&ds.dir.join(format!("output_{k}.pb")), &file, opts)?
+            .tensor;
+        expected.push(Some(t));
+    }
+    let runtime = match &opts.actual {
+        Some(root) => Some(load_actual(
+            root,
+            case,
+            ds,
+            plan.outputs.len(),
+            opts,
+            record,
+        )?),
+        None => None,
+    };
+    let trace = |step: usize| {
+        plan.trace(
+            step,
+            initializers,
+            &inputs,
+            &case.dir,
+            opts.max_tensor_bytes,
+        )
+    };
+    deadline::check()?;
+    let ours = match plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes) {
+        Ok(v) => v,
+        Err(EvalError::Kernel {
+            node,
+            step,
+            error: KernelError::Spec(why),
+        }) => {
+            let t = trace(step);
+            let explain = |output: &Tensor| {
+                t.as_ref().map_or_else(Vec::new, |t| {
+                    diagnose::classify_all(&t.subject(), None, output)
+                })
+            };
+            let reason = format!("node {node}: {why}");
+            return match runtime {
+                // Every output the runtime produced where the spec requires an error is
+                // failed; producing none at all is what the spec asks for.
+                Some(actual) => Ok(plan
+                    .outputs
+                    .iter()
+                    .zip(actual)
+                    .filter_map(|(info, (_, a))| {
+                        a.map(|a| spec_error_output(&info.name, &reason, explain(&a), a))
+                    })
+                    .collect()),
+                None => {
+                    let hint = expected
+                        .iter()
+                        .flatten()
+                        .map(explain)
+                        .find(|found| !found.is_empty())
+                        .map_or(String::new(), |found| known_bug_hint(&found));
+                    Err(Verdict(Status::Errored, format!("{reason}{hint}")))
+                }
+            };
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let runtime = runtime.map(all_present).transpose()?;
+    let mut results = Vec::with_capacity(plan.outputs.len());
+    for (k, (info, value)) in plan.outputs.iter().zip(&ours).enumerate() {
+        deadline::check()?;
+        let tolerance = &opts.tolerance;
+        let (reference, checked) = match &runtime {
+            None => match &expected[k] {
+                Some(e) => (&value.tensor, e),
+                None => {
+                    // Only --pending gets here: no expected file to compare with.
+                    results.push(missing_expected(
+                        case,
+                        ds,
+                        k,
+                        &info.name,
+                        &value.tensor,
+                        opts,
+                    ));
+                    continue;
+                }
+            },
+            Some(actual) => {
+                let reference = match expected.get(k).and_then(Option::as_ref) {
+                    Some(e) => {
+                        let d = compare(e, &value.tensor, value.arithmetic, tolerance);
+                        if !d.passed {
+                            return Err(Verdict(
+                                Status::Errored,
+                                format!(
+                                    "reference disputes expected output: output '{}' of {}/output_{k}.pb differs from onnx-idx-check's result: {}",
+                                    info.name,
+                                    ds.name,
+                                    d.reason.unwrap_or_default()
+                                ),
+                            ));
+                        }
+                        e
+                    }
+                    None => &value.tensor,
+                };
+                (reference, &actual[k])
+            }
+        };
+        // In the plain run the file is checked against our result; under --actual the runtime's
+        // output is checked against the reference. Either way `checked` is on trial.
+        let (exp, act) = if runtime.is_some() {
+            (reference, checked)
+        } else {
+            (checked, reference)
+        };
+        let d = compare(exp, act, value.arithmetic, tolerance);
+        let mut out = OutputResult {
+            name: info.name.clone(),
+            status: if d.passed {
+                Status::Passed
+            } else {
+                Status::Failed
+            },
+            reason: d.reason,
+            dtype: exp.dtype(),
+            actual_dtype: act.dtype(),
+            expected_shape: Some(exp.shape().to_vec()),
+            actual_shape: act.shape().to_vec(),
+            mismatches: d.mismatches,
+            max_abs_diff: d.max_abs_diff,
+            max_rel_diff: d.max_rel_diff,
+            first_mismatches: d.first_mismatches,
+            tolerant: d.tolerant,
+            diagnoses: Vec::new(),
+        };
+        if !d.passed {
+            if let Some(t) = plan.producer_step(k).and_then(trace) {
+                let subject = t.subject();
+                out.diagnoses = diagnose::classify_all(&subject, Some(reference), checked);
+                for m in &mut out.first_mismatches {
+                    m.source = diagnose::provenance(&subject, m.flat);
+                }
+                if let Some(r) = out.reason.as_mut() {
+                    r.push_str(&diagnosis_note(&out.diagnoses));
+                }
+            }
+        }
+        if runtime.is_none() && out.status == Status::Failed {
+            snapshot(case, ds, k, &mut out, &value.tensor, opts);
+        }
+        results.push(out);
+    }
+    if opts.coverage && results.iter().all(|o| o.status == Status::Passed) {
+        let initializers: std::collections::HashMap<&str, load::StorageForm> = plan
+            .initializers()
+            .iter()
+            .map(|p| (p.name.as_str(), load::StorageForm::of(p)))
+            .collect();
+        let forms = &record.forms;
+        let form = |name: &str| {
+            forms
+                .get(name)
+                .copied()
+                .or_else(|| initializers.get(name).copied())
+        };
+        let mut traits = Vec::new();
+        for step in (0..plan.step_count()).filter(|&s| !plan.is_plumbing(s)) {
+            if let Some(t) = trace(step) {
+                traits.push(crate::coverage::node_traits(&t, &form));
+            }
+        }
+        record.traits.extend(traits);
+    }
+    Ok(results)
+}
+
+/// The verdict of a runtime output produced where the spec requires an error.
+fn spec_error_output(
+    name: &str,
+    reason: &str,
+    diagnoses: Vec<BugClass>,
+    actual: Tensor,
+) -> OutputResult {
+    let mut why = format!("the spec requires an error for these inputs ({reason}), but the runtime produced an output");
+    why.push_str(&diagnosis_note(&diagnoses));
+    OutputResult {
+        name: name.to_string(),
+        status: Status::Failed,
+        reason: Some(why),
+        dtype: actual.dtype(),
+        actual_dtype: actual.dtype(),
+        expected_shape: None,
+        actual_shape: actual.shape().to_vec(),
+        mismatches: 0,
+        max_abs_diff: None,
+        max_rel_diff: None,
+        first_mismatches: Vec::new(),
+        tolerant: false,
+        diagnoses,
+    }
+}
+
+/// The `input_K.pb` / `output_K.pb` numbers present in a data set directory.
+pub(super) struct DataSetFiles {
+    inputs: Vec<u64>,
+    outputs: Vec<u64>,
+}
+
+impl DataSetFiles {
+    pub(super) fn scan(ds: &DataSet) -> Result<DataSetFiles, Verdict> {
+        let entries = std::fs::read_dir(&ds.dir)
+            .map_err(|e| Verdict(Status::Errored, format!("{}: {e}", ds.name)))?;
+        let mut files = DataSetFiles {
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+        };
+        for e in entries.filter_map(Result::ok) {
+            let Some(name) = e.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let number = |prefix: &str| {
+                let digits = name.strip_prefix(prefix)?.strip_suffix(".pb")?;
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                digits.parse::<u64>().ok()
+            };
+            if let Some(k) = number("input_") {
+                files.inputs.push(k);
+            } else if let Some(k) = number("output_") {
+                files.outputs.push(k);
+            }
+        }
+        files.inputs.sort_unstable();
+        files.outputs.sort_unstable();
+        Ok(files)
+    }
+
+    /// Exactly `input_0..n` and `output_0..m`, matched by K to the graph's inputs and outputs.
+    /// With `lenient_outputs`, missing output files are allowed (extra ones still are not).
+    pub(super) fn check_counts(
+        &self,
+        n_inputs: usize,
+        n_outputs: usize,
+        ds: &str,
+        lenient_outputs: bool,
+    ) -> Result<(), Verdict> {
+        for (kind, have, want) in [
+            ("input", &self.inputs, n_inputs),
+            ("output", &self.outputs, n_outputs),
+        ] {
+            let lenient = lenient_outputs && kind == "output";
+            if let Some(missing) = (0..want as u64).find(|k| !lenient && !have.contains(k)) {
+                return Err(Verdict(
+                    Status::Errored,
+                    format!(
+                        "{ds}/{kind}_{missing}.pb is missing: the graph has {want} {kind}(s) to match by position"
+                    ),
+                ));
+            }
+            if let Some(extra) = have.iter().find(|&&k| k >= want as u64) {
+                return Err(Verdict(
+                    Status::Errored,
+                    format!(
+                        "{ds}/{kind}_{extra}.pb has no graph {kind} to match: the graph has {want} {kind}(s) (initializers excluded)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks a loaded input against the graph's declaration (dtype, rank and fixed dims).
+fn check_declared(
+    info: &ValueInfoProto,
+    t: &Tensor,
+    file: &str,
+    role: &str,
+) -> Result<(), Verdict> {
+    let Some(type_proto::Value::TensorType(tt)) =
+        info.r#type.as_ref().and_then(|t| t.value.as_ref())
+    else {
+        return Ok(());
+    };
+    let bad = |what: String| Err(Verdict(Status::Errored, format!("{file}: {what}")));
+    if tt.elem_type != 0 && DType::from_onnx(tt.elem_type) != Some(t.dtype()) {
+        let declared = DType::from_onnx(tt.elem_type)
+            .map_or(format!("type {}", tt.elem_type), |d| d.to_string());
+        return bad(format!(
+            "holds {} but graph {role} '{}' is declared {declared}",
+            t.dtype(),
+            info.name
+        ));
+    }
+    if let Some(shape) = &tt.shape {
+        if shape.dim.len() != t.rank() {
+            return bad(format!(
+                "has shape {:?} (rank {}) but graph {role} '{}' is declared with rank {}",
+                t.shape(),
+                t.rank(),
+                info.name,
+                shape.dim.len()
+            ));
+        }
+        for (i, (d, &actual)) in shape.dim.iter().zip(t.shape()).enumerate() {
+            if let Some(Dim::DimValue(v)) = d.value {
+                if u64::try_from(v).ok() != u64::try_from(actual).ok() {
+                    return bad(format!(
+                        "has shape {:?} but graph {role} '{}' declares dimension {i} as {v}",
+                        t.shape(),
+                        info.name
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}

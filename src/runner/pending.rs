@@ -1,0 +1,70 @@
+//! `--pending DIR`: our result written for `review` where an expected output failed or is
+//! missing. The `.diff` text beside each snapshot comes from the human renderer
+//! ([`crate::report::human::pending_diff`]); this file only decides what is written and notes it
+//! in the output's reason.
+
+use super::RunOptions;
+use crate::discover::{Case, DataSet};
+use crate::report::human::pending_diff;
+use crate::tensor::Tensor;
+use crate::verdict::{OutputResult, Status};
+
+/// Under `--pending`, writes our result for a failed or missing output `k` for review, and notes
+/// in the output's reason where (or why it could not be written).
+pub(super) fn snapshot(
+    case: &Case,
+    ds: &DataSet,
+    k: usize,
+    out: &mut OutputResult,
+    ours: &Tensor,
+    opts: &RunOptions,
+) {
+    let Some(dir) = &opts.pending else {
+        return;
+    };
+    let diff = pending_diff(&case.name, &ds.name, k, out, ours);
+    let note = note(crate::pending::write(
+        dir, &case.name, &ds.name, k, ours, &out.name, &diff,
+    ));
+    out.reason.get_or_insert_with(String::new).push_str(&note);
+}
+
+/// What the reason says of a snapshot written (or not).
+fn note(written: Result<std::path::PathBuf, crate::pending::PendingError>) -> String {
+    match written {
+        Ok(path) => format!(
+            "; onnx-idx-check's result is pending review in {}",
+            path.display()
+        ),
+        Err(e) => format!("; could not write the pending snapshot: {e}"),
+    }
+}
+
+/// Under `--pending`, an output with no expected file: our result is written for review and the
+/// output is errored (a missing file is a malformed case until the result is accepted).
+pub(super) fn missing_expected(
+    case: &Case,
+    ds: &DataSet,
+    k: usize,
+    name: &str,
+    ours: &Tensor,
+    opts: &RunOptions,
+) -> OutputResult {
+    let mut out = OutputResult {
+        name: name.to_string(),
+        status: Status::Errored,
+        reason: Some(format!("{}/output_{k}.pb is missing", ds.name)),
+        dtype: ours.dtype(),
+        actual_dtype: ours.dtype(),
+        expected_shape: None,
+        actual_shape: ours.shape().to_vec(),
+        mismatches: 0,
+        max_abs_diff: None,
+        max_rel_diff: None,
+        first_mismatches: Vec::new(),
+        tolerant: false,
+        diagnoses: Vec::new(),
+    };
+    snapshot(case, ds, k, &mut out, ours, opts);
+    out
+}

@@ -1,0 +1,325 @@
+//! Several reports from one run (`--report FORMAT=FILE` beside `--format` / `--output`), the
+//! run's gate (`--min-cases`, `--require-op`) in every format, and the bound on `--jobs`.
+
+use crate::support::{fixtures, run, Run};
+use serde_json::Value;
+use std::path::Path;
+
+/// The four cases of the snapshots' mixed run: one of each verdict.
+const MIXED: &str = crate::snapshots::MIXED;
+
+/// Durations differ between runs; everything else must not.
+fn without_durations(s: &str) -> String {
+    let re = regex::Regex::new(r#"\[\s*\d+\.\d+s\]|time="[0-9.]+"|"duration_ms": \d+"#).unwrap();
+    re.replace_all(s, "[D]").into_owned()
+}
+
+fn mixed(extra: &[&str]) -> Run {
+    let mut args = vec![
+        "run",
+        fixtures().to_str().unwrap(),
+        "--filter",
+        MIXED,
+        "--color",
+        "never",
+        "--jobs",
+        "2",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    run(args)
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn one_run_writes_every_report_beside_the_human_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = |name: &str| dir.path().join(name);
+    let report = |format: &str, name: &str| format!("{format}={}", f(name).display());
+    let r = mixed(&[
+        "--report",
+        &report("junit", "j.xml"),
+        "--report",
+        &report("markdown", "m.md"),
+        "--report",
+        &report("json", "r.json"),
+        "--report",
+        &report("human", "h.txt"),
+    ]);
+    r.expect_code(1);
+    // The terminal output is the plain run's, and each file is what its --format writes.
+    let plain = mixed(&[]);
+    assert_eq!(
+        without_durations(&r.stdout),
+        without_durations(&plain.stdout)
+    );
+    for (format, file) in [("junit", "j.xml"), ("markdown", "m.md"), ("json", "r.json")] {
+        let alone = mixed(&["--format", format]);
+        assert_eq!(
+            without_durations(&read(&f(file))),
+            without_durations(&alone.stdout),
+            "{format}"
+        );
+    }
+    assert_eq!(
+        without_durations(&read(&f("h.txt"))),
+        without_durations(&plain.stdout)
+    );
+}
+
+#[test]
+fn a_report_on_stdout_moves_the_human_summary_to_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("j.xml");
+    let r = mixed(&[
+        "--report",
+        "markdown=-",
+        "--report",
+        &format!("junit={}", junit.display()),
+    ]);
+    r.expect_code(1);
+    assert!(
+        r.stdout.starts_with("## onnx-idx-check: 4 cases"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stderr.contains("Summary"), "{}", r.stderr);
+    assert!(read(&junit).contains("<testsuites"));
+}
+
+#[test]
+fn two_reports_on_stdout_or_one_file_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let same = dir.path().join("same");
+    let same = same.to_str().unwrap();
+    for (args, words) in [
+        (
+            vec!["--format", "json", "--report", "markdown=-"],
+            vec!["--format json", "--report markdown=-", "stdout"],
+        ),
+        (
+            vec!["--report", "junit=-", "--report", "json=-"],
+            vec!["--report junit=-", "--report json=-"],
+        ),
+        (
+            vec![
+                "--report",
+                &format!("junit={same}"),
+                "--report",
+                &format!("json={same}"),
+            ],
+            vec!["same file"],
+        ),
+        (
+            vec![
+                "--format",
+                "json",
+                "--output",
+                same,
+                "--report",
+                &format!("markdown={same}"),
+            ],
+            vec!["--output", "same file"],
+        ),
+        (vec!["--report", "human=-"], vec!["human"]),
+        (vec!["--report", "xml=a"], vec!["unknown format 'xml'"]),
+        (vec!["--report", "junit"], vec!["FORMAT=FILE"]),
+    ] {
+        let r = mixed(&args);
+        r.expect_code(2);
+        for w in words {
+            assert!(r.stderr.contains(w), "{args:?}: {w} not in {}", r.stderr);
+        }
+        assert!(!Path::new(same).exists(), "{args:?}: nothing is written");
+    }
+}
+
+/// `tests/fixtures/passing`: six cases, every one passes (Gather-13, ScatterElements-16,
+/// OpenVINO's Gather-8).
+fn passing(extra: &[&str], format: &str) -> Run {
+    let mut args = vec![
+        "run",
+        "tests/fixtures/passing",
+        "--color",
+        "never",
+        "--format",
+        format,
+    ];
+    args.extend(extra);
+    run(args)
+}
+
+fn gate(report: &Value) -> &Value {
+    &report["summary"]["gate"]
+}
+
+#[test]
+fn min_cases_fails_a_run_that_ran_fewer_in_every_format() {
+    let count = crate::support::fixture_names()
+        .iter()
+        .filter(|n| n.starts_with("passing/"))
+        .count();
+    let enough = count.to_string();
+    let too_many = (count + 1).to_string();
+    let r = passing(&["--min-cases", &enough], "json");
+    r.expect_code(0);
+    assert_eq!(
+        gate(&r.json()),
+        &serde_json::json!({"status": "passed", "reasons": []})
+    );
+
+    let message =
+        format!("--min-cases {too_many}: only {count} cases ran (skipped cases do not count)");
+    let r = passing(&["--min-cases", &too_many], "json");
+    r.expect_code(1);
+    assert_eq!(
+        gate(&r.json()),
+        &serde_json::json!({"status": "failed", "reasons": [{"kind": "min-cases", "message": message}]})
+    );
+    assert!(r.stderr.contains(&message), "{}", r.stderr);
+    let r = passing(&["--min-cases", &too_many], "human");
+    r.expect_code(1);
+    assert!(
+        r.stdout.contains(&format!("gate: {message}")),
+        "{}",
+        r.stdout
+    );
+    let r = passing(&["--min-cases", &too_many], "junit");
+    r.expect_code(1);
+    assert!(
+        r.stdout.contains(&format!(
+            "<testcase name=\"--min-cases {too_many}\" classname=\"onnx-idx-check.gate\">"
+        )),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("failures=\"1\""), "{}", r.stdout);
+    let r = passing(&["--min-cases", &too_many], "markdown");
+    r.expect_code(1);
+    assert!(r.stdout.contains("**Gate: failed**"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("\\--min\\-cases") || r.stdout.contains("\\--min-cases"),
+        "{}",
+        r.stdout
+    );
+
+    // Skipped cases do not count.
+    let r = run([
+        "run",
+        "tests/fixtures/skipped",
+        "--min-cases",
+        "1",
+        "--format",
+        "json",
+    ]);
+    r.expect_code(1);
+    assert!(
+        gate(&r.json())["reasons"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("--min-cases 1: only 0 cases ran"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn require_op_fails_a_run_where_no_case_ran_the_operator_version() {
+    for (op, code) in [
+        ("Gather-13", 0),
+        ("Gather", 0),
+        ("ScatterElements", 0),
+        ("org.openvinotoolkit.Gather-8", 0),
+        ("GatherND-12", 1),
+        ("ScatterElements-18", 1),
+        ("com.microsoft.GatherGrad-1", 1),
+    ] {
+        let r = passing(&["--require-op", op], "json");
+        r.expect_code(code);
+        let report = r.json();
+        let g = gate(&report);
+        if code == 0 {
+            assert_eq!(g["status"], "passed", "{op}: {g}");
+        } else {
+            assert_eq!(g["status"], "failed", "{op}: {g}");
+            assert_eq!(g["reasons"][0]["kind"], "require-op", "{op}: {g}");
+            assert!(
+                g["reasons"][0]["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("--require-op {op}: no case ran")),
+                "{op}: {g}"
+            );
+        }
+    }
+    // Repeatable: each unmet one is a reason (and a JUnit test case) of its own.
+    let r = passing(
+        &[
+            "--require-op",
+            "GatherND-12",
+            "--require-op",
+            "Gather-13",
+            "--require-op",
+            "ScatterND",
+        ],
+        "junit",
+    );
+    r.expect_code(1);
+    assert!(
+        r.stdout.contains("name=\"--require-op GatherND-12\""),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("name=\"--require-op ScatterND\""),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        !r.stdout.contains("name=\"--require-op Gather-13\""),
+        "{}",
+        r.stdout
+    );
+    let r = passing(&["--require-op", "GatherND-12"], "human");
+    r.expect_code(1);
+    assert!(
+        r.stdout
+            .contains("gate: --require-op GatherND-12: no case ran GatherND-12"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn require_op_refuses_what_the_registry_does_not_know() {
+    for (op, words) in [
+        ("Gathr", "no such operator"),
+        ("Gather-12", "Gather has no version 12"),
+        ("GatherGrad-1", "no such operator"),
+        ("Constant", "no such operator"),
+    ] {
+        let r = passing(&["--require-op", op], "human");
+        r.expect_code(2);
+        assert!(r.stderr.contains(words), "{op}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{op}: nothing runs: {}", r.stdout);
+    }
+}
+
+#[test]
+fn jobs_beyond_the_bound_are_a_usage_error_that_names_it() {
+    let start = std::time::Instant::now();
+    let r = run(["run", "tests/fixtures/passing", "--jobs", "100000"]);
+    r.expect_code(2);
+    assert!(r.stderr.contains("--jobs 100000: at most"), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    // 16 is always accepted, whatever the machine.
+    run(["run", "tests/fixtures/passing", "--jobs", "16"]).expect_code(0);
+    let r = run(["coverage", "tests/fixtures/passing", "--jobs", "100000"]);
+    r.expect_code(2);
+}
