@@ -17,7 +17,7 @@
 
 use arbitrary::Unstructured;
 use bytemuck::Pod;
-use onnx_idx_check::ops::{invoke, resolve, Invocation, KernelError, Resolution};
+use onnx_idx_check::ops::{invoke, resolve, Attrs, Invocation, KernelError, Resolution};
 use onnx_idx_check::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use onnx_idx_check::tensor::{DType, Elem, Tensor};
 use std::fmt::Debug;
@@ -591,9 +591,10 @@ fn run<W: Word>(c: &Case) {
         ..Default::default()
     };
     let inv = Invocation {
-        node: &node,
         def,
         version,
+        attrs: Attrs::of_node(&node),
+        outputs: node.output.len(),
         inputs: inputs.iter().map(Some).collect(),
         max_bytes: MAX_BYTES,
         model_dir: std::path::Path::new("."),
@@ -603,7 +604,7 @@ fn run<W: Word>(c: &Case) {
         (None, Err(KernelError::Spec(_))) => {}
         (Some((shape, want)), Ok(ev)) => {
             assert_eq!(ev.outputs.len(), 1, "{c:?}");
-            let t = &ev.outputs[0];
+            let t = &ev.outputs[0].tensor;
             assert_eq!(t.dtype(), W::DTYPE, "{c:?}");
             assert_eq!(t.shape(), shape.as_slice(), "{c:?}");
             let got: &[W] = t.elems::<W>().expect("the output's words");
