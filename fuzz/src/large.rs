@@ -15,10 +15,12 @@
 //! from the back (opset 18), duplicates apply in row-major order of the indices, integers wrap,
 //! max and min are IEEE 754-2019 maximum and minimum (NaN propagates; -0 < +0).
 
+use crate::kernels::to_proto;
+use crate::reference::{Attr, AttrValue};
 use arbitrary::Unstructured;
 use bytemuck::Pod;
 use onnx_idx_check::ops::{invoke, resolve, Attrs, Invocation, KernelError, Resolution};
-use onnx_idx_check::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
+use onnx_idx_check::pb::{AttributeProto, NodeProto};
 use onnx_idx_check::tensor::{DType, Elem, Tensor};
 use std::fmt::Debug;
 
@@ -307,21 +309,17 @@ struct Built<W> {
 }
 
 fn int_attr(name: &str, i: i64) -> AttributeProto {
-    AttributeProto {
+    to_proto(&Attr {
         name: name.into(),
-        r#type: AttributeType::Int as i32,
-        i,
-        ..Default::default()
-    }
+        value: AttrValue::Int(i),
+    })
 }
 
 fn str_attr(name: &str, s: &str) -> AttributeProto {
-    AttributeProto {
+    to_proto(&Attr {
         name: name.into(),
-        r#type: AttributeType::String as i32,
-        s: s.as_bytes().to_vec(),
-        ..Default::default()
-    }
+        value: AttrValue::Str(s.into()),
+    })
 }
 
 /// `k` normalised against an axis of `s`, negatives from the back; `None` out of range.
