@@ -28,11 +28,14 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "cli")]
 pub mod app;
 pub mod bench;
 pub mod catalog;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod compare;
+#[cfg(feature = "cli")]
 pub mod config;
 pub mod coverage;
 pub mod deadline;
