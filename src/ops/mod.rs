@@ -335,6 +335,18 @@ impl Invocation<'_> {
             .ok_or_else(|| spec_err!("input {} is missing", i))
     }
 
+    /// How this version treats negative indices, as the registry says (D2).
+    pub fn negatives(&self) -> index::Negatives {
+        if self.version.negatives {
+            index::Negatives::FromBack
+        } else {
+            index::Negatives::Forbidden {
+                op: self.def.op_type,
+                since: self.version.since,
+            }
+        }
+    }
+
     /// `Op-since`, e.g. `ScatterElements-16`, for messages.
     pub fn op_name(&self) -> String {
         format!("{}-{}", self.def.op_type, self.version.since)
