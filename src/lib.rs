@@ -32,6 +32,7 @@
 pub mod app;
 pub mod bench;
 pub mod catalog;
+pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod compare;
@@ -55,6 +56,7 @@ pub mod runner;
 pub mod tensor;
 pub mod verdict;
 
+pub use check::{check, check_with, CheckError, CheckOptions, CheckReport};
 pub use ops::SpecError;
 
 // The kernels' macros, crate-private, at the paths the modules use (`crate::spec_err!`).
