@@ -34,7 +34,7 @@ pub fn shard(given: Option<&str>) -> Result<Option<Shard>, UsageError> {
         .map_err(|e: CheckError| UsageError(e.to_string()))
 }
 
-/// The options of `run` that the library's [`crate::check`] takes, parsed from their strings;
+/// The options of `run` that the library's [`crate::check()`] takes, parsed from their strings;
 /// the check validates them. The JSON and JUnit reports state the digest of every file judged.
 pub fn check_options(args: &RunArgs, reports: &[ReportSpec]) -> Result<CheckOptions, UsageError> {
     let sel = &args.selection;
@@ -94,7 +94,7 @@ fn parse_size(s: &str) -> Result<usize, UsageError> {
         .ok_or_else(|| UsageError(format!("'{s}' is too large")))
 }
 
-/// The tolerance rules of `run` (checked by [`crate::check`]).
+/// The tolerance rules of `run` (checked by [`crate::check()`]).
 pub fn tolerance(args: &RunArgs) -> Tolerance {
     let mode = if args.exact {
         Mode::Exact
@@ -122,7 +122,7 @@ pub fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
-/// `--jobs`, defaulting to the number of cores and bounded as [`crate::check`] bounds it.
+/// `--jobs`, defaulting to the number of cores and bounded as [`crate::check()`] bounds it.
 pub fn jobs(requested: Option<usize>) -> Result<usize, UsageError> {
     crate::check::jobs(requested).map_err(|e| UsageError(e.to_string()))
 }

@@ -7,6 +7,9 @@
 //! [`discover`] -> [`load`] -> [`eval`] (kernels in [`ops`]) -> [`compare`] -> [`report`],
 //! orchestrated per case by [`runner`].
 //!
+//! [`check()`] is that whole pipeline as one call: what `onnx-idx-check run` runs (selection, the
+//! cases, the expectations file, the gate) on node-test trees, returning a [`CheckReport`].
+//!
 //! As a library it is an oracle for other runtimes' tests: every operator version is one call on
 //! typed tensors, through the same checks and kernels as the command line.
 //!

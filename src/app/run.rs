@@ -1,4 +1,4 @@
-//! `run`: the library's check ([`crate::check`]: select cases -> runner -> expectations ->
+//! `run`: the library's check ([`mod@crate::check`]: select cases -> runner -> expectations ->
 //! gate) with the command line's own parts around it: the arguments become
 //! [`CheckOptions`](crate::CheckOptions), the reporters ([`crate::report`]) receive the check's
 //! events, and the exit status follows the run's gate.
