@@ -57,7 +57,7 @@ use thiserror::Error;
 #[non_exhaustive]
 pub enum CheckError {
     /// An option that cannot be used: a bad pattern, an unknown `require_op`, zero `jobs`, a
-    /// negative tolerance, an `actual` that is not a directory...
+    /// negative tolerance, an `actual` that is not a directory, no path at all...
     #[error("{message}")]
     InvalidOption {
         /// The option, as the command line spells it without dashes (`filter`, `require-op`).
@@ -290,9 +290,16 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    /// Validates `options` (in the order `run` always has: the expectations file, the
+    /// Validates `options` (in the order `run` always has: the paths, the expectations file, the
     /// tolerance, `actual`, `jobs`, the requirements, the patterns) and selects the cases.
     pub(crate) fn new(paths: &[PathBuf], options: &CheckOptions) -> Result<Prepared, CheckError> {
+        if paths.is_empty() {
+            // The command line requires a PATH; a library caller may pass an empty list.
+            return Err(CheckError::invalid(
+                "paths",
+                "no PATH given: name case directories (holding a model.onnx) or directories above them",
+            ));
+        }
         let expectations = expect::load(options)?;
         let (jobs, requirements) = options::validate(options)?;
         let filter = CaseFilter::new(&options.filter, &options.exclude, options.shard)?;
@@ -381,5 +388,63 @@ impl Prepared {
         };
         on_event(&Event::RunFinished(&report.run_end()));
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_case_says_whether_anything_was_found() {
+        let none = |found| {
+            CheckError::NoCase {
+                paths: vec![PathBuf::from("a"), PathBuf::from("b c")],
+                found,
+                warnings: Vec::new(),
+            }
+            .to_string()
+        };
+        assert_eq!(
+            none(0),
+            "no case found under a, b c: no directory with a model.onnx"
+        );
+        assert_eq!(
+            none(3),
+            "no case found under a, b c: 3 cases found, none selected by --filter/--exclude"
+        );
+    }
+
+    #[test]
+    fn an_empty_list_of_paths_is_refused_before_anything_else() {
+        let o = CheckOptions::default().jobs(0);
+        let e = check::<&str>(&[], &o).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CheckError::InvalidOption {
+                    option: "paths",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn events_without_expectations_hand_over_the_runners_results() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/onnx-node");
+        let options = CheckOptions::default().filter("^test_gather_[01]$").jobs(1);
+        let mut names = Vec::new();
+        let report = check_with(&[dir], &options, |e| {
+            if let Event::CaseFinished(c) = e {
+                assert!(c.expectation.is_none());
+                names.push(c.name.clone());
+            }
+        })
+        .unwrap();
+        assert_eq!(names, ["test_gather_0", "test_gather_1"]);
+        assert_eq!(report.summary.total, 2);
+        assert_eq!(report.duration, report.run_end().duration);
     }
 }
