@@ -35,6 +35,12 @@ pub trait Element: Clone + sealed::Sealed + 'static {
     /// of this type (`None` for bool, whose words may only be 0 or 1, and for strings).
     #[doc(hidden)]
     fn view(words: &[Self::Word]) -> Option<&[Self]>;
+    /// The values as storage words, reusing the vector's allocation where the two types have the
+    /// same size and alignment.
+    #[doc(hidden)]
+    fn into_words(values: Vec<Self>) -> Vec<Self::Word> {
+        values.into_iter().map(Self::to_word).collect()
+    }
 }
 
 macro_rules! pod_element {
@@ -51,6 +57,11 @@ macro_rules! pod_element {
             }
             fn view(words: &[$word]) -> Option<&[Self]> {
                 Some(bytemuck::cast_slice(words))
+            }
+            fn into_words(values: Vec<Self>) -> Vec<$word> {
+                // Complex32 (align 4) and u64 (align 8) differ: those are copied.
+                bytemuck::allocation::try_cast_vec(values)
+                    .unwrap_or_else(|(_, v)| v.into_iter().map(Self::to_word).collect())
             }
         }
     };
@@ -99,6 +110,9 @@ impl Element for Vec<u8> {
     fn view(_: &[Vec<u8>]) -> Option<&[Self]> {
         None
     }
+    fn into_words(values: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        values
+    }
 }
 
 /// A tensor was read as an element type other than its own.
@@ -124,8 +138,7 @@ impl Tensor {
     /// # Ok::<(), onnx_idx_check::ShapeError>(())
     /// ```
     pub fn from_vec<T: Element>(shape: Vec<usize>, data: Vec<T>) -> Result<Tensor, ShapeError> {
-        let words: Vec<T::Word> = data.into_iter().map(T::to_word).collect();
-        Tensor::new(T::DTYPE, shape, T::Word::into_storage(words))
+        Tensor::new(T::DTYPE, shape, T::Word::into_storage(T::into_words(data)))
     }
 
     /// [`Tensor::from_vec`] from a slice.

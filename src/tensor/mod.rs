@@ -7,9 +7,13 @@
 
 pub mod dtype;
 mod element;
+#[cfg(feature = "ndarray")]
+mod ndarray;
 pub(crate) mod storage;
 pub mod value;
 
+#[cfg(feature = "ndarray")]
+pub use self::ndarray::ToArrayError;
 pub use dtype::{Class, DType, DTypeSet, Layout};
 pub use element::{DTypeMismatch, Element};
 pub use storage::{Elem, Storage};
