@@ -3,7 +3,7 @@
 
 use crate::discover::Case;
 use crate::eval::{self, PlanError};
-use crate::ops::REGISTRY;
+use crate::ops::{OpVersion, Role, REGISTRY};
 use crate::tensor::dtype::CLASSIC15;
 use crate::tensor::{DType, DTypeSet};
 use serde::Serialize;
@@ -107,6 +107,16 @@ fn summarize(set: DTypeSet) -> String {
     set.iter().map(DType::name).collect::<Vec<_>>().join(" ")
 }
 
+/// The matrix's T and INDICES columns: the dtypes of the value input and of the index input,
+/// found by their roles (whatever the op calls them and their constraints).
+fn type_columns(v: &OpVersion) -> (String, String) {
+    let column = |i: Option<usize>| {
+        i.and_then(|i| v.constraint_of(i))
+            .map_or("-".to_string(), |c| summarize(c.dtypes))
+    };
+    (column(v.value_input()), column(v.input_with(Role::Indices)))
+}
+
 /// The support matrix as a table for people.
 pub fn render_matrix() -> String {
     let classic: Vec<&str> = CLASSIC15.iter().map(DType::name).collect();
@@ -139,18 +149,6 @@ pub fn render_matrix() -> String {
                 Some(_) => v.since.to_string(),
                 None => format!("{}+", v.since),
             };
-            let constraint = |name: &str| {
-                v.constraints
-                    .iter()
-                    .find(|c| c.name == name)
-                    .map_or("-".to_string(), |c| summarize(c.dtypes))
-            };
-            // The index input's constraint, whatever the op calls it.
-            let index_constraint = v
-                .inputs
-                .iter()
-                .find(|i| i.name.ends_with("indices"))
-                .map_or("-", |i| i.constraint);
             let (t, tind, modes) = if v.deprecated {
                 (
                     "deprecated: errored".to_string(),
@@ -163,7 +161,8 @@ pub fn render_matrix() -> String {
                 } else {
                     v.modes.join(" ")
                 };
-                (constraint("T"), constraint(index_constraint), modes)
+                let (t, tind) = type_columns(v);
+                (t, tind, modes)
             };
             rows.push([
                 def.op_type.into(),
@@ -288,4 +287,40 @@ pub fn render_list(cases: &[Listed]) -> String {
     let supported = cases.iter().filter(|c| c.status == "supported").count();
     let _ = writeln!(s, "{} cases, {supported} supported", cases.len());
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::{Constraint, InputSpec, OpVersion};
+    use crate::tensor::dtype::INDEX64;
+
+    /// An op whose inputs and constraints carry none of the usual names: the matrix finds the
+    /// value and index types by the inputs' roles.
+    static UNUSUAL: OpVersion = OpVersion {
+        since: 1,
+        deprecated: false,
+        attrs: &[],
+        inputs: &[
+            InputSpec::required("positions", "P", Role::Indices),
+            InputSpec::required("gradient", "G", Role::Updates),
+        ],
+        outputs: &["out"],
+        constraints: &[
+            Constraint::new("G", DTypeSet::of(&[DType::Float, DType::Double])),
+            Constraint::new("P", INDEX64),
+        ],
+        negatives: true,
+        modes: &[],
+        mode_attr: None,
+        eval: |_| Err(crate::ops::KernelError::Unsupported("never run".into())),
+    };
+
+    #[test]
+    fn type_columns_follow_the_roles_not_the_names() {
+        assert_eq!(
+            type_columns(&UNUSUAL),
+            ("float double".to_string(), "int64".to_string())
+        );
+    }
 }

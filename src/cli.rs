@@ -6,10 +6,10 @@ use std::path::PathBuf;
 /// Conformance checker for ONNX's indexing operators.
 ///
 /// Reads ONNX node-test directories (model.onnx plus test_data_set_N/input_K.pb and output_K.pb),
-/// evaluates each model with onnx-idx-check's own reference kernels (Gather, GatherElements,
-/// GatherND, Scatter, ScatterElements, ScatterND, TensorScatter at every opset version, OpenVINO's
-/// Gather-8, GatherGrad and GatherElementsGrad), compares with the expected outputs and reports
-/// passed / failed / errored / skipped for each case.
+/// evaluates each model with onnx-idx-check's own reference kernels for the indexing operators
+/// (Gather, Scatter, their Elements and ND forms and TensorScatter at every opset version,
+/// OpenVINO's Gather-8, onnxruntime's backward ops; `onnx-idx-check ops` lists them), compares with
+/// the expected outputs and reports passed / failed / errored / skipped for each case.
 #[derive(Debug, Parser)]
 #[command(
     name = "onnx-idx-check",

@@ -10,25 +10,14 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-/// The input whose dtype is the op's value type: the data, or else the updates (the backward
-/// ops' `dY`).
-fn value_input(v: &OpVersion) -> Option<usize> {
-    v.input_with(Role::Data)
-        .or_else(|| v.input_with(Role::Updates))
-}
-
 /// Every trait a version can exercise, from what the registry says of it.
 pub fn possible_traits(def: &OpDef, v: &OpVersion) -> BTreeSet<String> {
     let mut t = BTreeSet::new();
-    let dtypes_of = |i: usize| {
-        let name = v.inputs[i].constraint;
-        v.constraints.iter().find(|c| c.name == name)
-    };
-    if let Some(c) = value_input(v).and_then(dtypes_of) {
+    if let Some(c) = v.value_input().and_then(|i| v.constraint_of(i)) {
         t.extend(c.dtypes.iter().map(|d| format!("dtype:{d}")));
     }
     if let Some(i) = v.input_with(Role::Indices) {
-        if let Some(c) = dtypes_of(i) {
+        if let Some(c) = v.constraint_of(i) {
             t.extend(c.dtypes.iter().map(|d| format!("indices:{d}")));
         }
         if v.negatives {
@@ -64,7 +53,7 @@ pub fn node_traits(
     };
     let attrs = Attrs::of_node(trace.node);
     let input = |i: usize| trace.inputs.get(i).and_then(Option::as_ref);
-    if let Some(d) = value_input(v).and_then(input) {
+    if let Some(d) = v.value_input().and_then(input) {
         t.insert(format!("dtype:{}", d.dtype()));
     }
     if let Some(idx) = v.input_with(Role::Indices).and_then(input) {

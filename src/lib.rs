@@ -7,6 +7,9 @@
 //! [`discover`] -> [`load`] -> [`eval`] (kernels in [`ops`]) -> [`compare`] -> [`report`],
 //! orchestrated per case by [`runner`].
 //!
+//! [`check()`] is that whole pipeline as one call: what `onnx-idx-check run` runs (selection, the
+//! cases, the expectations file, the gate) on node-test trees, returning a [`CheckReport`].
+//!
 //! As a library it is an oracle for other runtimes' tests: every operator version is one call on
 //! typed tensors, through the same checks and kernels as the command line.
 //!
@@ -28,11 +31,15 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "cli")]
 pub mod app;
 pub mod bench;
 pub mod catalog;
+pub mod check;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod compare;
+#[cfg(feature = "cli")]
 pub mod config;
 pub mod coverage;
 pub mod deadline;
@@ -52,6 +59,7 @@ pub mod runner;
 pub mod tensor;
 pub mod verdict;
 
+pub use check::{check, check_with, CheckError, CheckOptions, CheckReport};
 pub use ops::SpecError;
 
 // The kernels' macros, crate-private, at the paths the modules use (`crate::spec_err!`).

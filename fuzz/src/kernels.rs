@@ -71,7 +71,8 @@ pub fn check_scatters(bytes: &[u8]) {
     check_case(&case);
 }
 
-fn to_proto(a: &Attr) -> AttributeProto {
+/// The attribute as a node carries it.
+pub(crate) fn to_proto(a: &Attr) -> AttributeProto {
     let mut p = AttributeProto {
         name: a.name.clone(),
         ..Default::default()

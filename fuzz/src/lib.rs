@@ -7,6 +7,7 @@
 //! the naive reference in [`reference`].
 
 pub mod kernels;
+pub mod large;
 pub mod pipeline;
 pub mod reference;
 pub mod replay;

@@ -34,3 +34,11 @@ fn scatter_kernels_inputs_replay() {
         "no scatter_kernels corpus"
     );
 }
+
+#[test]
+fn large_kernels_inputs_replay() {
+    assert!(
+        replay("large_kernels", onnx_idx_check_fuzz::large::check) > 0,
+        "no large_kernels corpus"
+    );
+}

@@ -3,10 +3,11 @@
 
 mod run;
 
+use crate::check::{self, CaseFilter, CheckError};
 use crate::cli::{
     BenchArgs, Cli, Command, CoverageArgs, ListArgs, ListFormat, OpsArgs, ReviewArgs, Selection,
 };
-use crate::config::{self, CaseFilter, UsageError};
+use crate::config::{self, UsageError};
 use crate::discover::{self, Case};
 use crate::exit;
 use crate::report::write_stdout;
@@ -26,40 +27,29 @@ pub fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-/// Discovers the selected cases; no case at all is a usage error.
+/// Discovers the selected cases, as `run` selects them; no case at all is a usage error.
 fn select(sel: &Selection) -> Result<Vec<Case>> {
-    select_with_names(sel).map(|(cases, _)| cases)
+    let shard = config::shard(sel.shard.as_deref())?;
+    let filter = CaseFilter::new(&sel.filter, &sel.exclude, shard).map_err(cli_error)?;
+    let selected = check::select(&sel.paths, &filter).map_err(cli_error)?;
+    warn(&selected.warnings);
+    Ok(selected.cases)
 }
 
-/// [`select`], also returning the names of every case found before `--filter`, `--exclude` and
-/// `--shard` (expectations entries for cases left out are not "unmatched").
-fn select_with_names(sel: &Selection) -> Result<(Vec<Case>, Vec<String>)> {
-    let filter = CaseFilter::new(sel)?;
-    let found = discover::discover(&sel.paths).map_err(|e| UsageError(e.to_string()))?;
-    for w in &found.warnings {
+/// Prints what discovery could not read.
+fn warn(warnings: &[String]) {
+    for w in warnings {
         eprintln!("warning: {w}");
     }
-    let total = found.cases.len();
-    let names: Vec<String> = found.cases.iter().map(|c| c.name.clone()).collect();
-    let cases: Vec<Case> = found
-        .cases
-        .into_iter()
-        .filter(|c| filter.matches(c))
-        .collect();
-    if cases.is_empty() {
-        let paths: Vec<String> = sel.paths.iter().map(|p| p.display().to_string()).collect();
-        let why = if total == 0 {
-            "no directory with a model.onnx".to_string()
-        } else {
-            format!("{total} cases found, none selected by --filter/--exclude")
-        };
-        return Err(UsageError(format!("no case found under {}: {why}", paths.join(", "))).into());
+}
+
+/// A [`CheckError`] for the command line (see [`config::usage`]); when no case was found, what
+/// discovery could not read is printed first, as it would have been before a run.
+fn cli_error(e: CheckError) -> anyhow::Error {
+    if let CheckError::NoCase { warnings, .. } = &e {
+        warn(warnings);
     }
-    // An empty shard is not an error: a CI matrix may have more shards than cases.
-    Ok((
-        cases.into_iter().filter(|c| filter.in_shard(c)).collect(),
-        names,
-    ))
+    config::usage(e)
 }
 
 fn list(args: ListArgs) -> Result<u8> {
@@ -87,9 +77,7 @@ fn ops(args: OpsArgs) -> Result<u8> {
 
 fn review(args: ReviewArgs) -> Result<u8> {
     let found = discover::discover(&args.paths).map_err(|e| UsageError(e.to_string()))?;
-    for w in &found.warnings {
-        eprintln!("warning: {w}");
-    }
+    warn(&found.warnings);
     let mode = if args.accept_all {
         crate::review::Mode::AcceptAll
     } else if args.reject_all {

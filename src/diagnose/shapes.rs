@@ -4,6 +4,7 @@
 
 use super::subject::{Neg, Oob, Quirks};
 use crate::ops::gather_elements::{check_element_shapes, for_each_element};
+use crate::ops::gather_nd::check_nd_shapes;
 use crate::ops::reduction::{self, Reduction, Visit};
 use crate::tensor::{numel, strides, unravel, DType, Layout, Storage, Tensor};
 
@@ -240,14 +241,9 @@ pub fn gather_nd<'a>(
     q: &Quirks,
 ) -> Option<Semantics<'a>> {
     let (ds, is) = (data.shape(), indices.shape());
-    let (r, qr) = (ds.len(), is.len());
-    if qr == 0 || b >= r.min(qr) || ds[..b] != is[..b] {
-        return None;
-    }
-    let k = is[qr - 1];
-    if k < 1 || k > r - b {
-        return None;
-    }
+    // The kernel's own shape rules.
+    let (b, k) = check_nd_shapes(ds, is, i64::try_from(b).ok()?).ok()?;
+    let qr = is.len();
     let values = indices.to_i64_vec()?;
     let (batches, tuples) = (numel(&ds[..b])?, numel(&is[b..qr - 1])?);
     let (block, slice) = (numel(&ds[b..])?, numel(&ds[b + k..])?);
@@ -327,32 +323,44 @@ pub fn scatter_elements<'a>(
     })
 }
 
-/// The provenance shape shared by the ops that work like scatter nd.
+/// The provenance shape shared by the ops that work like scatter nd: the output (of `shape`)
+/// starts as `base`, or zeros, and each index tuple's slice of `updates` goes (or reduces) to the
+/// slice it names within its batch (the first `b` dims of `shape` and `indices`).
+#[allow(clippy::too_many_arguments)]
 pub fn scatter_nd<'a>(
-    data: &'a Tensor,
+    base: Option<&'a Tensor>,
+    dtype: DType,
+    shape: &[usize],
     indices: &Tensor,
     updates: &'a Tensor,
+    b: usize,
     reduction: Reduction,
     q: &Quirks,
 ) -> Option<Semantics<'a>> {
-    let (ds, is) = (data.shape(), indices.shape());
+    let is = indices.shape();
     let qr = is.len();
-    if qr == 0 || is[qr - 1] > ds.len() {
+    if qr <= b || b > shape.len() || shape[..b] != is[..b] || !q.admits(numel(shape)?) {
         return None;
     }
     let k = is[qr - 1];
+    if b + k > shape.len() {
+        return None;
+    }
     let mut want = is[..qr - 1].to_vec();
-    want.extend_from_slice(&ds[k..]);
+    want.extend_from_slice(&shape[b + k..]);
     if updates.shape() != want.as_slice() {
         return None;
     }
     let values = indices.to_i64_vec()?;
-    let slice = numel(&ds[k..])?;
+    let dims = &shape[b..b + k];
+    let (slots, slice) = (numel(dims)?, numel(&shape[b + k..])?);
+    let per_batch = numel(&is[b..qr - 1])?;
     let mut pairs = Vec::new();
     for t in 0..numel(&is[..qr - 1])? {
-        if let Some(off) = resolve_tuple(&values[t * k..(t + 1) * k], &ds[..k], q)? {
+        if let Some(off) = resolve_tuple(&values[t * k..(t + 1) * k], dims, q)? {
+            let batch = t.checked_div(per_batch).unwrap_or(0);
             for e in 0..slice {
-                pairs.push((off * slice + e, t * slice + e, t));
+                pairs.push(((batch * slots + off) * slice + e, t * slice + e, t));
             }
         }
     }
@@ -360,9 +368,9 @@ pub fn scatter_nd<'a>(
         pairs.reverse();
     }
     Some(Semantics::Scattered {
-        base: Some(data),
-        dtype: data.dtype(),
-        shape: ds.to_vec(),
+        base,
+        dtype,
+        shape: shape.to_vec(),
         updates,
         pairs,
         reduction,
@@ -504,4 +512,56 @@ fn zeros(dtype: DType, n: usize) -> Option<Storage> {
         Layout::Bytes(_) => Storage::W128(vec![0; n]),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::testutil::{f32s, i64s};
+
+    #[test]
+    fn scatter_nd_from_zeros_adds_each_slice_within_its_batch() {
+        // Shape [2, 2, 2], batch_dims 1, one tuple per batch: [1] in batch 0 and [0] in batch 1,
+        // each adding a slice of 2. By hand: batch 0 row 1 = [1, 2], batch 1 row 0 = [3, 4].
+        let (indices, updates) = (i64s(&[2, 1], &[1, 0]), f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0]));
+        let q = Quirks::default();
+        let sem = scatter_nd(
+            None,
+            DType::Float,
+            &[2, 2, 2],
+            &indices,
+            &updates,
+            1,
+            Reduction::Add,
+            &q,
+        )
+        .unwrap();
+        let want = f32s(&[2, 2, 2], &[0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 0.0, 0.0]);
+        assert_eq!(execute(&sem).unwrap(), want);
+        // Batch dims that differ, or updates not shaped like the forward output, model nothing.
+        let other = i64s(&[3, 1], &[0, 0, 0]);
+        assert!(scatter_nd(
+            None,
+            DType::Float,
+            &[2, 2, 2],
+            &other,
+            &updates,
+            1,
+            Reduction::Add,
+            &q
+        )
+        .is_none());
+        let flat = f32s(&[4], &[0.0; 4]);
+        assert!(scatter_nd(
+            None,
+            DType::Float,
+            &[2, 2, 2],
+            &indices,
+            &flat,
+            1,
+            Reduction::Add,
+            &q
+        )
+        .is_none());
+    }
 }

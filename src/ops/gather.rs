@@ -11,8 +11,8 @@
 use super::fast;
 use super::index::{normalize_axis, normalize_indices, Indices, Negatives};
 use super::{
-    check_heap_bytes, AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec,
-    Invocation, KernelError, OpDef, OpVersion, Role, SpecError,
+    check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
+    KernelError, OpDef, OpVersion, Role, SpecError,
 };
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
@@ -36,12 +36,7 @@ const C16: &[Constraint] = &[
     Constraint::new("Tind", INDEX32_64),
 ];
 
-const fn version(
-    since: i64,
-    constraints: &'static [Constraint],
-    negatives: bool,
-    eval: EvalFn,
-) -> OpVersion {
+const fn version(since: i64, constraints: &'static [Constraint], negatives: bool) -> OpVersion {
     OpVersion {
         since,
         deprecated: false,
@@ -66,9 +61,9 @@ pub static GATHER: OpDef = OpDef {
     indexing: Indexing::Axis,
     provenance: Some(provenance),
     versions: &[
-        version(1, C15, false, eval_v1),
-        version(11, C15, true, eval_v11),
-        version(13, C16, true, eval_v11),
+        version(1, C15, false),
+        version(11, C15, true),
+        version(13, C16, true),
     ],
 };
 
@@ -116,15 +111,8 @@ fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     diagnose::gather(data, indices, s.axis(data.rank(), q)?, 0, q)
 }
 
-fn eval_v1(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    eval(inv, Negatives::Forbidden("Gather-1"))
-}
-
-fn eval_v11(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    eval(inv, Negatives::FromBack)
-}
-
-fn eval(inv: &Invocation<'_>, negatives: Negatives) -> Result<Evaluated, KernelError> {
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    let negatives = inv.negatives();
     let data = inv.input(0)?;
     let indices = inv.input(1)?;
     if data.rank() == 0 {

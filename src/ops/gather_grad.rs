@@ -181,8 +181,8 @@ fn gather_elements_grad_provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Se
     diagnose::scatter_elements(None, dy.dtype(), &shape, indices, dy, axis, add, q)
 }
 
-/// Reads the `shape` input: a 1-D int64 tensor of non-negative dims.
-fn read_shape(t: &Tensor) -> Result<Vec<usize>, KernelError> {
+/// Reads the `shape` input: a 1-D int64 tensor of non-negative dims. Shared by the backward ops.
+pub(crate) fn read_shape(t: &Tensor) -> Result<Vec<usize>, KernelError> {
     if t.rank() != 1 {
         return Err(spec_err!(
             "shape must be a 1-D tensor, it has shape {:?}",
@@ -197,8 +197,9 @@ fn read_shape(t: &Tensor) -> Result<Vec<usize>, KernelError> {
         .collect()
 }
 
-/// A zero tensor of `dtype` (a float type) and `shape`, whose size the caller has checked.
-fn zeros(dtype: DType, n: usize) -> Storage {
+/// A zero tensor of `dtype` (a float type) and `shape`, whose size the caller has checked: where
+/// the backward ops start.
+pub(crate) fn zeros(dtype: DType, n: usize) -> Storage {
     match dtype.layout() {
         Layout::Bytes(2) => Storage::W16(vec![0; n]),
         Layout::Bytes(4) => Storage::W32(vec![0; n]),
@@ -206,7 +207,13 @@ fn zeros(dtype: DType, n: usize) -> Storage {
     }
 }
 
-fn finish(dtype: DType, shape: Vec<usize>, storage: Storage) -> Result<Evaluated, KernelError> {
+/// The backward ops' output: `dX` from its storage, computed by adding (so compared with D9's
+/// tolerance).
+pub(crate) fn finish(
+    dtype: DType,
+    shape: Vec<usize>,
+    storage: Storage,
+) -> Result<Evaluated, KernelError> {
     let out = Tensor::new(dtype, shape, storage).map_err(|e| spec_err!("{e}"))?;
     Ok(Evaluated::one(out, true))
 }

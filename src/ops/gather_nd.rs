@@ -124,24 +124,27 @@ struct Geometry {
     slice: usize,
 }
 
-fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    let data = inv.input(0)?;
-    let indices = inv.input(1)?;
-    let (r, q) = (data.rank(), indices.rank());
+/// GatherND's shape rules (D6) for data of shape `dshape`, indices of shape `ishape` and the
+/// `batch_dims` attribute: returns `(b, k)`, the batch dims and the tuple length. Shared with the
+/// ops that share GatherND's geometry (its backward pass, its diagnosis).
+pub(crate) fn check_nd_shapes(
+    dshape: &[usize],
+    ishape: &[usize],
+    batch_dims: i64,
+) -> Result<(usize, usize), KernelError> {
+    let (r, q) = (dshape.len(), ishape.len());
     if r == 0 {
         return Err(spec_err!("data must have rank >= 1, it is a scalar"));
     }
     if q == 0 {
         return Err(spec_err!("indices must have rank >= 1, it is a scalar"));
     }
-    let b_attr = inv.int("batch_dims")?;
-    let b = usize::try_from(b_attr)
+    let b = usize::try_from(batch_dims)
         .ok()
         .filter(|&b| b < q.min(r))
         .ok_or_else(|| {
-            spec_err!("batch_dims {b_attr} must be in [0, {}) (less than the ranks of data ({r}) and indices ({q}))", q.min(r))
+            spec_err!("batch_dims {batch_dims} must be in [0, {}) (less than the ranks of data ({r}) and indices ({q}))", q.min(r))
         })?;
-    let (dshape, ishape) = (data.shape(), indices.shape());
     if ishape[..b] != dshape[..b] {
         return Err(spec_err!(
             "the first batch_dims ({b}) dims of indices {ishape:?} and data {dshape:?} must be equal"
@@ -154,6 +157,15 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
             r - b
         ));
     }
+    Ok((b, k))
+}
+
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+    let data = inv.input(0)?;
+    let indices = inv.input(1)?;
+    let (dshape, ishape) = (data.shape(), indices.shape());
+    let (b, k) = check_nd_shapes(dshape, ishape, inv.int("batch_dims")?)?;
+    let q = ishape.len();
     let mut oshape = ishape[..q - 1].to_vec();
     oshape.extend_from_slice(&dshape[b + k..]);
     inv.check_output_size(data.dtype(), &oshape)?;

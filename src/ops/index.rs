@@ -29,8 +29,13 @@ pub fn normalize_axis(axis: i64, rank: usize, what: &str) -> Result<usize, Kerne
 pub enum Negatives {
     /// `-1` is the last element.
     FromBack,
-    /// Negative values are out of range; the string names the op version, for the message.
-    Forbidden(&'static str),
+    /// Negative values are out of range at this operator version (named in the message).
+    Forbidden {
+        /// The operator.
+        op: &'static str,
+        /// Its version.
+        since: i64,
+    },
 }
 
 /// `indices[1,0]` (or `indices` for a scalar), for messages.
@@ -63,9 +68,9 @@ pub fn normalize_indices(
         let norm = if k < 0 {
             match negatives {
                 Negatives::FromBack => k.checked_add(s),
-                Negatives::Forbidden(op) => {
+                Negatives::Forbidden { op, since } => {
                     return Err(spec_err!(
-                        "{} = {k} is negative, which {op} does not allow (negative indices arrive with opset 11); valid range [0, {}] for axis {axis} (size {dim})",
+                        "{} = {k} is negative, which {op}-{since} does not allow (negative indices arrive with opset 11); valid range [0, {}] for axis {axis} (size {dim})",
                         position(name, i, indices.shape()),
                         s - 1
                     ))
@@ -79,7 +84,7 @@ pub fn normalize_indices(
             _ => {
                 let lo = match negatives {
                     Negatives::FromBack => -s,
-                    Negatives::Forbidden(_) => 0,
+                    Negatives::Forbidden { .. } => 0,
                 };
                 return Err(if dim == 0 {
                     spec_err!(
@@ -244,8 +249,17 @@ mod tests {
             normalize_indices(&t, "indices", 3, 0, Negatives::FromBack).unwrap(),
             vec![2, 0, 0]
         );
-        let e =
-            normalize_indices(&t, "indices", 3, 0, Negatives::Forbidden("Gather-1")).unwrap_err();
+        let e = normalize_indices(
+            &t,
+            "indices",
+            3,
+            0,
+            Negatives::Forbidden {
+                op: "Gather",
+                since: 1,
+            },
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("opset 11"), "{e}");
         let t = idx(vec![1], vec![-4]);
         assert!(normalize_indices(&t, "indices", 3, 0, Negatives::FromBack).is_err());

@@ -282,6 +282,19 @@ impl OpVersion {
         self.inputs.iter().position(|i| i.role == role)
     }
 
+    /// The input whose dtype is the op's value type: the data, or else the updates (the backward
+    /// ops' gradient).
+    pub fn value_input(&self) -> Option<usize> {
+        self.input_with(Role::Data)
+            .or_else(|| self.input_with(Role::Updates))
+    }
+
+    /// The type constraint of input `i`.
+    pub fn constraint_of(&self, i: usize) -> Option<&'static Constraint> {
+        let name = self.inputs.get(i)?.constraint;
+        self.constraints.iter().find(|c| c.name == name)
+    }
+
     /// The declared attribute `name`.
     pub fn attr(&self, name: &str) -> Option<&'static AttrSpec> {
         self.attrs.iter().find(|a| a.name == name)
@@ -320,6 +333,18 @@ impl Invocation<'_> {
             .copied()
             .flatten()
             .ok_or_else(|| spec_err!("input {} is missing", i))
+    }
+
+    /// How this version treats negative indices, as the registry says (D2).
+    pub fn negatives(&self) -> index::Negatives {
+        if self.version.negatives {
+            index::Negatives::FromBack
+        } else {
+            index::Negatives::Forbidden {
+                op: self.def.op_type,
+                since: self.version.since,
+            }
+        }
     }
 
     /// `Op-since`, e.g. `ScatterElements-16`, for messages.

@@ -18,8 +18,8 @@ use super::gather_elements::{check_element_shapes, for_each_element};
 use super::index::{normalize_indices, Indices, Negatives};
 use super::reduction::{self, deal, Reduction, Visit};
 use super::{
-    AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec, Invocation, KernelError,
-    OpDef, OpVersion, Role, SpecError,
+    AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError, OpDef,
+    OpVersion, Role, SpecError,
 };
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
@@ -57,7 +57,6 @@ const fn version(
     attrs: &'static [AttrSpec],
     constraints: &'static [Constraint],
     modes: &'static [&'static str],
-    eval: EvalFn,
 ) -> OpVersion {
     OpVersion {
         since,
@@ -85,12 +84,12 @@ pub static SCATTER: OpDef = OpDef {
     versions: &[
         OpVersion {
             negatives: false,
-            ..version(9, AXIS, T15, &["none"], eval_scatter9)
+            ..version(9, AXIS, T15, &["none"])
         },
         OpVersion {
             deprecated: true,
             negatives: false,
-            ..version(11, AXIS, T15, &[], eval_scatter9)
+            ..version(11, AXIS, T15, &[])
         },
     ],
 };
@@ -105,21 +104,19 @@ pub static SCATTER_ELEMENTS: OpDef = OpDef {
     indexing: Indexing::Elements,
     provenance: Some(provenance),
     versions: &[
-        version(11, AXIS, T15, &["none"], eval),
-        version(13, AXIS, T16, &["none"], eval),
+        version(11, AXIS, T15, &["none"]),
+        version(13, AXIS, T16, &["none"]),
         version(
             16,
             &[AttrSpec::int("axis", 0), AttrSpec::choice("reduction", R16)],
             T16,
             R16,
-            eval,
         ),
         version(
             18,
             &[AttrSpec::int("axis", 0), AttrSpec::choice("reduction", R18)],
             T16,
             R18,
-            eval,
         ),
     ],
 };
@@ -231,12 +228,8 @@ fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     )
 }
 
-fn eval_scatter9(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    scatter(inv, Negatives::Forbidden("Scatter-9"), Reduction::None)
-}
-
 fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    scatter(inv, Negatives::FromBack, super::reduction_of(inv)?)
+    scatter(inv, inv.negatives(), super::reduction_of(inv)?)
 }
 
 /// The element updates of a ScatterElements, in row-major order of `indices` (already checked

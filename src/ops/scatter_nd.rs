@@ -133,7 +133,17 @@ impl ScatterNd {
 /// The output starts as data; each update slice goes (or reduces) where its tuple points.
 fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     let (data, indices, updates) = (s.input(0)?, s.input(1)?, s.input(2)?);
-    diagnose::scatter_nd(data, indices, updates, s.reduction(q)?, q)
+    let red = s.reduction(q)?;
+    diagnose::scatter_nd(
+        Some(data),
+        data.dtype(),
+        data.shape(),
+        indices,
+        updates,
+        0,
+        red,
+        q,
+    )
 }
 
 fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
@@ -141,10 +151,13 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
 }
 
 /// Tuple `t` writes the `slice` elements of updates starting at `t * slice` to the output
-/// starting at `offsets[t] * slice`.
-struct SlicePlan<'a> {
-    offsets: &'a [usize],
-    slice: usize,
+/// starting at `offsets[t] * slice`: the plan of any op that moves whole slices named by index
+/// tuples, shared with the ops built like ScatterND.
+pub(crate) struct SlicePlan<'a> {
+    /// Per tuple, the output slot its slice goes to (in units of slices).
+    pub(crate) offsets: &'a [usize],
+    /// Elements per slice.
+    pub(crate) slice: usize,
 }
 
 impl Visit for SlicePlan<'_> {

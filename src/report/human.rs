@@ -3,12 +3,13 @@
 //! [`HumanReporter`] writes it to the terminal as the run goes, to a file when the run ends, or
 //! as the closing summary alone on stderr (when a machine-readable report takes stdout).
 
+use super::progress::Progress;
 use super::{needs_rerun, Dest, Event, Reporter, Rerun, RunEnd};
 use crate::tensor::Tensor;
 use crate::verdict::{CaseResult, ExpectationsReport, Gate, OutputResult, Status, Summary};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::time::Duration;
 
 /// ANSI styling, on or off.
@@ -336,7 +337,7 @@ enum Mode {
     /// Every line as the run goes (the terminal), with a progress bar on long runs.
     Stream {
         out: Box<dyn Write>,
-        progress: indicatif::ProgressBar,
+        progress: Progress,
     },
     /// The whole report when the run ends, from the final results.
     Document(Dest),
@@ -361,7 +362,7 @@ impl HumanReporter {
         HumanReporter {
             mode: Mode::Stream {
                 out: Box::new(std::io::stdout()),
-                progress: indicatif::ProgressBar::hidden(),
+                progress: Progress::hidden(),
             },
             style,
             rerun,
@@ -407,7 +408,7 @@ impl Reporter for HumanReporter {
         let (style, rerun) = (self.style, &self.rerun);
         match (&mut self.mode, event) {
             (Mode::Stream { progress, .. }, Event::RunStarted { cases }) => {
-                *progress = progress_bar(*cases);
+                *progress = Progress::for_cases(*cases);
             }
             (Mode::Stream { out, progress }, Event::CaseFinished(c)) => {
                 let line = case_line(c, style, &rerun.command(&c.name));
@@ -416,14 +417,14 @@ impl Reporter for HumanReporter {
                         self.error.get_or_insert(e);
                     }
                 });
-                progress.inc(1);
+                progress.inc();
             }
             (Mode::Stream { .. }, Event::RunFinished(end)) => {
                 let tail = self.tail(end);
                 let Mode::Stream { out, progress } = &mut self.mode else {
                     unreachable!()
                 };
-                progress.finish_and_clear();
+                progress.finish();
                 out.write_all(tail.as_bytes()).ok();
                 out.flush().ok();
                 if let Some(e) = self.error.take() {
@@ -460,18 +461,4 @@ impl Reporter for HumanReporter {
         }
         Ok(())
     }
-}
-
-/// A progress bar on stderr, only on a terminal and only for runs long enough to need one.
-fn progress_bar(len: usize) -> indicatif::ProgressBar {
-    if !std::io::stderr().is_terminal() || len < 50 {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases [{elapsed}]")
-    {
-        bar.set_style(style);
-    }
-    bar
 }

@@ -14,8 +14,10 @@
 
 pub mod human;
 pub mod json;
+#[cfg(feature = "cli")]
 pub mod junit;
 pub mod markdown;
+mod progress;
 
 use crate::verdict::{CaseResult, ExpectationsReport, Gate, Summary};
 use anyhow::{Context, Result};

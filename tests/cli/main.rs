@@ -6,6 +6,8 @@
 
 // `run --actual DIR`: judging a runtime's outputs (tests/fixtures/actual).
 mod actual;
+// The library's `check` writes `run`'s JSON.
+mod check_api;
 // `coverage`: the traits passing cases exercise.
 mod coverage;
 // One fixture per bug class the reports name, and the provenance of mismatches.

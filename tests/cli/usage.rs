@@ -151,3 +151,32 @@ fn the_readme_documents_every_flag_of_every_subcommand() {
         );
     }
 }
+
+/// The README's copy of the support matrix names every operator version `ops` reports, so a new
+/// operator or version cannot be left out of it (its T and index columns are the `ops` table's).
+#[test]
+fn the_readme_support_matrix_lists_every_operator_version() {
+    let readme = std::fs::read_to_string(crate::support::root().join("README.md")).unwrap();
+    let ops = crate::support::run(["ops", "--format", "json"]);
+    let missing: Vec<String> = ops
+        .expect_code(0)
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["plumbing"] == false)
+        .map(|row| {
+            format!(
+                "| {} | {} | {} |",
+                row["op"].as_str().unwrap(),
+                row["domain"].as_str().unwrap(),
+                row["version"]
+            )
+        })
+        .filter(|row| !readme.lines().any(|l| l.starts_with(row.as_str())))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README.md's ops table lacks {missing:#?}"
+    );
+}

@@ -1,0 +1,629 @@
+//! Target `large_kernels`: the kernels' parallel paths, which the other targets' 1 MiB tensors
+//! never reach. One Gather, GatherElements, GatherND, ScatterElements or ScatterND node on tensors
+//! of 1-3 MiB (outputs built across threads, the split walk and its steps, huge-page blocks) or,
+//! for one input in 128, of 48-64 MiB (non-temporal streaming), run through the registry
+//! (`resolve` + `invoke`) on a pool of 1-4 threads, and checked against a naive loop written here
+//! from the operators' definitions, one coordinate at a time.
+//!
+//! The fuzzer's bytes choose the op, the shape, the axis and batch dims, the element type, the
+//! reduction, the thread count and how indices are drawn; the elements themselves come from a
+//! generator seeded by the bytes (they are too many to take from the input, and cheap this way).
+//! An index out of range is placed now and then, anywhere: the kernel must then error (D3).
+//!
+//! The reference is deliberately separate from `reference.rs`, whose tensors of one enum per
+//! element would not fit these sizes; like it, it follows SEMANTICS.md: negative indices count
+//! from the back (opset 18), duplicates apply in row-major order of the indices, integers wrap,
+//! max and min are IEEE 754-2019 maximum and minimum (NaN propagates; -0 < +0).
+
+use crate::kernels::to_proto;
+use crate::reference::{Attr, AttrValue};
+use arbitrary::Unstructured;
+use bytemuck::Pod;
+use onnx_idx_check::ops::{invoke, resolve, Attrs, Invocation, KernelError, Resolution};
+use onnx_idx_check::pb::{AttributeProto, NodeProto};
+use onnx_idx_check::tensor::{DType, Elem, Tensor};
+use std::fmt::Debug;
+
+/// The output limit the large cases run under: above the largest they make.
+const MAX_BYTES: usize = 1 << 30;
+
+/// The element types: one per word width the walks treat differently (the vector deal takes
+/// 4-byte words only).
+trait Word: Pod + Elem + PartialEq + Debug + Send + Sync {
+    const DTYPE: DType;
+    /// An element from 64 random bits, with the odd special value (zeros of both signs, NaN).
+    fn from_bits(x: u64) -> Self;
+    /// `a <reduction> b` as D8 defines it.
+    fn combine(red: Red, a: Self, b: Self) -> Self;
+    /// Whether `got` is what was expected (any NaN equals any NaN after arithmetic).
+    fn same(got: Self, want: Self) -> bool {
+        got == want
+    }
+}
+
+impl Word for u32 {
+    const DTYPE: DType = DType::Float;
+    fn from_bits(x: u64) -> u32 {
+        let v = match x % 64 {
+            0 => -0.0,
+            1 => 0.0,
+            2 => f32::NAN,
+            _ => ((x >> 8) % 2001) as f32 / 1000.0 - 1.0,
+        };
+        v.to_bits()
+    }
+    fn combine(red: Red, a: u32, b: u32) -> u32 {
+        let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+        let r = match red {
+            Red::None => y,
+            Red::Add => x + y,
+            Red::Mul => x * y,
+            Red::Max | Red::Min if x.is_nan() || y.is_nan() => f32::NAN,
+            // total_cmp orders -0 below +0, as IEEE 754-2019 maximum and minimum do.
+            Red::Max => std::cmp::max_by(x, y, f32::total_cmp),
+            Red::Min => std::cmp::min_by(x, y, f32::total_cmp),
+        };
+        r.to_bits()
+    }
+    fn same(got: u32, want: u32) -> bool {
+        got == want || (f32::from_bits(got).is_nan() && f32::from_bits(want).is_nan())
+    }
+}
+
+impl Word for u64 {
+    const DTYPE: DType = DType::Int64;
+    fn from_bits(x: u64) -> u64 {
+        match x % 16 {
+            0 => i64::MAX as u64,
+            1 => i64::MIN as u64,
+            _ => (x >> 4) % 1000,
+        }
+    }
+    fn combine(red: Red, a: u64, b: u64) -> u64 {
+        let (x, y) = (a as i64, b as i64);
+        (match red {
+            Red::None => y,
+            Red::Add => x.wrapping_add(y),
+            Red::Mul => x.wrapping_mul(y),
+            Red::Max => x.max(y),
+            Red::Min => x.min(y),
+        }) as u64
+    }
+}
+
+impl Word for u8 {
+    const DTYPE: DType = DType::Uint8;
+    fn from_bits(x: u64) -> u8 {
+        (x >> 7) as u8
+    }
+    fn combine(red: Red, a: u8, b: u8) -> u8 {
+        match red {
+            Red::None => b,
+            Red::Add => a.wrapping_add(b),
+            Red::Mul => a.wrapping_mul(b),
+            Red::Max => a.max(b),
+            Red::Min => a.min(b),
+        }
+    }
+}
+
+/// A reduction (ScatterElements and ScatterND at opset 18).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Red {
+    None,
+    Add,
+    Mul,
+    Max,
+    Min,
+}
+
+impl Red {
+    fn name(self) -> &'static str {
+        match self {
+            Red::None => "none",
+            Red::Add => "add",
+            Red::Mul => "mul",
+            Red::Max => "max",
+            Red::Min => "min",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Op {
+    Gather,
+    GatherElements,
+    GatherND,
+    ScatterElements,
+    ScatterND,
+}
+
+/// A fixed generator seeded by the input.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 ^ (self.0 >> 29)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() >> 11) as usize % n.max(1)
+    }
+}
+
+/// How index values are drawn: where they land decides which walks and prefetches run.
+#[derive(Clone, Copy, Debug)]
+enum Spread {
+    /// Anywhere on the axis, a third from the back.
+    Uniform,
+    /// A handful of hot positions (heavy duplicates).
+    Hot,
+    /// In order, wrapping around (sequential rows).
+    Ascending,
+}
+
+/// The choices the bytes make.
+#[derive(Debug)]
+struct Case {
+    op: Op,
+    /// Data dims (rank 3; dims of 1 make the lower-rank layouts).
+    dims: [usize; 3],
+    axis: usize,
+    /// Indices along the axis (Gather*, ScatterElements) or tuples per batch (GatherND,
+    /// ScatterND).
+    count: usize,
+    /// GatherND: batch dims (0 or 1); tuple length k in 1..=2 (ScatterND too).
+    batch: usize,
+    k: usize,
+    red: Red,
+    spread: Spread,
+    /// Where an index out of range goes, as a fraction of the indices (None: all in range).
+    bad: Option<(u64, i64)>,
+    threads: usize,
+    seed: u64,
+}
+
+fn byte(u: &mut Unstructured<'_>) -> u8 {
+    u.arbitrary().unwrap_or(0)
+}
+
+/// A dim of `bytes` worth of elements cut three ways by the bytes.
+fn dims_for(u: &mut Unstructured<'_>, elems: usize) -> [usize; 3] {
+    let pick = |b: u8, most: usize| -> usize {
+        match b % 4 {
+            0 => 1,
+            1 => 2 + usize::from(b >> 2) % 15,
+            2 => 16 << ((b >> 2) % 5),
+            _ => most,
+        }
+    };
+    let d2 = pick(byte(u), 1024).min(elems);
+    let d1 = pick(byte(u), 64).min((elems / d2).max(1));
+    let d0 = (elems / (d1 * d2)).max(1);
+    [d0, d1, d2]
+}
+
+fn generate(u: &mut Unstructured<'_>) -> (Case, usize) {
+    let op = match byte(u) % 5 {
+        0 => Op::Gather,
+        1 => Op::GatherElements,
+        2 => Op::GatherND,
+        3 => Op::ScatterElements,
+        _ => Op::ScatterND,
+    };
+    let width = match byte(u) % 4 {
+        0 => 8,
+        1 => 1,
+        _ => 4,
+    };
+    // One case in 128 streams (48-64 MiB of output); the others are 1-3 MiB, which every
+    // parallel path needs (PAR_MIN_BYTES, the split walk's megabyte of output and updates).
+    let stream = byte(u).is_multiple_of(128);
+    let mib = if stream {
+        48 + usize::from(byte(u)) % 17
+    } else {
+        1 + usize::from(byte(u)) % 3
+    };
+    let elems = (mib << 20) / width;
+    let dims = dims_for(u, elems);
+    let axis = usize::from(byte(u)) % 3;
+    let k = 1 + usize::from(byte(u)) % 2;
+    let batch = usize::from(byte(u)) % 2;
+    // How many indices run along the axis (Gather*, ScatterElements) or how many tuples per
+    // batch (GatherND, ScatterND): about as many as the positions they index, half as many or
+    // twice, so that outputs and updates stay within twice the data.
+    let positions = match op {
+        Op::GatherND => dims[batch..batch + k.min(3 - batch)].iter().product(),
+        Op::ScatterND => dims[..k].iter().product(),
+        _ => dims[axis],
+    };
+    let count = match byte(u) % 3 {
+        0 => positions.div_ceil(2),
+        1 => positions,
+        _ => positions * 2,
+    }
+    .max(1);
+    let red = match byte(u) % 5 {
+        0 => Red::None,
+        1 => Red::Add,
+        2 => Red::Mul,
+        3 => Red::Max,
+        _ => Red::Min,
+    };
+    let spread = match byte(u) % 3 {
+        0 => Spread::Uniform,
+        1 => Spread::Hot,
+        _ => Spread::Ascending,
+    };
+    let bad = byte(u).is_multiple_of(8).then(|| {
+        let at = u64::from(u.arbitrary::<u16>().unwrap_or(0));
+        let v = match byte(u) % 4 {
+            0 => 0,  // the axis size: one past the end
+            1 => -1, // one before the front, counted from the back
+            2 => i64::MAX,
+            _ => i64::MIN,
+        };
+        (at, v)
+    });
+    let threads = 1 + usize::from(byte(u)) % 4;
+    let seed = u.arbitrary::<u64>().unwrap_or(0);
+    let case = Case {
+        op,
+        dims,
+        axis,
+        count,
+        batch,
+        k,
+        red,
+        spread,
+        bad,
+        threads,
+        seed,
+    };
+    (case, width)
+}
+
+/// Checks one input of the `large_kernels` target.
+pub fn check(bytes: &[u8]) {
+    let mut u = Unstructured::new(bytes);
+    let (case, width) = generate(&mut u);
+    match width {
+        1 => run::<u8>(&case),
+        8 => run::<u64>(&case),
+        _ => run::<u32>(&case),
+    }
+}
+
+/// The inputs' shapes, the index values and the reference output (`None`: an index is out of
+/// range, the kernel must error).
+struct Built<W> {
+    data: (Vec<usize>, Vec<W>),
+    indices: (Vec<usize>, Vec<i64>),
+    updates: Option<(Vec<usize>, Vec<W>)>,
+    attrs: Vec<AttributeProto>,
+    want: Option<(Vec<usize>, Vec<W>)>,
+}
+
+fn int_attr(name: &str, i: i64) -> AttributeProto {
+    to_proto(&Attr {
+        name: name.into(),
+        value: AttrValue::Int(i),
+    })
+}
+
+fn str_attr(name: &str, s: &str) -> AttributeProto {
+    to_proto(&Attr {
+        name: name.into(),
+        value: AttrValue::Str(s.into()),
+    })
+}
+
+/// `k` normalised against an axis of `s`, negatives from the back; `None` out of range.
+fn norm(k: i64, s: usize) -> Option<usize> {
+    let s = s as i64;
+    let k = if k < 0 { k.checked_add(s)? } else { k };
+    (0..s).contains(&k).then_some(k as usize)
+}
+
+/// Index value `i` for an axis of `s`, drawn as the case says; a third count from the back.
+fn draw(c: &Case, g: &mut Lcg, i: usize, s: usize) -> i64 {
+    let s = s.max(1);
+    let k = match c.spread {
+        Spread::Uniform => g.below(s),
+        // Four hot positions per axis size.
+        Spread::Hot => (c.seed.rotate_left(16 * g.below(4) as u32) as usize) % s,
+        Spread::Ascending => i % s,
+    };
+    if g.below(3) == 0 {
+        k as i64 - s as i64
+    } else {
+        k as i64
+    }
+}
+
+/// Puts the case's index out of range (if any) into `values`, whose value `i` indexes an axis
+/// of `axis_of(i)`.
+fn inject(c: &Case, values: &mut [i64], axis_of: impl Fn(usize) -> usize) {
+    if let Some((at, bad)) = c.bad {
+        if values.is_empty() {
+            return;
+        }
+        let i = (at as usize * values.len()) >> 16;
+        let s = axis_of(i) as i64;
+        values[i] = match bad {
+            0 => s,
+            -1 => -s - 1,
+            b => b,
+        };
+    }
+}
+
+/// `n` index values for an axis of `s`.
+fn index_values(c: &Case, g: &mut Lcg, n: usize, s: usize) -> Vec<i64> {
+    let mut v: Vec<i64> = (0..n).map(|i| draw(c, g, i, s)).collect();
+    inject(c, &mut v, |_| s);
+    v
+}
+
+/// `n` index tuples over the data dims `dims`, flattened.
+fn tuple_values(c: &Case, g: &mut Lcg, n: usize, dims: &[usize]) -> Vec<i64> {
+    let k = dims.len();
+    let mut v: Vec<i64> = (0..n * k).map(|i| draw(c, g, i / k, dims[i % k])).collect();
+    inject(c, &mut v, |i| dims[i % k]);
+    v
+}
+
+fn build<W: Word>(c: &Case) -> Built<W> {
+    let mut g = Lcg(c.seed | 1);
+    let d = c.dims;
+    let data: Vec<W> = (0..d[0] * d[1] * d[2])
+        .map(|_| W::from_bits(g.next()))
+        .collect();
+    let strides = [d[1] * d[2], d[2], 1];
+    match c.op {
+        Op::Gather => {
+            let s = d[c.axis];
+            let idx = index_values(c, &mut g, c.count, s);
+            let mut oshape = d.to_vec();
+            oshape[c.axis] = c.count;
+            // out[o0, o1, o2] = data[... with the axis coordinate replaced by idx[o_axis]].
+            let want = idx.iter().all(|&k| norm(k, s).is_some()).then(|| {
+                let mut out = Vec::with_capacity(oshape.iter().product());
+                for o0 in 0..oshape[0] {
+                    for o1 in 0..oshape[1] {
+                        for o2 in 0..oshape[2] {
+                            let mut at = [o0, o1, o2];
+                            at[c.axis] = norm(idx[at[c.axis]], s).unwrap();
+                            out.push(data[at[0] * strides[0] + at[1] * strides[1] + at[2]]);
+                        }
+                    }
+                }
+                (oshape.clone(), out)
+            });
+            Built {
+                data: (d.to_vec(), data),
+                indices: (vec![c.count], idx),
+                updates: None,
+                attrs: vec![int_attr("axis", c.axis as i64)],
+                want,
+            }
+        }
+        Op::GatherElements | Op::ScatterElements => {
+            let s = d[c.axis];
+            let mut ishape = d.to_vec();
+            ishape[c.axis] = if c.op == Op::ScatterElements {
+                // Scatter indices may be longer than the axis (duplicates).
+                c.count
+            } else {
+                c.count.max(1)
+            };
+            let n: usize = ishape.iter().product();
+            let idx = index_values(c, &mut g, n, s);
+            let valid = idx.iter().all(|&k| norm(k, s).is_some());
+            let istrides = [ishape[1] * ishape[2], ishape[2], 1];
+            // Each index position p = (i0, i1, i2) names data element (i0, i1, i2) with the axis
+            // coordinate replaced by idx[p].
+            let target = |p: usize| {
+                let mut at = [p / istrides[0], p / istrides[1] % ishape[1], p % ishape[2]];
+                at[c.axis] = norm(idx[p], s).unwrap();
+                at[0] * strides[0] + at[1] * strides[1] + at[2]
+            };
+            if c.op == Op::GatherElements {
+                let want =
+                    valid.then(|| (ishape.clone(), (0..n).map(|p| data[target(p)]).collect()));
+                Built {
+                    data: (d.to_vec(), data),
+                    indices: (ishape, idx),
+                    updates: None,
+                    attrs: vec![int_attr("axis", c.axis as i64)],
+                    want,
+                }
+            } else {
+                let upd: Vec<W> = (0..n).map(|_| W::from_bits(g.next())).collect();
+                let want = valid.then(|| {
+                    let mut out = data.clone();
+                    for (p, &v) in upd.iter().enumerate() {
+                        let t = target(p);
+                        out[t] = W::combine(c.red, out[t], v);
+                    }
+                    (d.to_vec(), out)
+                });
+                Built {
+                    data: (d.to_vec(), data),
+                    indices: (ishape.clone(), idx),
+                    updates: Some((ishape, upd)),
+                    attrs: vec![
+                        int_attr("axis", c.axis as i64),
+                        str_attr("reduction", c.red.name()),
+                    ],
+                    want,
+                }
+            }
+        }
+        Op::GatherND => {
+            // batch_dims b: data [d0 | d1, d2] with the batch first; k dims indexed after it.
+            let b = c.batch;
+            let k = c.k.min(3 - b);
+            let batches: usize = d[..b].iter().product();
+            let tuples = c.count;
+            let idx_dims = &d[b..b + k];
+            let slice: usize = d[b + k..].iter().product();
+            let values = tuple_values(c, &mut g, batches * tuples, idx_dims);
+            let mut ishape = d[..b].to_vec();
+            ishape.extend([tuples, k]);
+            let mut oshape = d[..b].to_vec();
+            oshape.push(tuples);
+            oshape.extend_from_slice(&d[b + k..]);
+            let valid = values
+                .chunks(k)
+                .all(|t| t.iter().zip(idx_dims).all(|(&v, &s)| norm(v, s).is_some()));
+            let want = valid.then(|| {
+                let block: usize = d[b..].iter().product();
+                let mut out = Vec::with_capacity(batches * tuples * slice);
+                for (t, tuple) in values.chunks(k).enumerate() {
+                    // Row-major offset of the tuple within its batch block.
+                    let mut off = 0;
+                    for (j, &v) in tuple.iter().enumerate() {
+                        off = off * idx_dims[j] + norm(v, idx_dims[j]).unwrap();
+                    }
+                    let at = (t / tuples) * block + off * slice;
+                    out.extend_from_slice(&data[at..at + slice]);
+                }
+                (oshape, out)
+            });
+            Built {
+                data: (d.to_vec(), data),
+                indices: (ishape, values),
+                updates: None,
+                attrs: vec![int_attr("batch_dims", b as i64)],
+                want,
+            }
+        }
+        Op::ScatterND => {
+            let k = c.k;
+            let n = c.count;
+            let idx_dims = &d[..k];
+            let slice: usize = d[k..].iter().product();
+            let values = tuple_values(c, &mut g, n, idx_dims);
+            let mut ushape = vec![n];
+            ushape.extend_from_slice(&d[k..]);
+            let upd: Vec<W> = (0..n * slice).map(|_| W::from_bits(g.next())).collect();
+            let valid = values
+                .chunks(k)
+                .all(|t| t.iter().zip(idx_dims).all(|(&v, &s)| norm(v, s).is_some()));
+            let want = valid.then(|| {
+                let mut out = data.clone();
+                for (t, tuple) in values.chunks(k).enumerate() {
+                    let mut off = 0;
+                    for (j, &v) in tuple.iter().enumerate() {
+                        off = off * idx_dims[j] + norm(v, idx_dims[j]).unwrap();
+                    }
+                    for e in 0..slice {
+                        let o = off * slice + e;
+                        out[o] = W::combine(c.red, out[o], upd[t * slice + e]);
+                    }
+                }
+                (d.to_vec(), out)
+            });
+            Built {
+                data: (d.to_vec(), data),
+                indices: (vec![n, k], values),
+                updates: Some((ushape, upd)),
+                attrs: vec![str_attr("reduction", c.red.name())],
+                want,
+            }
+        }
+    }
+}
+
+fn tensor<W: Word>(shape: &[usize], v: &[W]) -> Tensor {
+    Tensor::from_elems(W::DTYPE, shape.to_vec(), v.to_vec()).expect("a consistent tensor")
+}
+
+/// A rayon pool of each size, built once.
+fn pool(threads: usize) -> &'static rayon::ThreadPool {
+    static POOLS: std::sync::OnceLock<Vec<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    &POOLS.get_or_init(|| {
+        (1..=4)
+            .map(|t| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .build()
+                    .unwrap()
+            })
+            .collect()
+    })[threads - 1]
+}
+
+fn run<W: Word>(c: &Case) {
+    let b = build::<W>(c);
+    let op_type = match c.op {
+        Op::Gather => "Gather",
+        Op::GatherElements => "GatherElements",
+        Op::GatherND => "GatherND",
+        Op::ScatterElements => "ScatterElements",
+        Op::ScatterND => "ScatterND",
+    };
+    let Resolution::Found(def, version) = resolve("", op_type, 18) else {
+        panic!("{op_type} has no version at opset 18");
+    };
+    let idx = Tensor::from_elems(
+        DType::Int64,
+        b.indices.0.clone(),
+        b.indices.1.iter().map(|&v| v as u64).collect(),
+    )
+    .expect("consistent indices");
+    let mut inputs = vec![tensor(&b.data.0, &b.data.1), idx];
+    if let Some((shape, upd)) = &b.updates {
+        inputs.push(tensor(shape, upd));
+    }
+    let node = NodeProto {
+        op_type: op_type.into(),
+        input: (0..inputs.len()).map(|i| format!("in{i}")).collect(),
+        output: vec!["out".into()],
+        attribute: b.attrs.clone(),
+        ..Default::default()
+    };
+    let inv = Invocation {
+        def,
+        version,
+        attrs: Attrs::of_node(&node),
+        outputs: node.output.len(),
+        inputs: inputs.iter().map(Some).collect(),
+        max_bytes: MAX_BYTES,
+        model_dir: std::path::Path::new("."),
+    };
+    let got = pool(c.threads).install(|| invoke(&inv));
+    match (&b.want, got) {
+        (None, Err(KernelError::Spec(_))) => {}
+        (Some((shape, want)), Ok(ev)) => {
+            assert_eq!(ev.outputs.len(), 1, "{c:?}");
+            let t = &ev.outputs[0].tensor;
+            assert_eq!(t.dtype(), W::DTYPE, "{c:?}");
+            assert_eq!(t.shape(), shape.as_slice(), "{c:?}");
+            let got: &[W] = t.elems::<W>().expect("the output's words");
+            assert_eq!(got.len(), want.len(), "{c:?}");
+            if let Some(i) = (0..want.len()).find(|&i| !W::same(got[i], want[i])) {
+                panic!(
+                    "element {i} of {}: kernel {:?}, reference {:?}\n  case: {c:?}",
+                    want.len(),
+                    got[i],
+                    want[i]
+                );
+            }
+        }
+        (want, got) => panic!(
+            "kernel and reference disagree: reference {}, kernel {:?}\n  case: {c:?}",
+            if want.is_some() {
+                "an output"
+            } else {
+                "an index out of range"
+            },
+            got.map(|ev| ev.outputs.len())
+        ),
+    }
+}

@@ -1,0 +1,115 @@
+//! The expectations step of a check: load the file, rewrite it when asked, judge every case
+//! (its note) and then the entries themselves (expired, unmatched).
+
+use super::{CheckError, CheckOptions};
+use crate::expectations::{Date, Expectations, Judgement, Outcome};
+use crate::verdict::{CaseResult, ExpectationNote, ExpectationsReport};
+
+/// Loads `options.expectations`; when updating, a missing file starts empty.
+pub(crate) fn load(options: &CheckOptions) -> Result<Option<Expectations>, CheckError> {
+    let Some(path) = &options.expectations else {
+        return Ok(None);
+    };
+    if options.update_expectations && !path.exists() {
+        return Ok(Some(Expectations::parse("", path)?));
+    }
+    Ok(Some(Expectations::load(path)?))
+}
+
+/// What the expectations say of `result` alone, as it finishes.
+pub(crate) fn note_alone(
+    exp: Option<&Expectations>,
+    result: &CaseResult,
+    today: Date,
+) -> Option<ExpectationNote> {
+    let exp = exp?;
+    note(exp, &exp.judge(std::slice::from_ref(result), today), 0)
+}
+
+/// What the expectations found, once every case ran.
+pub(crate) struct Judged {
+    /// The file's own verdicts.
+    pub(crate) report: ExpectationsReport,
+    /// The gate's messages about the file: expired entries, and unmatched ones when strict.
+    pub(crate) gate: Vec<String>,
+}
+
+/// Rewrites the file first when updating, sets every result's note, then judges the entries;
+/// `all_names` are the names of every case found before selection (entries for cases the
+/// patterns or the shard left out are not unmatched).
+pub(crate) fn judge(
+    exp: &Expectations,
+    results: &mut [CaseResult],
+    options: &CheckOptions,
+    all_names: &[String],
+) -> Result<Judged, CheckError> {
+    let (exp, updated) = if options.update_expectations {
+        let text = exp.update(results);
+        let path = exp.path();
+        std::fs::write(path, &text).map_err(|source| CheckError::WriteExpectations {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let updated =
+            Expectations::parse(&text, path).map_err(|source| CheckError::UpdatedExpectations {
+                path: path.to_path_buf(),
+                source: Box::new(source),
+            })?;
+        (updated, true)
+    } else {
+        (exp.clone(), false)
+    };
+    let judgement = exp.judge(results, Date::today());
+    for (i, r) in results.iter_mut().enumerate() {
+        r.expectation = note(&exp, &judgement, i);
+    }
+    let pattern = |i: &usize| exp.entries()[*i].case.clone();
+    let expired: Vec<String> = judgement.expired.iter().map(pattern).collect();
+    let unmatched: Vec<String> = judgement
+        .unmatched
+        .iter()
+        .filter(|&&i| !all_names.iter().any(|n| exp.pattern_matches(i, n)))
+        .map(pattern)
+        .collect();
+    let mut gate = Vec::new();
+    for e in &expired {
+        gate.push(format!(
+            "expectations: the entry for '{e}' has expired (its `until` date has passed)"
+        ));
+    }
+    if options.strict_expectations {
+        for u in &unmatched {
+            gate.push(format!(
+                "expectations: the entry for '{u}' matches no case (--strict-expectations)"
+            ));
+        }
+    }
+    let report = ExpectationsReport {
+        file: exp.path().display().to_string(),
+        updated,
+        expired,
+        unmatched,
+        strict: options.strict_expectations,
+    };
+    Ok(Judged { report, gate })
+}
+
+/// What the expectations say of result `index` of a judgement.
+fn note(exp: &Expectations, judgement: &Judgement, index: usize) -> Option<ExpectationNote> {
+    let j = judgement.cases.get(index)?.as_ref()?;
+    let entry = exp.entries().get(j.entry)?;
+    let (outcome, detail) = match &j.outcome {
+        Outcome::ExpectedFailure => ("expected-failure", None),
+        Outcome::UnexpectedlyPassed => ("unexpectedly-passed", None),
+        Outcome::Different(how) => ("different", Some(how.clone())),
+        Outcome::ToleranceOnly => ("tolerance-only", None),
+    };
+    Some(ExpectationNote {
+        outcome,
+        entry: entry.case.clone(),
+        reason: entry.reason.clone(),
+        link: entry.link.clone(),
+        detail,
+        fails_gate: j.outcome.fails_gate(),
+    })
+}
