@@ -705,3 +705,225 @@ mod tests {
         }
     }
 }
+
+/// The registry checked against itself and against the spec's decisions: each flag a version
+/// carries must be what its kernel does.
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+    use crate::tensor::Tensor;
+
+    /// The versions that run (a deprecated version refuses every call).
+    fn live() -> impl Iterator<Item = (&'static OpDef, &'static OpVersion)> {
+        REGISTRY
+            .iter()
+            .flat_map(|d| d.versions.iter().map(move |v| (*d, v)))
+            .filter(|(_, v)| !v.deprecated)
+    }
+
+    fn f32s(shape: &[usize], v: &[f32]) -> Tensor {
+        Tensor::from_slice(shape, v).unwrap()
+    }
+
+    fn i64s(shape: &[usize], v: &[i64]) -> Tensor {
+        Tensor::from_slice(shape, v).unwrap()
+    }
+
+    /// A small call of `v` built from its input roles and the op's indexing, valid with every
+    /// attribute at its default when `index` is a valid index into a dim of size 2 (data is
+    /// `[2, 3]` float, or `[2, 3, 2]` for TensorScatter). `None` for Constant, which has no
+    /// inputs to build.
+    fn small_call(def: &OpDef, v: &OpVersion, index: i64) -> Option<Vec<Tensor>> {
+        let data = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let (indices, updates) = match def.indexing {
+            // Along axis 0: one index picks one row of 3.
+            Indexing::Axis => (i64s(&[1], &[index]), f32s(&[1, 3], &[7.0, 8.0, 9.0])),
+            // Same shape as data; the first element carries the index, the rest are 0.
+            Indexing::Elements => (
+                i64s(&[2, 3], &[index, 0, 0, 0, 0, 0]),
+                f32s(&[2, 3], &[7.0, 8.0, 9.0, 10.0, 11.0, 12.0]),
+            ),
+            // One 1-tuple into dim 0: a slice of 3.
+            Indexing::Tuples => (i64s(&[1, 1], &[index]), f32s(&[1, 3], &[7.0, 8.0, 9.0])),
+            Indexing::Offsets => {
+                let past = f32s(&[2, 3, 2], &[0.0; 12]);
+                let update = f32s(&[2, 1, 2], &[1.0, 2.0, 3.0, 4.0]);
+                return Some(vec![past, update, i64s(&[2], &[index, index])]);
+            }
+            Indexing::None if v.inputs.is_empty() => return None,
+            Indexing::None => (data.clone(), data.clone()),
+        };
+        let inputs = v
+            .inputs
+            .iter()
+            .map(|spec| match spec.role {
+                Role::Data | Role::Value => data.clone(),
+                Role::Indices => indices.clone(),
+                Role::Updates => updates.clone(),
+                Role::Shape => i64s(&[2], &[2, 3]),
+                Role::Axis => Tensor::scalar(0i64),
+            })
+            .collect();
+        Some(inputs)
+    }
+
+    fn eval(
+        def: &'static OpDef,
+        v: &OpVersion,
+        attrs: Attrs<'_>,
+        inputs: &[Tensor],
+    ) -> Result<Tensor, KernelError> {
+        let inputs: Vec<Option<&Tensor>> = inputs.iter().map(Some).collect();
+        call(def, v.since, attrs, &inputs)
+    }
+
+    /// Whether `-1` counts from the back, as SEMANTICS.md D2 (and D13, D14 for the dialects)
+    /// decide, by version.
+    fn d2_negatives(def: &OpDef, since: i64) -> bool {
+        match (def.domain, def.op_type, since) {
+            // D2: at Gather-1 and Scatter-9 a negative index is out of range.
+            ("", "Gather", 1) | ("", "Scatter", 9) => false,
+            // D2: Gather-11/13, every GatherElements, GatherND, ScatterElements, ScatterND.
+            ("", "Gather" | "GatherElements" | "GatherND" | "ScatterElements" | "ScatterND", _) => {
+                true
+            }
+            // Section 6 (D13): "if k < 0, k += data.shape[axis]".
+            ("org.openvinotoolkit", "Gather", 8) => true,
+            // D14: the backward pass of Gather and GatherElements, whose indices count from
+            // the back since opset 11.
+            ("com.microsoft", "GatherGrad" | "GatherElementsGrad", 1) => true,
+            _ => panic!(
+                "no decision on negative indices for {}",
+                def.version_name(def.versions.iter().find(|v| v.since == since).unwrap())
+            ),
+        }
+    }
+
+    #[test]
+    fn the_negatives_flag_says_what_the_kernel_does_and_what_d2_decides() {
+        let mut checked = 0;
+        for (def, v) in live() {
+            if !matches!(
+                def.indexing,
+                Indexing::Axis | Indexing::Elements | Indexing::Tuples
+            ) {
+                continue;
+            }
+            let name = def.version_name(v);
+            assert_eq!(v.negatives, d2_negatives(def, v.since), "{name}: negatives");
+            let last = eval(def, v, Attrs::new(), &small_call(def, v, 1).unwrap())
+                .unwrap_or_else(|e| panic!("{name}: index 1 of 2 refused: {e}"));
+            let minus_one = eval(def, v, Attrs::new(), &small_call(def, v, -1).unwrap());
+            if v.negatives {
+                assert_eq!(minus_one, Ok(last), "{name}: -1 is not the last position");
+            } else {
+                // Refused, or (an op that zero-fills out of range) not the last position.
+                assert_ne!(minus_one, Ok(last), "{name}: -1 counts from the back");
+            }
+            checked += 1;
+        }
+        assert!(checked >= 18, "only {checked} versions checked");
+    }
+
+    #[test]
+    fn ops_indexing_by_offsets_or_not_at_all_take_no_negatives() {
+        for def in REGISTRY {
+            if matches!(def.indexing, Indexing::Offsets | Indexing::None) {
+                for v in def.versions {
+                    assert!(!v.negatives, "{}", def.version_name(v));
+                }
+            }
+        }
+        // And the kernel agrees for TensorScatter: a -1 write index is refused.
+        for (def, v) in live().filter(|(d, _)| d.indexing == Indexing::Offsets) {
+            assert!(eval(def, v, Attrs::new(), &small_call(def, v, 0).unwrap()).is_ok());
+            assert!(eval(def, v, Attrs::new(), &small_call(def, v, -1).unwrap()).is_err());
+        }
+    }
+
+    #[test]
+    fn a_mode_attribute_offers_exactly_the_modes() {
+        let mut checked = 0;
+        for def in REGISTRY {
+            for v in def.versions {
+                let Some(name) = v.mode_attr else { continue };
+                if let Some(AttrSpec {
+                    kind: AttrKind::Str { values, default },
+                    ..
+                }) = v.attr(name)
+                {
+                    assert_eq!(*values, v.modes, "{}: {name}", def.version_name(v));
+                    assert_eq!(Some(default), v.modes.first(), "{}", def.version_name(v));
+                    checked += 1;
+                }
+            }
+        }
+        // ScatterElements-16/18, ScatterND-16/18, TensorScatter-24.
+        assert_eq!(checked, 5);
+    }
+
+    #[test]
+    fn constraints_inputs_and_outputs_are_complete() {
+        for def in REGISTRY {
+            for v in def.versions {
+                let name = def.version_name(v);
+                assert!(!v.outputs.is_empty(), "{name} has no output");
+                for input in v.inputs {
+                    assert!(
+                        v.constraints.iter().any(|c| c.name == input.constraint),
+                        "{name}: input '{}' names constraint {}, which is not declared",
+                        input.name,
+                        input.constraint
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn declared_defaults_are_accepted_explicitly_and_undeclared_attributes_refused() {
+        let mut defaults = 0;
+        for (def, v) in live() {
+            let name = def.version_name(v);
+            let inputs = small_call(def, v, 0);
+            for spec in v.attrs {
+                let attrs = match spec.kind {
+                    AttrKind::Int(d) => Attrs::new().with_int(spec.name, d),
+                    AttrKind::Str { default, .. } => Attrs::new().with_str(spec.name, default),
+                    AttrKind::Any => continue,
+                };
+                let inputs = inputs.as_ref().expect("an op with attributes has inputs");
+                let implicit = eval(def, v, Attrs::new(), inputs)
+                    .unwrap_or_else(|e| panic!("{name}: the small call is refused: {e}"));
+                let explicit = eval(def, v, attrs, inputs);
+                assert_eq!(
+                    explicit,
+                    Ok(implicit),
+                    "{name}: '{}' given its default",
+                    spec.name
+                );
+                defaults += 1;
+            }
+            // An attribute no version declares, and one that only other versions declare.
+            let others = def
+                .versions
+                .iter()
+                .flat_map(|x| x.attrs.iter())
+                .map(|a| a.name)
+                .filter(|n| v.attr(n).is_none());
+            for undeclared in std::iter::once("no_such_attribute").chain(others) {
+                let attrs = Attrs::new().with_int(undeclared, 0);
+                let e = match &inputs {
+                    Some(inputs) => eval(def, v, attrs, inputs),
+                    None => call(def, v.since, attrs, &[]),
+                };
+                let e = e.expect_err(&format!("{name} accepted '{undeclared}'"));
+                assert!(
+                    e.to_string().contains("is not defined by"),
+                    "{name}, '{undeclared}': {e}"
+                );
+            }
+        }
+        assert!(defaults >= 20, "only {defaults} defaults checked");
+    }
+}
