@@ -223,13 +223,15 @@ fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, K
         ));
     }
     inv.check_output_size(data.dtype(), dshape)?;
-    if k == 0 && data.numel() == 0 {
-        // k = 0 indices hold no values, so nothing in memory bounds their leading dims (a
-        // [3, 2^40, 0] tensor is empty): a tuple per position would be terabytes. Each tuple
-        // writes the whole data, which is empty here, so the output is the data.
-        return Ok(Evaluated::one(data.clone(), reduction != Reduction::None));
-    }
-    let offsets = tuple_offsets(indices, &dshape[..k], 0)?;
+    // k = 0 indices hold no values, so nothing in memory bounds their leading dims (a
+    // [3, 2^40, 0] tensor is empty): a tuple per position would be terabytes. Each tuple writes
+    // the whole data, which is empty here, so no tuple writes anything; the reduction still runs
+    // (on no update), so that one the dtype does not support is reported as for any other input.
+    let offsets = if k == 0 && data.numel() == 0 {
+        Vec::new()
+    } else {
+        tuple_offsets(indices, &dshape[..k], 0)?
+    };
     let plan = SlicePlan {
         offsets: &offsets,
         slice: numel(&dshape[k..]).unwrap_or(0),
@@ -259,6 +261,14 @@ mod tests {
         assert_eq!(run("ScatterND", 18, vec![], &[&d, &i, &u]).unwrap(), d);
         let add = vec![str_attr("reduction", "add")];
         assert_eq!(run("ScatterND", 18, add, &[&d, &i, &u]).unwrap(), d);
+        // A reduction the dtype has no arithmetic for is still unsupported (D8: bool min).
+        let b = Tensor::from_vec(vec![3, 0], Vec::<bool>::new()).unwrap();
+        let bu = Tensor::from_vec(vec![3, 1 << 40, 3, 0], Vec::<bool>::new()).unwrap();
+        let min = vec![str_attr("reduction", "min")];
+        assert!(matches!(
+            run("ScatterND", 18, min, &[&b, &i, &bu]),
+            Err(super::super::KernelError::Unsupported(_))
+        ));
     }
 
     #[test]
