@@ -45,6 +45,7 @@ pub fn check() -> Result<(), TimedOut> {
     }
 }
 
+#[cfg(any(feature = "cli", test))]
 /// Parses `--timeout`: seconds, fractions allowed; `0` means no limit.
 pub fn parse_limit(text: &str) -> Result<Option<Duration>, String> {
     let secs: f64 = text

@@ -299,6 +299,7 @@ fn non_tensor_kind(v: &ValueInfoProto) -> Option<&'static str> {
 
 impl Plan<'_> {
     /// `Op-since` of every node, in graph order, without duplicates.
+    #[cfg(feature = "cli")]
     pub fn resolved_ops(&self) -> Vec<String> {
         self.op_versions(true)
     }

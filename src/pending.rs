@@ -18,8 +18,10 @@ use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
+#[cfg(any(feature = "cli", test))]
 use walkdir::WalkDir;
 
+#[cfg(any(feature = "cli", test))]
 /// One pending snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pending {
@@ -52,6 +54,7 @@ pub enum PendingError {
     #[error("{0}: not a directory (symbolic links are not followed)")]
     NotADirectory(String),
     /// DIR does not exist.
+    #[cfg(any(feature = "cli", test))]
     #[error("pending directory {0} does not exist (nothing pending?)")]
     Missing(String),
     /// A file or directory could not be read, created or written.
@@ -100,6 +103,7 @@ pub fn write(
     Ok(at.join(new_name))
 }
 
+#[cfg(any(feature = "cli", test))]
 /// Every pending snapshot under DIR (every regular `output_K.pb.new` in a `test_data_set_N`
 /// directory below a case directory), sorted by case, data set number and output; symbolic links
 /// are never followed (nor listed). A missing DIR is an error.

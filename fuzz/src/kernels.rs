@@ -9,7 +9,7 @@
 //! or of the wrong type, and omitted or extra inputs.
 //!
 //! Agreement: reference output <=> kernel output with the same dtype, shape and bit-identical
-//! elements (for reductions any NaN equals any NaN); reference Invalid <=> `KernelError::Spec`;
+//! elements (for reductions any NaN equals any NaN); reference Invalid <=> `KernelError::Violation`;
 //! reference Unsupported <=> `KernelError::Unsupported`; reference TooLarge <=> `TooLarge` (or
 //! `Spec`, when the kernel finds another error first: both are "errored", D12).
 
@@ -224,9 +224,11 @@ fn agree(want: &Outcome, got: &Result<Evaluated, KernelError>) -> Result<(), Str
             }
             Ok(())
         }
-        (Outcome::Invalid(_), Err(KernelError::Spec(_)))
+        (Outcome::Invalid(_), Err(KernelError::Violation(_)))
         | (Outcome::Unsupported(_), Err(KernelError::Unsupported(_)))
-        | (Outcome::TooLarge(_), Err(KernelError::TooLarge(_) | KernelError::Spec(_))) => Ok(()),
+        | (Outcome::TooLarge(_), Err(KernelError::TooLarge(_) | KernelError::Violation(_))) => {
+            Ok(())
+        }
         _ => Err("different verdicts".into()),
     }
 }

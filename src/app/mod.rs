@@ -113,7 +113,7 @@ fn coverage(args: CoverageArgs) -> Result<u8> {
         ..RunOptions::default()
     };
     let (results, _) = runner::run_all(&cases, &opts, config::jobs(args.jobs)?, false, |_| {});
-    let rows = crate::coverage::report(&results);
+    let rows = crate::coverage::report::report(&results);
     let doc = match args.format {
         ListFormat::Human => {
             let passed = results
@@ -122,7 +122,7 @@ fn coverage(args: CoverageArgs) -> Result<u8> {
                 .count();
             format!(
                 "{}{passed} of {} cases passed; traits counted from passing cases only\n",
-                crate::coverage::render(&rows),
+                crate::coverage::report::render(&rows),
                 results.len()
             )
         }

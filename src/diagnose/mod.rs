@@ -22,8 +22,8 @@ mod shapes;
 mod subject;
 
 pub use class::BugClass;
+pub use shapes::Semantics;
 pub use shapes::{gather, gather_elements, gather_grad, gather_nd, scatter_elements, scatter_nd};
-pub use shapes::{IndexInfo, Semantics};
 pub use subject::{dims_of, Provenance, Quirks, Subject};
 
 use crate::compare::{compare, Mode, Tolerance};
@@ -96,11 +96,8 @@ fn quirk_variants(class: BugClass, subj: &Subject<'_>) -> Vec<Quirks> {
 }
 
 /// The first bug class of [`classify_all`]: the most specific one that reproduces `actual`.
-pub fn classify(
-    subj: &Subject<'_>,
-    reference: Option<&Tensor>,
-    actual: &Tensor,
-) -> Option<BugClass> {
+#[cfg(test)]
+fn classify(subj: &Subject<'_>, reference: Option<&Tensor>, actual: &Tensor) -> Option<BugClass> {
     classify_all(subj, reference, actual).into_iter().next()
 }
 

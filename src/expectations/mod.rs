@@ -69,9 +69,9 @@ mod testutil;
 mod update;
 
 pub use date::{Date, DateError};
-pub use entry::{Entry, OpsetRange, FIELDS};
-pub use judge::{CaseJudgement, Judgement, Outcome};
-pub use parse::{ExpectationsError, Problem};
+pub use entry::Entry;
+pub use judge::{Judgement, Outcome};
+pub use parse::ExpectationsError;
 pub use signature::Signature;
 
 use pattern::Matcher;

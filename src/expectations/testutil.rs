@@ -1,7 +1,8 @@
 //! Helpers for the expectations' unit tests: parse a file's text, build case results with a
 //! verdict and a failure signature, judge on a fixed day.
 
-use super::{Date, Expectations, ExpectationsError, Outcome, Problem};
+use super::parse::Problem;
+use super::{Date, Expectations, ExpectationsError, Outcome};
 use crate::compare::Mismatch;
 use crate::tensor::DType;
 use crate::verdict::{CaseResult, DataSetResult, OutputResult, Status};

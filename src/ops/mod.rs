@@ -46,10 +46,10 @@ use thiserror::Error;
 /// (size 4)`.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum SpecError {
-    /// The spec forbids these inputs or attributes (out-of-range index, wrong shape, disallowed
-    /// dtype, ...): the case is errored.
+    /// The spec forbids these inputs or attributes at this version (out-of-range index, wrong
+    /// shape, disallowed dtype, undefined attribute, ...): the case is errored.
     #[error("{0}")]
-    Spec(String),
+    Violation(String),
     /// The spec allows this but the tool does not implement it: the case is skipped.
     #[error("{0}")]
     Unsupported(String),
@@ -61,9 +61,9 @@ pub enum SpecError {
 /// The name the kernels have used for [`SpecError`].
 pub type KernelError = SpecError;
 
-/// Shorthand for a [`KernelError::Spec`] with a formatted message.
+/// Shorthand for a [`KernelError::Violation`] with a formatted message.
 macro_rules! spec_err {
-    ($($arg:tt)*) => { $crate::ops::KernelError::Spec(format!($($arg)*)) };
+    ($($arg:tt)*) => { $crate::ops::KernelError::Violation(format!($($arg)*)) };
 }
 pub(crate) use spec_err;
 

@@ -223,10 +223,11 @@ fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, K
         ));
     }
     inv.check_output_size(data.dtype(), dshape)?;
+    // k = 0 indices hold no values, so nothing in memory bounds their leading dims (a
+    // [3, 2^40, 0] tensor is empty): a tuple per position would be terabytes. Each tuple writes
+    // the whole data, which is empty here, so no tuple writes anything; the reduction still runs
+    // (on no update), so that one the dtype does not support is reported as for any other input.
     let offsets = if k == 0 && data.numel() == 0 {
-        // k = 0 indices hold no values, so nothing in memory bounds their leading dims (a
-        // [3, 2^40, 0] tensor is empty): an offset per tuple would be terabytes. Each tuple
-        // writes the whole data, which is empty here: no tuple writes anything.
         Vec::new()
     } else {
         tuple_offsets(indices, &dshape[..k], 0)?
@@ -260,13 +261,13 @@ mod tests {
         assert_eq!(run("ScatterND", 18, vec![], &[&d, &i, &u]).unwrap(), d);
         let add = vec![str_attr("reduction", "add")];
         assert_eq!(run("ScatterND", 18, add, &[&d, &i, &u]).unwrap(), d);
-        // The reduction is still checked against the dtype.
+        // A reduction the dtype has no arithmetic for is still unsupported (D8: bool min).
         let b = Tensor::from_vec(vec![3, 0], Vec::<bool>::new()).unwrap();
-        let ub = Tensor::from_vec(vec![3, 1 << 40, 3, 0], Vec::<bool>::new()).unwrap();
+        let bu = Tensor::from_vec(vec![3, 1 << 40, 3, 0], Vec::<bool>::new()).unwrap();
         let min = vec![str_attr("reduction", "min")];
         assert!(matches!(
-            run("ScatterND", 18, min, &[&b, &i, &ub]),
-            Err(crate::ops::KernelError::Unsupported(_))
+            run("ScatterND", 18, min, &[&b, &i, &bu]),
+            Err(super::super::KernelError::Unsupported(_))
         ));
     }
 

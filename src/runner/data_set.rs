@@ -118,7 +118,7 @@ fn load_and_evaluate(
         Err(EvalError::Kernel {
             node,
             step,
-            error: KernelError::Spec(why),
+            error: KernelError::Violation(why),
         }) => {
             let t = trace(step);
             let explain = |output: &Tensor| {
