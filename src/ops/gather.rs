@@ -14,9 +14,9 @@ use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
     KernelError, OpDef, OpVersion, Role, SpecError,
 };
+use super::{CLASSIC_BF16_TIND32_64, CLASSIC_TIND32_64};
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
-use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{numel, Elem, Layout, Storage, Tensor};
 
 const INPUTS: &[InputSpec] = &[
@@ -25,16 +25,6 @@ const INPUTS: &[InputSpec] = &[
 ];
 
 const ATTRS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
-
-const C15: &[Constraint] = &[
-    Constraint::new("T", CLASSIC15),
-    Constraint::new("Tind", INDEX32_64),
-];
-
-const C16: &[Constraint] = &[
-    Constraint::new("T", CLASSIC15_BF16),
-    Constraint::new("Tind", INDEX32_64),
-];
 
 const fn version(since: i64, constraints: &'static [Constraint], negatives: bool) -> OpVersion {
     OpVersion {
@@ -61,9 +51,9 @@ pub static GATHER: OpDef = OpDef {
     indexing: Indexing::Axis,
     provenance: Some(provenance),
     versions: &[
-        version(1, C15, false),
-        version(11, C15, true),
-        version(13, C16, true),
+        version(1, CLASSIC_TIND32_64, false),
+        version(11, CLASSIC_TIND32_64, true),
+        version(13, CLASSIC_BF16_TIND32_64, true),
     ],
 };
 

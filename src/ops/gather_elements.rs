@@ -13,24 +13,14 @@ use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
     KernelError, OpDef, OpVersion, Role, SpecError,
 };
+use super::{CLASSIC_BF16_TIND32_64, CLASSIC_TIND32_64};
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
-use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{numel, strides, Elem, Layout, Storage, Tensor};
 
 const INPUTS: &[InputSpec] = &[
     InputSpec::required("data", "T", Role::Data),
     InputSpec::required("indices", "Tind", Role::Indices),
-];
-
-const C15: &[Constraint] = &[
-    Constraint::new("T", CLASSIC15),
-    Constraint::new("Tind", INDEX32_64),
-];
-
-const C16: &[Constraint] = &[
-    Constraint::new("T", CLASSIC15_BF16),
-    Constraint::new("Tind", INDEX32_64),
 ];
 
 const AXIS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
@@ -59,7 +49,10 @@ pub static GATHER_ELEMENTS: OpDef = OpDef {
     gathers: true,
     indexing: Indexing::Elements,
     provenance: Some(provenance),
-    versions: &[version(11, C15), version(13, C16)],
+    versions: &[
+        version(11, CLASSIC_TIND32_64),
+        version(13, CLASSIC_BF16_TIND32_64),
+    ],
 };
 
 /// GatherElements' attributes: the typed entry to the kernel of every version.

@@ -15,24 +15,14 @@ use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
     KernelError, OpDef, OpVersion, Role, SpecError,
 };
+use super::{CLASSIC_BF16_TIND64, CLASSIC_TIND64};
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
-use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
 use crate::tensor::{numel, Elem, Layout, Storage, Tensor};
 
 const INPUTS: &[InputSpec] = &[
     InputSpec::required("data", "T", Role::Data),
     InputSpec::required("indices", "Tind", Role::Indices),
-];
-
-const C15: &[Constraint] = &[
-    Constraint::new("T", CLASSIC15),
-    Constraint::new("Tind", INDEX64),
-];
-
-const C16: &[Constraint] = &[
-    Constraint::new("T", CLASSIC15_BF16),
-    Constraint::new("Tind", INDEX64),
 ];
 
 const fn version(
@@ -66,9 +56,9 @@ pub static GATHER_ND: OpDef = OpDef {
     indexing: Indexing::Tuples,
     provenance: Some(provenance),
     versions: &[
-        version(11, &[], C15),
-        version(12, BATCH_DIMS, C15),
-        version(13, BATCH_DIMS, C16),
+        version(11, &[], CLASSIC_TIND64),
+        version(12, BATCH_DIMS, CLASSIC_TIND64),
+        version(13, BATCH_DIMS, CLASSIC_BF16_TIND64),
     ],
 };
 

@@ -37,7 +37,7 @@ pub use scatter_elements::{Scatter, ScatterElements};
 pub use scatter_nd::ScatterNd;
 pub use tensor_scatter::{Mode, TensorScatter};
 
-use crate::tensor::{DType, DTypeSet, Elem, Tensor};
+use crate::tensor::{dtype, DType, DTypeSet, Elem, Tensor};
 use thiserror::Error;
 
 /// Why an operator produced no output: the inputs or attributes break its specification at the
@@ -136,6 +136,31 @@ impl Constraint {
         Constraint { name, dtypes }
     }
 }
+
+/// `T`: the classic 15 types; `Tind`: int32 or int64 (Gather, GatherElements, ScatterElements
+/// before version 13).
+pub(crate) const CLASSIC_TIND32_64: &[Constraint] = &[
+    Constraint::new("T", dtype::CLASSIC15),
+    Constraint::new("Tind", dtype::INDEX32_64),
+];
+
+/// `T`: the classic 15 types and bfloat16; `Tind`: int32 or int64 (the same ops from version 13).
+pub(crate) const CLASSIC_BF16_TIND32_64: &[Constraint] = &[
+    Constraint::new("T", dtype::CLASSIC15_BF16),
+    Constraint::new("Tind", dtype::INDEX32_64),
+];
+
+/// `T`: the classic 15 types; `Tind`: int64 (GatherND and ScatterND before version 13).
+pub(crate) const CLASSIC_TIND64: &[Constraint] = &[
+    Constraint::new("T", dtype::CLASSIC15),
+    Constraint::new("Tind", dtype::INDEX64),
+];
+
+/// `T`: the classic 15 types and bfloat16; `Tind`: int64 (GatherND and ScatterND from 13).
+pub(crate) const CLASSIC_BF16_TIND64: &[Constraint] = &[
+    Constraint::new("T", dtype::CLASSIC15_BF16),
+    Constraint::new("Tind", dtype::INDEX64),
+];
 
 /// One computed output and how it was made.
 #[derive(Debug, Clone)]

@@ -21,9 +21,9 @@ use super::{
     AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError, OpDef,
     OpVersion, Role, SpecError,
 };
+use super::{CLASSIC_BF16_TIND32_64, CLASSIC_TIND32_64};
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
-use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX32_64};
 use crate::tensor::{strides, Tensor};
 
 /// How many updates ahead the aligned walk names destinations for prefetching: enough misses in
@@ -34,16 +34,6 @@ const INPUTS: &[InputSpec] = &[
     InputSpec::required("data", "T", Role::Data),
     InputSpec::required("indices", "Tind", Role::Indices),
     InputSpec::required("updates", "T", Role::Updates),
-];
-
-const T15: &[Constraint] = &[
-    Constraint::new("T", CLASSIC15),
-    Constraint::new("Tind", INDEX32_64),
-];
-
-const T16: &[Constraint] = &[
-    Constraint::new("T", CLASSIC15_BF16),
-    Constraint::new("Tind", INDEX32_64),
 ];
 
 const AXIS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
@@ -84,12 +74,12 @@ pub static SCATTER: OpDef = OpDef {
     versions: &[
         OpVersion {
             negatives: false,
-            ..version(9, AXIS, T15, &["none"])
+            ..version(9, AXIS, CLASSIC_TIND32_64, &["none"])
         },
         OpVersion {
             deprecated: true,
             negatives: false,
-            ..version(11, AXIS, T15, &[])
+            ..version(11, AXIS, CLASSIC_TIND32_64, &[])
         },
     ],
 };
@@ -104,18 +94,18 @@ pub static SCATTER_ELEMENTS: OpDef = OpDef {
     indexing: Indexing::Elements,
     provenance: Some(provenance),
     versions: &[
-        version(11, AXIS, T15, &["none"]),
-        version(13, AXIS, T16, &["none"]),
+        version(11, AXIS, CLASSIC_TIND32_64, &["none"]),
+        version(13, AXIS, CLASSIC_BF16_TIND32_64, &["none"]),
         version(
             16,
             &[AttrSpec::int("axis", 0), AttrSpec::choice("reduction", R16)],
-            T16,
+            CLASSIC_BF16_TIND32_64,
             R16,
         ),
         version(
             18,
             &[AttrSpec::int("axis", 0), AttrSpec::choice("reduction", R18)],
-            T16,
+            CLASSIC_BF16_TIND32_64,
             R18,
         ),
     ],

@@ -17,25 +17,15 @@ use super::{
     AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError, OpDef,
     OpVersion, Role, SpecError,
 };
+use super::{CLASSIC_BF16_TIND64, CLASSIC_TIND64};
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
-use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16, INDEX64};
 use crate::tensor::{numel, Tensor};
 
 const INPUTS: &[InputSpec] = &[
     InputSpec::required("data", "T", Role::Data),
     InputSpec::required("indices", "Tind", Role::Indices),
     InputSpec::required("updates", "T", Role::Updates),
-];
-
-const T15: &[Constraint] = &[
-    Constraint::new("T", CLASSIC15),
-    Constraint::new("Tind", INDEX64),
-];
-
-const T16: &[Constraint] = &[
-    Constraint::new("T", CLASSIC15_BF16),
-    Constraint::new("Tind", INDEX64),
 ];
 
 /// The reductions of versions 16 and 18.
@@ -72,10 +62,20 @@ pub static SCATTER_ND: OpDef = OpDef {
     indexing: Indexing::Tuples,
     provenance: Some(provenance),
     versions: &[
-        version(11, &[], T15, &["none"]),
-        version(13, &[], T16, &["none"]),
-        version(16, &[AttrSpec::choice("reduction", R16)], T16, R16),
-        version(18, &[AttrSpec::choice("reduction", R18)], T16, R18),
+        version(11, &[], CLASSIC_TIND64, &["none"]),
+        version(13, &[], CLASSIC_BF16_TIND64, &["none"]),
+        version(
+            16,
+            &[AttrSpec::choice("reduction", R16)],
+            CLASSIC_BF16_TIND64,
+            R16,
+        ),
+        version(
+            18,
+            &[AttrSpec::choice("reduction", R18)],
+            CLASSIC_BF16_TIND64,
+            R18,
+        ),
     ],
 };
 
