@@ -162,6 +162,12 @@ pub(crate) const CLASSIC_BF16_TIND64: &[Constraint] = &[
     Constraint::new("Tind", dtype::INDEX64),
 ];
 
+/// The reductions ScatterElements and ScatterND take from version 16 on.
+pub(crate) const REDUCTIONS_16: &[&str] = &["none", "add", "mul"];
+
+/// The reductions ScatterElements and ScatterND take from version 18 on.
+pub(crate) const REDUCTIONS_18: &[&str] = &["none", "add", "mul", "max", "min"];
+
 /// One computed output and how it was made.
 #[derive(Debug, Clone)]
 pub struct Value {

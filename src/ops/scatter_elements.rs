@@ -22,6 +22,7 @@ use super::{
     OpVersion, Role, SpecError,
 };
 use super::{CLASSIC_BF16_TIND32_64, CLASSIC_TIND32_64};
+use super::{REDUCTIONS_16 as R16, REDUCTIONS_18 as R18};
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::{strides, Tensor};
@@ -37,10 +38,6 @@ const INPUTS: &[InputSpec] = &[
 ];
 
 const AXIS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
-
-/// The reductions of versions 16 and 18.
-const R16: &[&str] = &["none", "add", "mul"];
-const R18: &[&str] = &["none", "add", "mul", "max", "min"];
 
 const fn version(
     since: i64,

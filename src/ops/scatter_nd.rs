@@ -18,6 +18,7 @@ use super::{
     OpVersion, Role, SpecError,
 };
 use super::{CLASSIC_BF16_TIND64, CLASSIC_TIND64};
+use super::{REDUCTIONS_16 as R16, REDUCTIONS_18 as R18};
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::{numel, Tensor};
@@ -27,10 +28,6 @@ const INPUTS: &[InputSpec] = &[
     InputSpec::required("indices", "Tind", Role::Indices),
     InputSpec::required("updates", "T", Role::Updates),
 ];
-
-/// The reductions of versions 16 and 18.
-const R16: &[&str] = &["none", "add", "mul"];
-const R18: &[&str] = &["none", "add", "mul", "max", "min"];
 
 const fn version(
     since: i64,
