@@ -6,16 +6,17 @@
 //!     cargo bench --bench kernels -- gather  # a subset
 
 use divan::{black_box, Bencher};
-use onnx_idx_check::ops::{invoke, resolve, Attrs, Invocation, Resolution};
-use onnx_idx_check::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
+use onnx_idx_check::internal::ops::{invoke, resolve, Attrs, Invocation, Resolution};
+use onnx_idx_check::internal::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use onnx_idx_check::tensor::{DType, Tensor};
 
 /// The binary's memory policy, so that kernels are timed as `bench` times them.
 #[global_allocator]
-static ALLOC: onnx_idx_check::memory::HugePageAlloc = onnx_idx_check::memory::HugePageAlloc;
+static ALLOC: onnx_idx_check::internal::memory::HugePageAlloc =
+    onnx_idx_check::internal::memory::HugePageAlloc;
 
 fn main() {
-    onnx_idx_check::memory::keep_freed_memory();
+    onnx_idx_check::internal::memory::keep_freed_memory();
     divan::main();
 }
 

@@ -313,7 +313,7 @@ mod tests {
         negatives: true,
         modes: &[],
         mode_attr: None,
-        eval: |_| Err(crate::ops::KernelError::Unsupported("never run".into())),
+        eval: |_| Err(crate::ops::SpecError::Unsupported("never run".into())),
     };
 
     #[test]

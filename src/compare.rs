@@ -3,12 +3,37 @@
 //! dtype and shape must match exactly. Integers, bools and strings compare exactly. Floats from
 //! pure data movement compare bit for bit (any NaN equals any NaN, `-0.0 != +0.0`); floats from
 //! arithmetic reductions compare with `|actual - expected| <= atol + rtol * |expected|`.
+//!
+//! ```
+//! use onnx_idx_check::compare::{compare, Tolerance};
+//! use onnx_idx_check::Tensor;
+//!
+//! let want = Tensor::from_vec(vec![2], vec![1i32, 2])?;
+//! assert!(compare(&want, &want.clone(), false, &Tolerance::default()).passed);
+//! // dtype must match exactly.
+//! let got = Tensor::from_vec(vec![2], vec![1i64, 2])?;
+//! assert!(!compare(&want, &got, false, &Tolerance::default()).passed);
+//! # Ok::<(), onnx_idx_check::ShapeError>(())
+//! ```
 
 use crate::tensor::value::{display, scalar, Scalar};
 use crate::tensor::{unravel, Class, DType, Tensor};
 use serde::Serialize;
 
 /// Which comparison applies to float outputs.
+///
+/// ```
+/// use onnx_idx_check::compare::{compare, Mode, Tolerance};
+/// use onnx_idx_check::Tensor;
+///
+/// let want = Tensor::from_vec(vec![1], vec![1.0f32])?;
+/// let got = Tensor::from_vec(vec![1], vec![1.0000001f32])?;
+/// // Data movement is exact by default; `Tolerant` applies the tolerance everywhere.
+/// assert!(!compare(&want, &got, false, &Tolerance::default()).passed);
+/// let tolerant = Tolerance { mode: Mode::Tolerant, ..Tolerance::default() };
+/// assert!(compare(&want, &got, false, &tolerant).passed);
+/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
@@ -22,6 +47,19 @@ pub enum Mode {
 }
 
 /// Comparison settings.
+///
+/// ```
+/// use onnx_idx_check::compare::{compare, Tolerance};
+/// use onnx_idx_check::Tensor;
+///
+/// let want = Tensor::from_vec(vec![2], vec![100.0f32, 1.0])?;
+/// let got = Tensor::from_vec(vec![2], vec![100.05f32, 1.0])?;
+/// // From a reduction (arithmetic): |got - want| <= atol + rtol * |want|.
+/// assert!(compare(&want, &got, true, &Tolerance::default()).passed);
+/// let tight = Tolerance { rtol: 1e-5, ..Tolerance::default() };
+/// assert!(!compare(&want, &got, true, &tight).passed);
+/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tolerance {
     /// Relative tolerance.
@@ -43,9 +81,20 @@ impl Default for Tolerance {
 }
 
 /// How many mismatches are listed individually.
-pub const LISTED_MISMATCHES: usize = 10;
+pub(crate) const LISTED_MISMATCHES: usize = 10;
 
 /// One differing element.
+///
+/// ```
+/// use onnx_idx_check::compare::{compare, Tolerance};
+/// use onnx_idx_check::Tensor;
+///
+/// let want = Tensor::from_vec(vec![2, 2], vec![1i64, 2, 3, 4])?;
+/// let got = Tensor::from_vec(vec![2, 2], vec![1i64, 2, 3, 5])?;
+/// let m = &compare(&want, &got, false, &Tolerance::default()).first_mismatches[0];
+/// assert_eq!((m.index.as_slice(), m.expected.as_str(), m.actual.as_str()), (&[1, 1][..], "4", "5"));
+/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Mismatch {
     /// Its n-d coordinates.
@@ -63,6 +112,18 @@ pub struct Mismatch {
 }
 
 /// The result of comparing one output.
+///
+/// ```
+/// use onnx_idx_check::compare::{compare, Tolerance};
+/// use onnx_idx_check::Tensor;
+///
+/// let want = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0])?;
+/// let got = Tensor::from_vec(vec![3], vec![1.0f32, 2.5, 3.0])?;
+/// let diff = compare(&want, &got, false, &Tolerance::default());
+/// assert!(!diff.passed);
+/// assert_eq!((diff.mismatches, diff.max_abs_diff), (1, Some(0.5)));
+/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diff {
     /// Whether the output matches.
@@ -75,13 +136,28 @@ pub struct Diff {
     pub max_abs_diff: Option<f64>,
     /// Largest relative difference over comparable numeric elements.
     pub max_rel_diff: Option<f64>,
-    /// The first [`LISTED_MISMATCHES`] differing elements.
+    /// The first differing elements (ten at most).
     pub first_mismatches: Vec<Mismatch>,
     /// Whether the tolerance was applied.
     pub tolerant: bool,
 }
 
 /// Compares `actual` with `expected`; `arithmetic` says whether `actual` came from a reduction.
+///
+/// ```
+/// use onnx_idx_check::compare::{compare, Tolerance};
+/// use onnx_idx_check::Tensor;
+///
+/// let want = Tensor::from_vec(vec![2], vec![0.0f32, f32::NAN])?;
+/// // Exact data movement: any NaN equals any NaN, but -0.0 is not +0.0.
+/// assert!(compare(&want, &Tensor::from_vec(vec![2], vec![0.0f32, -f32::NAN])?, false, &Tolerance::default()).passed);
+/// let diff = compare(&want, &Tensor::from_vec(vec![2], vec![-0.0f32, f32::NAN])?, false, &Tolerance::default());
+/// assert!(!diff.passed);
+/// // A shape difference is a failure with its reason.
+/// let diff = compare(&want, &Tensor::from_vec(vec![1, 2], vec![0.0f32, f32::NAN])?, false, &Tolerance::default());
+/// assert!(diff.reason.unwrap().contains("shape"));
+/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// ```
 pub fn compare(expected: &Tensor, actual: &Tensor, arithmetic: bool, tol: &Tolerance) -> Diff {
     // Only floats (and complex numbers) have a tolerance; integers, bools and strings are exact.
     let floating = matches!(expected.dtype().class(), Class::Float | Class::Complex);

@@ -1,7 +1,7 @@
 //! Evaluation: resolve every node of a model against the registry, then run the graph in order
 //! (decision D15: initializers and Constant feed inputs, Identity passes through).
 
-use crate::ops::{self, Attrs, Evaluated, Invocation, KernelError, OpDef, OpVersion, Resolution};
+use crate::ops::{self, Attrs, Evaluated, Invocation, OpDef, OpVersion, Resolution, SpecError};
 use crate::pb::{type_proto, GraphProto, ModelProto, NodeProto, ValueInfoProto};
 use crate::tensor::Tensor;
 use std::borrow::Cow;
@@ -31,7 +31,7 @@ pub enum EvalError {
         /// The failing step's position in the plan.
         step: usize,
         /// The kernel's error.
-        error: KernelError,
+        error: SpecError,
     },
     /// The graph's wiring is broken.
     #[error("{0}")]
@@ -88,7 +88,7 @@ impl Trace<'_> {
     }
 }
 
-pub use crate::ops::Value;
+pub(crate) use crate::ops::Value;
 
 /// The model's opset imports, with `ai.onnx` folded into `""`.
 pub fn opsets(model: &ModelProto) -> Result<BTreeMap<String, i64>, PlanError> {

@@ -2,16 +2,22 @@
 //!
 //! It reads ONNX node-test directories (`model.onnx` plus `test_data_set_N/{input,output}_K.pb`),
 //! evaluates each model with its own reference kernels, compares the results with the expected
-//! outputs and reports the verdicts. Data flows one way:
+//! outputs and reports the verdicts. Data flows one way: discover -> load -> evaluate (kernels in
+//! [`ops`]) -> [`compare`] -> [`report`].
 //!
-//! [`discover`] -> [`load`] -> [`eval`] (kernels in [`ops`]) -> [`compare`] -> [`report`],
-//! orchestrated per case by [`runner`].
+//! As a library it is an oracle for other runtimes' tests. The public API is small:
 //!
-//! [`check()`] is that whole pipeline as one call: what `onnx-idx-check run` runs (selection, the
-//! cases, the expectations file, the gate) on node-test trees, returning a [`CheckReport`].
+//! - [`ops`]: every operator version is one call on typed tensors (`Gather { axis }.eval(opset,
+//!   &data, &indices)`), through the same checks and kernels as the command line, returning a
+//!   [`Tensor`] or a [`SpecError`] that says what, where and why;
+//! - [`tensor`]: [`Tensor`] (a dtype, a shape and storage checked to fit them), built from and
+//!   read as slices of Rust numbers ([`Element`]), or `ndarray` arrays with the `ndarray` feature;
+//! - [`check()`] / [`check_with`]: the whole pipeline as one call, what `onnx-idx-check run` runs
+//!   (selection, the cases, the expectations file, the gate) on node-test trees, returning a
+//!   [`CheckReport`] (its parts in [`verdict`], [`compare`]; [`report`] renders it);
 //!
-//! As a library it is an oracle for other runtimes' tests: every operator version is one call on
-//! typed tensors, through the same checks and kernels as the command line.
+//! Everything else is crate-private. Without the default feature `cli` the library builds with
+//! none of the command line's crates.
 //!
 //! ```
 //! use onnx_idx_check::ops::{GatherElements, Reduction, ScatterElements};
@@ -30,37 +36,79 @@
 //! ```
 
 #![warn(missing_docs)]
+// Without the command line, what only it uses (the reporters and the progress bar, `bench`'s
+// prepared cases, the exit codes) is unused; the default build, which has it, lints dead code.
+#![cfg_attr(not(feature = "cli"), allow(dead_code))]
 
 #[cfg(feature = "cli")]
-pub mod app;
+pub(crate) mod app;
 #[cfg(feature = "cli")]
 pub(crate) mod bench;
 #[cfg(feature = "cli")]
 pub(crate) mod catalog;
 pub mod check;
 #[cfg(feature = "cli")]
-pub mod cli;
+pub(crate) mod cli;
 pub mod compare;
 #[cfg(feature = "cli")]
 pub(crate) mod config;
 pub(crate) mod coverage;
 pub(crate) mod deadline;
 pub(crate) mod diagnose;
-pub mod discover;
+pub(crate) mod discover;
 pub(crate) mod eval;
-pub mod exit;
+pub(crate) mod exit;
 pub(crate) mod expectations;
-pub mod load;
-pub mod memory;
+pub(crate) mod load;
+pub(crate) mod memory;
 pub mod ops;
-pub mod pb;
+pub(crate) mod pb;
 pub(crate) mod pending;
 pub mod report;
 #[cfg(feature = "cli")]
 pub(crate) mod review;
-pub mod runner;
+pub(crate) mod runner;
 pub mod tensor;
 pub mod verdict;
+
+/// Not part of the library's API: what this workspace's own binary, benchmarks, fuzz targets and
+/// tests reach inside the crate for (the command line, the registry below the typed structs, the
+/// loader, the runner, the allocator). Hidden from the documentation, with no stability promise:
+/// it may change in any release. Depend on the items at the crate root and in the public modules.
+#[doc(hidden)]
+pub mod internal {
+    /// The command line (`main.rs`).
+    #[cfg(feature = "cli")]
+    pub mod cli {
+        pub use crate::app::run;
+        pub use crate::cli::Cli;
+        pub use crate::exit::{CASES_FAILED, OK, USAGE};
+    }
+    /// The ONNX protobuf messages (prost types generated from `proto/onnx.proto3`).
+    pub mod pb {
+        pub use crate::pb::*;
+    }
+    /// The allocator the binary installs, and its settings.
+    pub mod memory {
+        pub use crate::memory::{keep_freed_memory, HugePageAlloc};
+    }
+    /// The registry below the typed structs: nodes as the model loader sees them.
+    pub mod ops {
+        pub use crate::ops::attr::Attrs;
+        pub use crate::ops::registry::{invoke, resolve, Evaluated, Invocation, Resolution};
+    }
+    /// Reading and writing tensors and models.
+    pub mod load {
+        pub use crate::load::load_tensor_file;
+        pub use crate::load::save::{encode_tensor, tensor_to_proto};
+        pub use crate::load::tensor::{tensor_from_proto, TensorContext};
+    }
+    /// Finding and running cases one by one.
+    pub mod runner {
+        pub use crate::discover::discover;
+        pub use crate::runner::{run_case, RunOptions};
+    }
+}
 
 pub use check::{check, check_with, CheckError, CheckOptions, CheckReport};
 pub use ops::SpecError;

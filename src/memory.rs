@@ -18,7 +18,7 @@ const HUGE_MIN_BYTES: usize = 4 << 20;
 const HUGE_PAGE: usize = 2 << 20;
 
 /// The system allocator, asking the kernel for transparent huge pages behind every block of
-/// [`HUGE_MIN_BYTES`] or more (Linux `madvise(MADV_HUGEPAGE)`, effective when
+/// `HUGE_MIN_BYTES` or more (Linux `madvise(MADV_HUGEPAGE)`, effective when
 /// `/sys/kernel/mm/transparent_hugepage/enabled` is `madvise` or `always`; a no-op elsewhere).
 /// The advice is given before the block is first written, so its pages fault in huge.
 pub struct HugePageAlloc;

@@ -1,14 +1,37 @@
 //! What a run found: the verdict of every case, data set and output. Produced by the runner,
 //! consumed by the reporters.
+//!
+//! ```
+//! use onnx_idx_check::verdict::Status;
+//! use onnx_idx_check::{check, CheckOptions};
+//!
+//! let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default())?;
+//! for case in &report.cases {
+//!     for ds in &case.data_sets {
+//!         assert!(ds.outputs.iter().all(|o| o.status == Status::Passed), "{}", case.name);
+//!     }
+//! }
+//! # Ok::<(), onnx_idx_check::CheckError>(())
+//! ```
 
 use crate::compare::Mismatch;
-use crate::diagnose::BugClass;
+pub use crate::diagnose::class::BugClass;
 use crate::tensor::DType;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 /// A verdict.
+///
+/// ```
+/// use onnx_idx_check::verdict::Status;
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_0$"))?;
+/// assert_eq!(report.cases[0].status, Status::Passed);
+/// assert_eq!(Status::Errored.as_str(), "errored");
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Status {
     /// Our result equals the expected output.
@@ -24,6 +47,12 @@ pub enum Status {
 
 impl Status {
     /// Lower-case name, as in reports.
+    ///
+    /// ```
+    /// use onnx_idx_check::verdict::Status;
+    ///
+    /// assert_eq!(Status::Skipped.as_str(), "skipped");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Passed => "passed",
@@ -35,6 +64,18 @@ impl Status {
 }
 
 /// The comparison of one graph output.
+///
+/// ```
+/// use onnx_idx_check::verdict::Status;
+/// use onnx_idx_check::{check, CheckOptions, DType};
+///
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_scatternd_add$"))?;
+/// let out = &report.cases[0].data_sets[0].outputs[0];
+/// assert_eq!((out.status, out.dtype, out.mismatches), (Status::Passed, DType::Float, 0));
+/// assert_eq!(out.expected_shape.as_deref(), Some(&out.actual_shape[..]));
+/// assert!(out.diagnosis().is_none());
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutputResult {
     /// The graph output's name.
@@ -68,6 +109,15 @@ pub struct OutputResult {
 
 impl OutputResult {
     /// The most specific bug class that reproduces the wrong output (`diagnosis` in reports).
+    ///
+    /// ```
+    /// use onnx_idx_check::{check, CheckOptions};
+    ///
+    /// // A passing output has no diagnosis; a wrong one names the bug class that reproduces it.
+    /// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_0$"))?;
+    /// assert!(report.cases[0].data_sets[0].outputs[0].diagnosis().is_none());
+    /// # Ok::<(), onnx_idx_check::CheckError>(())
+    /// ```
     pub fn diagnosis(&self) -> Option<BugClass> {
         self.diagnoses.first().copied()
     }
@@ -76,7 +126,7 @@ impl OutputResult {
 /// What a reason says of the classes that reproduce a wrong output, most specific first:
 /// `; diagnosis: <sentence> (<id>)`, then `; also reproduced by: <sentence> (<id>), ...` when
 /// more than one does; empty for none.
-pub fn diagnosis_note(classes: &[BugClass]) -> String {
+pub(crate) fn diagnosis_note(classes: &[BugClass]) -> String {
     let Some((first, rest)) = classes.split_first() else {
         return String::new();
     };
@@ -91,7 +141,7 @@ pub fn diagnosis_note(classes: &[BugClass]) -> String {
 /// The note of an errored case whose expected output matches known bugs (the spec requires an
 /// error for its inputs): ` (the expected output matches a known bug: <id>, <sentence>)`, with
 /// the other classes as in [`diagnosis_note`]; empty for none.
-pub fn known_bug_hint(classes: &[BugClass]) -> String {
+pub(crate) fn known_bug_hint(classes: &[BugClass]) -> String {
     let Some((first, rest)) = classes.split_first() else {
         return String::new();
     };
@@ -104,7 +154,7 @@ pub fn known_bug_hint(classes: &[BugClass]) -> String {
 }
 
 /// `; also reproduced by: <sentence> (<id>), ...`, or nothing.
-pub fn also_reproduced_by(classes: &[BugClass]) -> String {
+pub(crate) fn also_reproduced_by(classes: &[BugClass]) -> String {
     if classes.is_empty() {
         return String::new();
     }
@@ -116,6 +166,15 @@ pub fn also_reproduced_by(classes: &[BugClass]) -> String {
 }
 
 /// The verdict of one data set.
+///
+/// ```
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_1$"))?;
+/// let ds = &report.cases[0].data_sets[0];
+/// assert_eq!((ds.name.as_str(), ds.outputs.len()), ("test_data_set_0", 1));
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct DataSetResult {
     /// `test_data_set_N`.
@@ -129,6 +188,17 @@ pub struct DataSetResult {
 }
 
 /// The verdict of one case.
+///
+/// ```
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_scatter_elements_with_axis$"))?;
+/// let case = &report.cases[0];
+/// assert_eq!(case.name, "test_scatter_elements_with_axis");
+/// assert_eq!(case.op_versions, ["ScatterElements-18"]);
+/// assert!(case.path.ends_with("test_scatter_elements_with_axis"));
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct CaseResult {
     /// The case's name (its path relative to the argument it was found under).
@@ -164,6 +234,15 @@ pub struct CaseResult {
 }
 
 /// An expectations entry applied to a case.
+///
+/// ```
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// // Without an expectations file no case carries a note.
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather"))?;
+/// assert!(report.cases.iter().all(|c| c.expectation.is_none()));
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExpectationNote {
     /// `expected-failure`, `unexpectedly-passed`, `different` or `tolerance-only`.
@@ -181,6 +260,15 @@ pub struct ExpectationNote {
 }
 
 /// Verdict counts.
+///
+/// ```
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gathernd"))?;
+/// let counts = &report.summary.by_op["GatherND-13"];
+/// assert_eq!((counts.passed, counts.failed, counts.errored, counts.skipped), (3, 0, 0, 0));
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
     /// Passed.
@@ -205,6 +293,15 @@ impl Counts {
 }
 
 /// Counts over a run.
+///
+/// ```
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gathernd"))?;
+/// let s = &report.summary;
+/// assert_eq!((s.total, s.passed, s.failed, s.errored, s.skipped), (3, 3, 0, 0, 0));
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Cases run.
@@ -229,7 +326,7 @@ pub struct Summary {
 
 impl Summary {
     /// Counts the verdicts of `cases`; `not_run` cases were never started.
-    pub fn of(cases: &[CaseResult], not_run: usize) -> Summary {
+    pub(crate) fn of(cases: &[CaseResult], not_run: usize) -> Summary {
         let mut s = Summary {
             total: cases.len(),
             not_run,
@@ -256,6 +353,15 @@ impl Summary {
 }
 
 /// What `--expectations` found about the file itself.
+///
+/// ```
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// // Present only when the run was given an expectations file.
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_0$"))?;
+/// assert!(report.expectations.is_none());
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct ExpectationsReport {
     /// The file.
@@ -275,6 +381,17 @@ pub struct ExpectationsReport {
 
 /// The run's own verdict: whether it passes, and every reason it does not. The exit status is
 /// read from it, and every report receives it.
+///
+/// ```
+/// use onnx_idx_check::verdict::GateKind;
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// let options = CheckOptions::default().filter("^test_gather_0$").min_cases(2);
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &options)?;
+/// assert!(!report.gate.passed());
+/// assert_eq!(report.gate.reasons[0].kind, GateKind::MinCases);
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Gate {
     /// Why the run fails, in a fixed order (cases, expectations, requirements); empty when it
@@ -283,6 +400,17 @@ pub struct Gate {
 }
 
 /// One reason a run fails.
+///
+/// ```
+/// use onnx_idx_check::verdict::GateKind;
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// let options = CheckOptions::default().filter("^test_gather_0$").require_op("ScatterND");
+/// let reason = &check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &options)?.gate.reasons[0];
+/// assert_eq!((reason.kind, reason.kind.id()), (GateKind::RequireOp, "require-op"));
+/// assert!(reason.message.contains("ScatterND"));
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GateReason {
     /// What kind of rule failed.
@@ -292,6 +420,12 @@ pub struct GateReason {
 }
 
 /// The rules a run is gated by.
+///
+/// ```
+/// use onnx_idx_check::verdict::GateKind;
+///
+/// assert_eq!(GateKind::MinCases.id(), "min-cases");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GateKind {
     /// Cases that failed, errored, passed unexpectedly or (with `--deny-skip`) were skipped.
@@ -307,6 +441,12 @@ pub enum GateKind {
 
 impl GateKind {
     /// The stable identifier used in reports.
+    ///
+    /// ```
+    /// use onnx_idx_check::verdict::GateKind;
+    ///
+    /// assert_eq!(GateKind::Cases.id(), "cases");
+    /// ```
     pub fn id(self) -> &'static str {
         match self {
             GateKind::Cases => "cases",
@@ -318,14 +458,14 @@ impl GateKind {
 
     /// Whether the rule is one the run was asked to meet (`--min-cases`, `--require-op`) rather
     /// than a verdict the reports already show case by case.
-    pub fn is_requirement(self) -> bool {
+    pub(crate) fn is_requirement(self) -> bool {
         matches!(self, GateKind::MinCases | GateKind::RequireOp)
     }
 }
 
 /// What the run must show to pass besides its verdicts: `--min-cases` and `--require-op`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Requirements {
+pub(crate) struct Requirements {
     /// `--min-cases N`: at least this many cases must run (passed, failed or errored; skipped
     /// cases and cases `--fail-fast` left out do not count).
     pub min_cases: Option<usize>,
@@ -336,7 +476,7 @@ pub struct Requirements {
 
 /// One `--require-op`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RequiredOp {
+pub(crate) struct RequiredOp {
     /// As given on the command line.
     pub given: String,
     /// The operator as the per-operator summary names it, without version
@@ -349,7 +489,7 @@ pub struct RequiredOp {
 impl RequiredOp {
     /// Whether a per-operator key (`Gather-13`, `com.microsoft.GatherGrad-1`) is this operator
     /// (version).
-    pub fn matches(&self, key: &str) -> bool {
+    pub(crate) fn matches(&self, key: &str) -> bool {
         let Some((op, version)) = key.rsplit_once('-') else {
             return false;
         };
@@ -365,13 +505,21 @@ fn ran(c: &CaseResult) -> bool {
 
 impl Gate {
     /// Whether the run passes.
+    ///
+    /// ```
+    /// use onnx_idx_check::{check, CheckOptions};
+    ///
+    /// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_0$"))?;
+    /// assert!(report.gate.passed());
+    /// # Ok::<(), onnx_idx_check::CheckError>(())
+    /// ```
     pub fn passed(&self) -> bool {
         self.reasons.is_empty()
     }
 
     /// The gate of a run: its cases (with their expectation notes), the expectations file's own
     /// failures (`expectations`, messages as they are), and the requirements.
-    pub fn of(
+    pub(crate) fn of(
         cases: &[CaseResult],
         deny_skip: bool,
         expectations: Vec<String>,

@@ -2,6 +2,7 @@
 // The kernels' parallel paths on megabyte-sized tensors against a naive loop, with the process's
 // huge-page allocator (as the binary runs them).
 #[global_allocator]
-static ALLOC: onnx_idx_check::memory::HugePageAlloc = onnx_idx_check::memory::HugePageAlloc;
+static ALLOC: onnx_idx_check::internal::memory::HugePageAlloc =
+    onnx_idx_check::internal::memory::HugePageAlloc;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| onnx_idx_check_fuzz::large::check(data));

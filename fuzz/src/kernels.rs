@@ -9,16 +9,17 @@
 //! or of the wrong type, and omitted or extra inputs.
 //!
 //! Agreement: reference output <=> kernel output with the same dtype, shape and bit-identical
-//! elements (for reductions any NaN equals any NaN); reference Invalid <=> `KernelError::Violation`;
-//! reference Unsupported <=> `KernelError::Unsupported`; reference TooLarge <=> `TooLarge` (or
+//! elements (for reductions any NaN equals any NaN); reference Invalid <=> `SpecError::Violation`;
+//! reference Unsupported <=> `SpecError::Unsupported`; reference TooLarge <=> `TooLarge` (or
 //! `Spec`, when the kernel finds another error first: both are "errored", D12).
 
 use crate::reference::{self, Attr, AttrValue, Op, Outcome, RTensor, Word};
 use crate::MAX_TENSOR_BYTES;
 use arbitrary::{Arbitrary, Unstructured};
-use onnx_idx_check::ops::{invoke, resolve, Attrs, Evaluated, Invocation, KernelError, Resolution};
-use onnx_idx_check::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
+use onnx_idx_check::internal::ops::{invoke, resolve, Attrs, Evaluated, Invocation, Resolution};
+use onnx_idx_check::internal::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use onnx_idx_check::tensor::DType;
+use onnx_idx_check::SpecError;
 
 /// One node to run.
 #[derive(Clone, Debug)]
@@ -160,7 +161,7 @@ pub fn check_case(case: &Case) {
     }
 }
 
-fn describe(got: &Result<Evaluated, KernelError>) -> String {
+fn describe(got: &Result<Evaluated, SpecError>) -> String {
     match got {
         Ok(ev) => format!(
             "Ok({:?})",
@@ -188,7 +189,7 @@ fn is_nan(dtype: DType, w: &Word) -> bool {
     }
 }
 
-fn agree(want: &Outcome, got: &Result<Evaluated, KernelError>) -> Result<(), String> {
+fn agree(want: &Outcome, got: &Result<Evaluated, SpecError>) -> Result<(), String> {
     match (want, got) {
         (Outcome::Ok { out, arithmetic }, Ok(ev)) => {
             if ev.outputs.len() != 1 {
@@ -224,11 +225,9 @@ fn agree(want: &Outcome, got: &Result<Evaluated, KernelError>) -> Result<(), Str
             }
             Ok(())
         }
-        (Outcome::Invalid(_), Err(KernelError::Violation(_)))
-        | (Outcome::Unsupported(_), Err(KernelError::Unsupported(_)))
-        | (Outcome::TooLarge(_), Err(KernelError::TooLarge(_) | KernelError::Violation(_))) => {
-            Ok(())
-        }
+        (Outcome::Invalid(_), Err(SpecError::Violation(_)))
+        | (Outcome::Unsupported(_), Err(SpecError::Unsupported(_)))
+        | (Outcome::TooLarge(_), Err(SpecError::TooLarge(_) | SpecError::Violation(_))) => Ok(()),
         _ => Err("different verdicts".into()),
     }
 }

@@ -19,9 +19,10 @@ use crate::kernels::to_proto;
 use crate::reference::{Attr, AttrValue};
 use arbitrary::Unstructured;
 use bytemuck::Pod;
-use onnx_idx_check::ops::{invoke, resolve, Attrs, Invocation, KernelError, Resolution};
-use onnx_idx_check::pb::{AttributeProto, NodeProto};
+use onnx_idx_check::internal::ops::{invoke, resolve, Attrs, Invocation, Resolution};
+use onnx_idx_check::internal::pb::{AttributeProto, NodeProto};
 use onnx_idx_check::tensor::{DType, Elem, Tensor};
+use onnx_idx_check::SpecError;
 use std::fmt::Debug;
 
 /// The output limit the large cases run under: above the largest they make.
@@ -599,7 +600,7 @@ fn run<W: Word>(c: &Case) {
     };
     let got = pool(c.threads).install(|| invoke(&inv));
     match (&b.want, got) {
-        (None, Err(KernelError::Violation(_))) => {}
+        (None, Err(SpecError::Violation(_))) => {}
         (Some((shape, want)), Ok(ev)) => {
             assert_eq!(ev.outputs.len(), 1, "{c:?}");
             let t = &ev.outputs[0].tensor;

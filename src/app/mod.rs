@@ -15,7 +15,7 @@ use crate::runner::{self, RunOptions};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-/// Runs the command line; usage problems come back as [`UsageError`] in the chain.
+/// Runs the command line; usage problems come back as `UsageError` in the chain.
 pub fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Run(args) => run::run_cases(*args),

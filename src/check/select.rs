@@ -27,6 +27,13 @@ pub struct Shard {
 
 impl Shard {
     /// Shard `k` of `n`, with `1 <= k <= n`; anything else is [`CheckError::InvalidOption`].
+    ///
+    /// ```
+    /// use onnx_idx_check::check::Shard;
+    ///
+    /// assert!(Shard::new(1, 1).is_ok());
+    /// assert!(Shard::new(0, 3).is_err());
+    /// ```
     pub fn new(k: u64, n: u64) -> Result<Shard, CheckError> {
         if k == 0 || n == 0 || k > n {
             return Err(bad_shard(&format!("{k}/{n}")));
@@ -35,17 +42,42 @@ impl Shard {
     }
 
     /// The shard's number, from 1.
+    ///
+    /// ```
+    /// use onnx_idx_check::check::Shard;
+    ///
+    /// assert_eq!(Shard::new(3, 8)?.k(), 3);
+    /// # Ok::<(), onnx_idx_check::CheckError>(())
+    /// ```
     pub fn k(&self) -> u64 {
         self.k
     }
 
     /// The number of shards.
+    ///
+    /// ```
+    /// use onnx_idx_check::check::Shard;
+    ///
+    /// assert_eq!(Shard::new(3, 8)?.n(), 8);
+    /// # Ok::<(), onnx_idx_check::CheckError>(())
+    /// ```
     pub fn n(&self) -> u64 {
         self.n
     }
 
     /// Whether the case named `name` belongs to this shard. FNV-1a keeps the partition stable
     /// across platforms, Rust versions and runs (std's hasher is randomly seeded).
+    ///
+    /// ```
+    /// use onnx_idx_check::check::Shard;
+    ///
+    /// // Every name is in exactly one shard of a partition.
+    /// let shards: Vec<Shard> = (1..=4).map(|k| Shard::new(k, 4)).collect::<Result<_, _>>()?;
+    /// for name in ["test_gather_0", "test_scatternd", "a/b/c"] {
+    ///     assert_eq!(shards.iter().filter(|s| s.contains(name)).count(), 1);
+    /// }
+    /// # Ok::<(), onnx_idx_check::CheckError>(())
+    /// ```
     pub fn contains(&self, name: &str) -> bool {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         for b in name.bytes() {

@@ -2,6 +2,13 @@
 //! the sentences reports print.
 
 /// A known class of wrong indexing semantics.
+///
+/// ```
+/// use onnx_idx_check::verdict::BugClass;
+///
+/// assert_eq!(BugClass::FirstWriteWins.id(), "first-write-wins");
+/// assert_eq!(BugClass::ALL.len(), 9);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BugClass {
     /// Negative indices used as they are (read as index 0, or as a zero element).
@@ -26,6 +33,12 @@ pub enum BugClass {
 
 impl BugClass {
     /// Every class, in the order they are tried.
+    ///
+    /// ```
+    /// use onnx_idx_check::verdict::BugClass;
+    ///
+    /// assert_eq!(BugClass::ALL[0], BugClass::NegativeNotNormalized);
+    /// ```
     pub const ALL: [BugClass; 9] = [
         BugClass::NegativeNotNormalized,
         BugClass::OobWrapped,
@@ -39,6 +52,12 @@ impl BugClass {
     ];
 
     /// The stable identifier used in reports.
+    ///
+    /// ```
+    /// use onnx_idx_check::verdict::BugClass;
+    ///
+    /// assert_eq!(BugClass::OobWrapped.id(), "oob-wrapped");
+    /// ```
     pub fn id(self) -> &'static str {
         match self {
             BugClass::NegativeNotNormalized => "negative-not-normalized",
@@ -54,6 +73,12 @@ impl BugClass {
     }
 
     /// A sentence for people.
+    ///
+    /// ```
+    /// use onnx_idx_check::verdict::BugClass;
+    ///
+    /// assert!(BugClass::AxisIgnored.sentence().contains("axis 0 was used"));
+    /// ```
     pub fn sentence(self) -> &'static str {
         match self {
             BugClass::NegativeNotNormalized => {

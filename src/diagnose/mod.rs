@@ -17,7 +17,7 @@
 //! - [`shapes`]: the provenance shapes the operators share, and their execution;
 //! - here: the search for the classes that reproduce an output, and the mismatch sources.
 
-mod class;
+pub(crate) mod class;
 mod shapes;
 mod subject;
 

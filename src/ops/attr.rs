@@ -6,7 +6,7 @@
 //! are type-checked when the kernel reads them, so that the order in which problems are reported
 //! is the kernel's (shapes, then attributes), whatever the source.
 
-use super::KernelError;
+use super::SpecError;
 use crate::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use crate::spec_err;
 use std::borrow::Cow;
@@ -114,23 +114,13 @@ impl<'a> Attrs<'a> {
         self
     }
 
-    /// The names given, in order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.items.iter().map(|(n, _)| n.as_ref())
-    }
-
-    /// Whether no attribute is given.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
     /// The number of attributes given.
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.items.len()
     }
 
     /// The value called `name`, if given. A repeated name is an error.
-    pub fn find(&self, name: &str) -> Result<Option<&AttrValue<'a>>, KernelError> {
+    pub fn find(&self, name: &str) -> Result<Option<&AttrValue<'a>>, SpecError> {
         let mut found = self.items.iter().filter(|(n, _)| n == name);
         let first = found.next();
         if found.next().is_some() {
@@ -145,7 +135,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// An INT attribute, or `default` when absent.
-    pub fn int(&self, name: &str, default: i64) -> Result<i64, KernelError> {
+    pub fn int(&self, name: &str, default: i64) -> Result<i64, SpecError> {
         match self.find(name)? {
             None => Ok(default),
             Some(AttrValue::Int(i)) => Ok(*i),
@@ -162,7 +152,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// A STRING attribute (as UTF-8), or `default` when absent.
-    pub fn string(&self, name: &str, default: &str) -> Result<String, KernelError> {
+    pub fn string(&self, name: &str, default: &str) -> Result<String, SpecError> {
         match self.find(name)? {
             None => Ok(default.to_string()),
             Some(AttrValue::Str(s)) => Ok(s.to_string()),
@@ -184,7 +174,7 @@ fn type_name(t: i32) -> String {
     AttributeType::try_from(t).map_or_else(|_| format!("type {t}"), |t| t.as_str_name().to_string())
 }
 
-fn expect_type(a: &AttributeProto, want: AttributeType) -> Result<(), KernelError> {
+fn expect_type(a: &AttributeProto, want: AttributeType) -> Result<(), SpecError> {
     if a.r#type == want as i32 {
         Ok(())
     } else {

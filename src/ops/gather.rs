@@ -12,7 +12,7 @@ use super::fast;
 use super::index::{normalize_axis, normalize_indices, Indices, Negatives};
 use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
-    KernelError, OpDef, OpVersion, Role, SpecError,
+    OpDef, OpVersion, Role, SpecError,
 };
 use super::{CLASSIC_BF16_TIND32_64, CLASSIC_TIND32_64};
 use crate::diagnose::{self, Quirks, Semantics, Subject};
@@ -42,7 +42,7 @@ const fn version(since: i64, constraints: &'static [Constraint], negatives: bool
 }
 
 /// The Gather operator, versions 1, 11 and 13.
-pub static GATHER: OpDef = OpDef {
+pub(crate) static GATHER: OpDef = OpDef {
     domain: "",
     op_type: "Gather",
     spec: "https://onnx.ai/onnx/operators/onnx__Gather.html",
@@ -58,6 +58,18 @@ pub static GATHER: OpDef = OpDef {
 };
 
 /// Gather's attributes: the typed entry to the kernel of every version.
+///
+/// ```
+/// use onnx_idx_check::ops::Gather;
+/// use onnx_idx_check::{SpecError, Tensor};
+///
+/// let data = Tensor::from_vec(vec![3], vec![10i32, 20, 30])?;
+/// let last = Tensor::from_vec(vec![1], vec![-1i64])?;
+/// // Negative indices count from the back from Gather-11 on; Gather-1 refuses them.
+/// assert_eq!(Gather::default().eval(13, &data, &last)?.to_vec::<i32>()?, [30]);
+/// assert!(matches!(Gather::default().eval(1, &data, &last), Err(SpecError::Violation(_))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Gather {
     /// The axis to gather on; negative counts from the back. Default 0.
@@ -101,7 +113,7 @@ fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     diagnose::gather(data, indices, s.axis(data.rank(), q)?, 0, q)
 }
 
-fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     let negatives = inv.negatives();
     let data = inv.input(0)?;
     let indices = inv.input(1)?;
@@ -128,7 +140,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
             gather_t::<Vec<u8>>(data, &idx, geometry, oshape, inv.max_bytes)?
         }
         Layout::Packed(_) => {
-            return Err(KernelError::Unsupported(format!(
+            return Err(SpecError::Unsupported(format!(
                 "Gather on {} is not implemented",
                 data.dtype()
             )))
@@ -185,7 +197,7 @@ fn gather_t<T: Elem>(
     g: Geometry,
     oshape: Vec<usize>,
     max_bytes: usize,
-) -> Result<Tensor, KernelError> {
+) -> Result<Tensor, SpecError> {
     let src = data
         .elems::<T>()
         .ok_or_else(|| spec_err!("data storage does not match its dtype"))?;
@@ -352,11 +364,11 @@ mod tests {
         let data = f32s(&[4], &[0.0; 4]);
         let idx = i64s(&[1000], &[0; 1000]);
         let e = run_limited("Gather", 13, vec![], &[&data, &idx], 1000);
-        assert!(matches!(e, Err(KernelError::TooLarge(_))), "{e:?}");
+        assert!(matches!(e, Err(SpecError::TooLarge(_))), "{e:?}");
         // One long string repeated: the element count alone would not catch it.
         let s = Tensor::from_elems(DType::String, vec![1], vec![vec![b'x'; 1000]]).unwrap();
         let e = run_limited("Gather", 13, vec![], &[&s, &idx], 100_000);
-        assert!(matches!(e, Err(KernelError::TooLarge(_))), "{e:?}");
+        assert!(matches!(e, Err(SpecError::TooLarge(_))), "{e:?}");
     }
 
     #[test]

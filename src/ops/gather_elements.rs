@@ -11,7 +11,7 @@ use super::fast;
 use super::index::{normalize_axis, normalize_indices, Indices, Negatives};
 use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
-    KernelError, OpDef, OpVersion, Role, SpecError,
+    OpDef, OpVersion, Role, SpecError,
 };
 use super::{CLASSIC_BF16_TIND32_64, CLASSIC_TIND32_64};
 use crate::diagnose::{self, Quirks, Semantics, Subject};
@@ -41,7 +41,7 @@ const fn version(since: i64, constraints: &'static [Constraint]) -> OpVersion {
 }
 
 /// The GatherElements operator, versions 11 and 13.
-pub static GATHER_ELEMENTS: OpDef = OpDef {
+pub(crate) static GATHER_ELEMENTS: OpDef = OpDef {
     domain: "",
     op_type: "GatherElements",
     spec: "https://onnx.ai/onnx/operators/onnx__GatherElements.html",
@@ -56,6 +56,18 @@ pub static GATHER_ELEMENTS: OpDef = OpDef {
 };
 
 /// GatherElements' attributes: the typed entry to the kernel of every version.
+///
+/// ```
+/// use onnx_idx_check::ops::GatherElements;
+/// use onnx_idx_check::{SpecError, Tensor};
+///
+/// let data = Tensor::from_vec(vec![2], vec![1.0f32, 2.0])?;
+/// let indices = Tensor::from_vec(vec![1], vec![2i64])?;
+/// // Out of range is an error naming the index, never a wrap or a clamp.
+/// let err = GatherElements::default().eval(13, &data, &indices).unwrap_err();
+/// assert!(matches!(&err, SpecError::Violation(m) if m.contains("indices[0] = 2")));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GatherElements {
     /// The axis the indices pick along; negative counts from the back. Default 0.
@@ -103,7 +115,7 @@ pub fn check_element_shapes(
     dshape: &[usize],
     ishape: &[usize],
     axis: i64,
-) -> Result<usize, KernelError> {
+) -> Result<usize, SpecError> {
     if dshape.is_empty() {
         return Err(spec_err!("data must have rank >= 1, it is a scalar"));
     }
@@ -125,7 +137,7 @@ pub fn check_element_shapes(
     Ok(axis)
 }
 
-fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     let data = inv.input(0)?;
     let indices = inv.input(1)?;
     let axis = check_element_shapes(data.shape(), indices.shape(), inv.int("axis")?)?;
@@ -178,7 +190,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
             let idx = validate()?;
             crate::dispatch_by_width!(
                 data.dtype(),
-                Err(KernelError::Unsupported(format!(
+                Err(SpecError::Unsupported(format!(
                     "GatherElements on {} is not implemented",
                     data.dtype()
                 ))),
@@ -252,7 +264,7 @@ fn gather_elements_t<T: Elem>(
     idx: &[usize],
     axis: usize,
     max_bytes: usize,
-) -> Result<Tensor, KernelError> {
+) -> Result<Tensor, SpecError> {
     let src = data
         .elems::<T>()
         .ok_or_else(|| spec_err!("data storage does not match its dtype"))?;

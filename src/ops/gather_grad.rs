@@ -14,8 +14,8 @@ use super::gather_elements::{check_element_shapes, for_each_element};
 use super::index::{normalize_axis, normalize_indices, Negatives};
 use super::reduction::{self, Reduction, Visit};
 use super::{
-    AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec, Invocation, KernelError,
-    OpDef, OpVersion, Role, SpecError,
+    AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec, Invocation, OpDef,
+    OpVersion, Role, SpecError,
 };
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
@@ -51,7 +51,7 @@ const fn version(inputs: &'static [InputSpec], eval: EvalFn) -> OpVersion {
 const TRAINING_OPS: &str = "https://github.com/microsoft/onnxruntime/blob/main/orttraining/orttraining/core/graph/training_op_defs.cc";
 
 /// GatherGrad, com.microsoft version 1.
-pub static GATHER_GRAD: OpDef = OpDef {
+pub(crate) static GATHER_GRAD: OpDef = OpDef {
     domain: "com.microsoft",
     op_type: "GatherGrad",
     spec: TRAINING_OPS,
@@ -70,7 +70,7 @@ pub static GATHER_GRAD: OpDef = OpDef {
 };
 
 /// GatherElementsGrad, com.microsoft version 1.
-pub static GATHER_ELEMENTS_GRAD: OpDef = OpDef {
+pub(crate) static GATHER_ELEMENTS_GRAD: OpDef = OpDef {
     domain: "com.microsoft",
     op_type: "GatherElementsGrad",
     spec: TRAINING_OPS,
@@ -89,6 +89,19 @@ pub static GATHER_ELEMENTS_GRAD: OpDef = OpDef {
 };
 
 /// GatherGrad's attributes: the typed entry to its kernel.
+///
+/// ```
+/// use onnx_idx_check::ops::GatherGrad;
+/// use onnx_idx_check::Tensor;
+///
+/// // Gradients of rows gathered along axis 1 of a [1, 2] input.
+/// let shape = Tensor::from_vec(vec![2], vec![1i64, 2])?;
+/// let indices = Tensor::from_vec(vec![2], vec![1i64, 1])?;
+/// let dy = Tensor::from_vec(vec![1, 2], vec![1.0f32, 2.0])?;
+/// let dx = GatherGrad { axis: 1 }.eval(1, &shape, &indices, &dy)?;
+/// assert_eq!((dx.shape(), dx.to_vec::<f32>()?), (&[1, 2][..], vec![0.0, 3.0]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GatherGrad {
     /// The forward Gather's axis; negative counts from the back. Default 0.
@@ -128,6 +141,18 @@ impl GatherGrad {
 }
 
 /// GatherElementsGrad's attributes: the typed entry to its kernel.
+///
+/// ```
+/// use onnx_idx_check::ops::GatherElementsGrad;
+/// use onnx_idx_check::Tensor;
+///
+/// let dy = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 4.0])?;
+/// let shape = Tensor::from_vec(vec![1], vec![2i64])?;
+/// let indices = Tensor::from_vec(vec![3], vec![0i64, 1, 0])?;
+/// let dx = GatherElementsGrad::default().eval(1, &dy, &shape, &indices)?;
+/// assert_eq!(dx.to_vec::<f32>()?, [5.0, 2.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GatherElementsGrad {
     /// The forward GatherElements' axis; negative counts from the back. Default 0.
@@ -182,7 +207,7 @@ fn gather_elements_grad_provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Se
 }
 
 /// Reads the `shape` input: a 1-D int64 tensor of non-negative dims. Shared by the backward ops.
-pub(crate) fn read_shape(t: &Tensor) -> Result<Vec<usize>, KernelError> {
+pub(crate) fn read_shape(t: &Tensor) -> Result<Vec<usize>, SpecError> {
     if t.rank() != 1 {
         return Err(spec_err!(
             "shape must be a 1-D tensor, it has shape {:?}",
@@ -213,7 +238,7 @@ pub(crate) fn finish(
     dtype: DType,
     shape: Vec<usize>,
     storage: Storage,
-) -> Result<Evaluated, KernelError> {
+) -> Result<Evaluated, SpecError> {
     let out = Tensor::new(dtype, shape, storage).map_err(|e| spec_err!("{e}"))?;
     Ok(Evaluated::one(out, true))
 }
@@ -243,7 +268,7 @@ impl Visit for GatherPlan<'_> {
     }
 }
 
-fn eval_gather_grad(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+fn eval_gather_grad(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     let shape = read_shape(inv.input(0)?)?;
     let indices = inv.input(1)?;
     let dy = inv.input(2)?;
@@ -297,7 +322,7 @@ impl Visit for ElementPlan<'_> {
     }
 }
 
-fn eval_gather_elements_grad(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+fn eval_gather_elements_grad(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     let dy = inv.input(0)?;
     let shape = read_shape(inv.input(1)?)?;
     let indices = inv.input(2)?;
@@ -334,7 +359,7 @@ mod tests {
     use super::super::testutil::*;
     use crate::tensor::Tensor;
 
-    fn ms(op: &str, axis: i64, inputs: &[&Tensor]) -> Result<Tensor, super::KernelError> {
+    fn ms(op: &str, axis: i64, inputs: &[&Tensor]) -> Result<Tensor, super::SpecError> {
         run_in(
             "com.microsoft",
             op,

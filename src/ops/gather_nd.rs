@@ -13,7 +13,7 @@
 use super::index::tuple_offsets;
 use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
-    KernelError, OpDef, OpVersion, Role, SpecError,
+    OpDef, OpVersion, Role, SpecError,
 };
 use super::{CLASSIC_BF16_TIND64, CLASSIC_TIND64};
 use crate::diagnose::{self, Quirks, Semantics, Subject};
@@ -47,7 +47,7 @@ const fn version(
 const BATCH_DIMS: &[AttrSpec] = &[AttrSpec::int("batch_dims", 0)];
 
 /// The GatherND operator, versions 11, 12 and 13.
-pub static GATHER_ND: OpDef = OpDef {
+pub(crate) static GATHER_ND: OpDef = OpDef {
     domain: "",
     op_type: "GatherND",
     spec: "https://onnx.ai/onnx/operators/onnx__GatherND.html",
@@ -63,6 +63,19 @@ pub static GATHER_ND: OpDef = OpDef {
 };
 
 /// GatherND's attributes: the typed entry to the kernel of every version.
+///
+/// ```
+/// use onnx_idx_check::ops::GatherNd;
+/// use onnx_idx_check::Tensor;
+///
+/// let data = Tensor::from_vec(vec![2, 2], vec![1i64, 2, 3, 4])?;
+/// let indices = Tensor::from_vec(vec![2, 1], vec![1i64, 0])?;
+/// // batch_dims arrives with GatherND-12.
+/// let batched = GatherNd { batch_dims: 1 };
+/// assert_eq!(batched.eval(12, &data, &indices)?.to_vec::<i64>()?, [2, 3]);
+/// assert!(batched.eval(11, &data, &indices).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GatherNd {
     /// How many leading dims data and indices share as batch dims (from version 12; 0, the
@@ -121,7 +134,7 @@ pub(crate) fn check_nd_shapes(
     dshape: &[usize],
     ishape: &[usize],
     batch_dims: i64,
-) -> Result<(usize, usize), KernelError> {
+) -> Result<(usize, usize), SpecError> {
     let (r, q) = (dshape.len(), ishape.len());
     if r == 0 {
         return Err(spec_err!("data must have rank >= 1, it is a scalar"));
@@ -150,7 +163,7 @@ pub(crate) fn check_nd_shapes(
     Ok((b, k))
 }
 
-fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     let data = inv.input(0)?;
     let indices = inv.input(1)?;
     let (dshape, ishape) = (data.shape(), indices.shape());
@@ -190,7 +203,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
             let offsets = validate()?;
             crate::dispatch_by_width!(
                 data.dtype(),
-                Err(KernelError::Unsupported(format!(
+                Err(SpecError::Unsupported(format!(
                     "GatherND on {} is not implemented",
                     data.dtype()
                 ))),
@@ -218,7 +231,7 @@ fn gather_nd_t<T: Elem>(
     g: &Geometry,
     oshape: Vec<usize>,
     max_bytes: usize,
-) -> Result<Tensor, KernelError> {
+) -> Result<Tensor, SpecError> {
     let src = data
         .elems::<T>()
         .ok_or_else(|| spec_err!("data storage does not match its dtype"))?;

@@ -1,12 +1,12 @@
 //! Axis and index normalisation shared by the kernels: checked arithmetic, messages that name the
 //! position, the value and the valid range (decision D3).
 
-use super::KernelError;
+use super::SpecError;
 use crate::spec_err;
 use crate::tensor::{unravel, Tensor};
 
 /// Normalises `axis` against `rank` (negative counts from the back).
-pub fn normalize_axis(axis: i64, rank: usize, what: &str) -> Result<usize, KernelError> {
+pub fn normalize_axis(axis: i64, rank: usize, what: &str) -> Result<usize, SpecError> {
     let r = i64::try_from(rank).unwrap_or(i64::MAX);
     let a = if axis < 0 {
         axis.checked_add(r)
@@ -55,7 +55,7 @@ pub fn normalize_indices(
     dim: usize,
     axis: usize,
     negatives: Negatives,
-) -> Result<Vec<usize>, KernelError> {
+) -> Result<Vec<usize>, SpecError> {
     let values = indices.to_i64_vec().ok_or_else(|| {
         spec_err!(
             "{name} must be an integer tensor, found {}",
@@ -111,7 +111,7 @@ pub fn tuple_offsets(
     indices: &Tensor,
     dims: &[usize],
     first_dim: usize,
-) -> Result<Vec<usize>, KernelError> {
+) -> Result<Vec<usize>, SpecError> {
     let values = indices.to_i64_vec().ok_or_else(|| {
         spec_err!(
             "indices must be an integer tensor, found {}",

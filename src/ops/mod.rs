@@ -1,32 +1,46 @@
-//! The operator registry: `(domain, op_type)` -> the versions we implement, each with its type
-//! constraints, attributes and kernel.
+//! The operators, one file each with its versions side by side, and the typed API over them: one
+//! struct per operator ([`Gather`], [`ScatterElements`], ...) whose `eval` takes typed tensors,
+//! the attributes and the opset, and returns the output or a [`SpecError`].
 //!
-//! One table drives both evaluation ([`resolve`], then [`invoke`]) and the `ops` support matrix
-//! ([`REGISTRY`]). Version resolution (decision D1) and the checks every version shares (input
-//! count, type constraints D4, attributes the version does not define D5) live here, once; the
-//! kernels only see inputs that passed them.
+//! Behind the structs is one registry (crate-private) that carries everything the tool knows
+//! about each operator version: type constraints, attributes, inputs and their roles, the kernel.
+//! Version resolution (decision D1) and the checks every version shares (input count, type
+//! constraints D4, attributes the version does not define D5) live there, once; the kernels only
+//! see inputs that passed them. The typed API and the command line go through the same checks.
+//!
+//! ```
+//! use onnx_idx_check::ops::Gather;
+//! use onnx_idx_check::Tensor;
+//!
+//! let data = Tensor::from_vec(vec![3, 2], vec![1.0f32, 1.2, 2.3, 3.4, 4.5, 5.7])?;
+//! let indices = Tensor::from_vec(vec![2, 2], vec![0i64, 1, 1, 2])?;
+//! let out = Gather { axis: 0 }.eval(13, &data, &indices)?;
+//! assert_eq!(out.shape(), [2, 2, 2]);
+//! assert_eq!(out.to_vec::<f32>()?, [1.0, 1.2, 2.3, 3.4, 2.3, 3.4, 4.5, 5.7]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-pub mod attr;
+pub(crate) mod attr;
 #[cfg(test)]
 mod determinism;
 pub(crate) mod fast;
-pub mod gather;
-pub mod gather_elements;
-pub mod gather_grad;
-pub mod gather_nd;
-pub mod index;
-pub mod openvino_gather;
-pub mod plumbing;
+mod gather;
+pub(crate) mod gather_elements;
+mod gather_grad;
+pub(crate) mod gather_nd;
+pub(crate) mod index;
+mod openvino_gather;
+pub(crate) mod plumbing;
 #[cfg(test)]
 mod proptests;
-pub mod reduction;
-pub mod scatter_elements;
-pub mod scatter_nd;
-pub mod tensor_scatter;
+pub(crate) mod reduction;
+pub(crate) mod registry;
+mod scatter_elements;
+mod scatter_nd;
+mod tensor_scatter;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-pub use attr::{AttrKind, AttrSpec, AttrValue, Attrs};
 pub use gather::Gather;
 pub use gather_elements::GatherElements;
 pub use gather_grad::{GatherElementsGrad, GatherGrad};
@@ -37,416 +51,11 @@ pub use scatter_elements::{Scatter, ScatterElements};
 pub use scatter_nd::ScatterNd;
 pub use tensor_scatter::{Mode, TensorScatter};
 
-use crate::tensor::{dtype, DType, DTypeSet, Elem, Tensor};
-use thiserror::Error;
-
-/// Why an operator produced no output: the inputs or attributes break its specification at the
-/// version asked for, the tool does not implement what they ask, or the output would be too large.
-/// The message says what, where and why, e.g. `indices[1,0] = 4 is out of range [-4, 3] for axis 1
-/// (size 4)`.
-#[derive(Debug, Error, Clone, PartialEq, Eq)]
-pub enum SpecError {
-    /// The spec forbids these inputs or attributes at this version (out-of-range index, wrong
-    /// shape, disallowed dtype, undefined attribute, ...): the case is errored.
-    #[error("{0}")]
-    Violation(String),
-    /// The spec allows this but the tool does not implement it: the case is skipped.
-    #[error("{0}")]
-    Unsupported(String),
-    /// An output would exceed `--max-tensor-bytes`: the case is errored.
-    #[error("{0}")]
-    TooLarge(String),
-}
-
-/// The name the kernels have used for [`SpecError`].
-pub type KernelError = SpecError;
-
-/// Shorthand for a [`KernelError::Violation`] with a formatted message.
-macro_rules! spec_err {
-    ($($arg:tt)*) => { $crate::ops::KernelError::Violation(format!($($arg)*)) };
-}
-pub(crate) use spec_err;
-
-/// What an input is for, so that coverage, diagnosis, `bench` and the generator find inputs by
-/// their part in the operation rather than by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// The tensor read from (gathers) or copied and written into (scatters).
-    Data,
-    /// Positions: indices, index tuples or write offsets.
-    Indices,
-    /// Values written or added at the positions (scatter updates, a gradient `dY`).
-    Updates,
-    /// The output's shape, as a 1-D integer tensor (the backward ops).
-    Shape,
-    /// The axis, as an input rather than an attribute (OpenVINO Gather-8).
-    Axis,
-    /// A value passed through (graph plumbing).
-    Value,
-}
-
-/// One input of an operator version.
-#[derive(Debug)]
-pub struct InputSpec {
-    /// The input's name in the spec.
-    pub name: &'static str,
-    /// The type constraint it belongs to (`"T"`, `"Tind"`), an index into
-    /// [`OpVersion::constraints`] by name.
-    pub constraint: &'static str,
-    /// Whether the input may be omitted.
-    pub optional: bool,
-    /// What the input is for.
-    pub role: Role,
-}
-
-impl InputSpec {
-    /// A required input.
-    pub const fn required(name: &'static str, constraint: &'static str, role: Role) -> InputSpec {
-        InputSpec {
-            name,
-            constraint,
-            optional: false,
-            role,
-        }
-    }
-
-    /// An optional input.
-    pub const fn optional(name: &'static str, constraint: &'static str, role: Role) -> InputSpec {
-        InputSpec {
-            name,
-            constraint,
-            optional: true,
-            role,
-        }
-    }
-}
-
-/// A type constraint: a name and the dtypes it admits.
-#[derive(Debug)]
-pub struct Constraint {
-    /// `"T"`, `"Tind"`, ...
-    pub name: &'static str,
-    /// Admitted dtypes.
-    pub dtypes: DTypeSet,
-}
-
-impl Constraint {
-    /// The constraint `name` admitting `dtypes`.
-    pub const fn new(name: &'static str, dtypes: DTypeSet) -> Constraint {
-        Constraint { name, dtypes }
-    }
-}
-
-/// `T`: the classic 15 types; `Tind`: int32 or int64 (Gather, GatherElements, ScatterElements
-/// before version 13).
-pub(crate) const CLASSIC_TIND32_64: &[Constraint] = &[
-    Constraint::new("T", dtype::CLASSIC15),
-    Constraint::new("Tind", dtype::INDEX32_64),
-];
-
-/// `T`: the classic 15 types and bfloat16; `Tind`: int32 or int64 (the same ops from version 13).
-pub(crate) const CLASSIC_BF16_TIND32_64: &[Constraint] = &[
-    Constraint::new("T", dtype::CLASSIC15_BF16),
-    Constraint::new("Tind", dtype::INDEX32_64),
-];
-
-/// `T`: the classic 15 types; `Tind`: int64 (GatherND and ScatterND before version 13).
-pub(crate) const CLASSIC_TIND64: &[Constraint] = &[
-    Constraint::new("T", dtype::CLASSIC15),
-    Constraint::new("Tind", dtype::INDEX64),
-];
-
-/// `T`: the classic 15 types and bfloat16; `Tind`: int64 (GatherND and ScatterND from 13).
-pub(crate) const CLASSIC_BF16_TIND64: &[Constraint] = &[
-    Constraint::new("T", dtype::CLASSIC15_BF16),
-    Constraint::new("Tind", dtype::INDEX64),
-];
-
-/// The reductions ScatterElements and ScatterND take from version 16 on.
-pub(crate) const REDUCTIONS_16: &[&str] = &["none", "add", "mul"];
-
-/// The reductions ScatterElements and ScatterND take from version 18 on.
-pub(crate) const REDUCTIONS_18: &[&str] = &["none", "add", "mul", "max", "min"];
-
-/// One computed output and how it was made.
-#[derive(Debug, Clone)]
-pub struct Value {
-    /// The tensor.
-    pub tensor: Tensor,
-    /// Whether the values come from float arithmetic (a reduction) rather than pure data
-    /// movement; decides exact versus tolerant comparison (D9).
-    pub arithmetic: bool,
-}
-
-/// What a kernel produced.
-#[derive(Debug)]
-pub struct Evaluated {
-    /// The outputs, in the node's output order.
-    pub outputs: Vec<Value>,
-}
-
-impl Evaluated {
-    /// One output made by pure data movement.
-    pub fn moved(tensor: Tensor) -> Evaluated {
-        Evaluated {
-            outputs: vec![Value {
-                tensor,
-                arithmetic: false,
-            }],
-        }
-    }
-
-    /// One output, `arithmetic` when a reduction combined values into it.
-    pub fn one(tensor: Tensor, arithmetic: bool) -> Evaluated {
-        Evaluated {
-            outputs: vec![Value { tensor, arithmetic }],
-        }
-    }
-}
-
-/// A kernel: reads the call's attributes, checks the spec's rules and computes.
-pub type EvalFn = fn(&Invocation<'_>) -> Result<Evaluated, KernelError>;
-
-/// How an operator addresses its data with its index input: decides which traits coverage can
-/// look for, which index rules the generator must obey and how diagnosis traces an element.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Indexing {
-    /// No index input (graph plumbing).
-    None,
-    /// Indices of any rank, scalars included, pick positions along one axis (Gather).
-    Axis,
-    /// Indices of the data's rank pick one position per element (GatherElements).
-    Elements,
-    /// The last dim of the indices holds index tuples into the leading data dims (GatherND).
-    Tuples,
-    /// One write offset per batch row, never negative; duplicates are meaningless (TensorScatter).
-    Offsets,
-}
-
-impl Indexing {
-    /// Whether the indices may be a scalar (rank 0).
-    pub fn scalar_indices(self) -> bool {
-        self == Indexing::Axis
-    }
-
-    /// Whether two equal indices aim at the same element, so duplicates are a trait to test.
-    pub fn duplicates(self) -> bool {
-        matches!(self, Indexing::Axis | Indexing::Elements | Indexing::Tuples)
-    }
-}
-
-/// One version of an operator.
-#[derive(Debug)]
-pub struct OpVersion {
-    /// The opset version that introduced this version.
-    pub since: i64,
-    /// Set when the op was removed at this version: nodes resolving to it are invalid.
-    pub deprecated: bool,
-    /// Attributes this version defines; any other attribute is an error (D5).
-    pub attrs: &'static [AttrSpec],
-    /// Inputs, in order.
-    pub inputs: &'static [InputSpec],
-    /// Output names, in order.
-    pub outputs: &'static [&'static str],
-    /// Type constraints.
-    pub constraints: &'static [Constraint],
-    /// Whether negative indices count from the back (D2); false at Gather-1 and Scatter-9, where
-    /// they are out of range, and where indices are offsets.
-    pub negatives: bool,
-    /// Reductions or modes the version performs, for the support matrix and coverage.
-    pub modes: &'static [&'static str],
-    /// The attribute that selects among [`OpVersion::modes`] (absent: the first), when one
-    /// does; `None` where the modes only describe the op.
-    pub mode_attr: Option<&'static str>,
-    /// The kernel.
-    pub eval: EvalFn,
-}
-
-/// An operator: its domain, name and versions (in increasing `since` order).
-#[derive(Debug)]
-pub struct OpDef {
-    /// Domain, `""` for the default ONNX domain.
-    pub domain: &'static str,
-    /// Operator name.
-    pub op_type: &'static str,
-    /// Link to the operator's specification.
-    pub spec: &'static str,
-    /// Whether this is graph plumbing (Constant, Identity) rather than an operator under test.
-    pub plumbing: bool,
-    /// Whether the op reads its data input only where it gathers (rather than copying it whole,
-    /// as scatters do); decides the bytes `bench` counts as moved.
-    pub gathers: bool,
-    /// How the index input addresses the data.
-    pub indexing: Indexing,
-    /// What the op does element by element, with the switches for known wrong semantics, so
-    /// that a wrong output can be diagnosed; `None` where the op is not modelled.
-    pub provenance: Option<crate::diagnose::Provenance>,
-    /// The versions.
-    pub versions: &'static [OpVersion],
-}
-
-impl OpDef {
-    /// Whether the op hands its input on unchanged (Identity): a graph output it produces comes
-    /// from the node before it.
-    pub fn passes_through(&self) -> bool {
-        self.plumbing
-            && self
-                .versions
-                .iter()
-                .all(|v| v.input_with(Role::Value).is_some())
-    }
-
-    /// `Op-since` in the default domain, `domain.Op-since` elsewhere: how reports name an
-    /// operator version (`Gather-13`, `com.microsoft.GatherGrad-1`).
-    pub fn version_name(&self, v: &OpVersion) -> String {
-        if self.domain.is_empty() {
-            format!("{}-{}", self.op_type, v.since)
-        } else {
-            format!("{}.{}-{}", self.domain, self.op_type, v.since)
-        }
-    }
-}
-
-impl OpVersion {
-    /// The input playing `role`, if any.
-    pub fn input_with(&self, role: Role) -> Option<usize> {
-        self.inputs.iter().position(|i| i.role == role)
-    }
-
-    /// The input whose dtype is the op's value type: the data, or else the updates (the backward
-    /// ops' gradient).
-    pub fn value_input(&self) -> Option<usize> {
-        self.input_with(Role::Data)
-            .or_else(|| self.input_with(Role::Updates))
-    }
-
-    /// The type constraint of input `i`.
-    pub fn constraint_of(&self, i: usize) -> Option<&'static Constraint> {
-        let name = self.inputs.get(i)?.constraint;
-        self.constraints.iter().find(|c| c.name == name)
-    }
-
-    /// The declared attribute `name`.
-    pub fn attr(&self, name: &str) -> Option<&'static AttrSpec> {
-        self.attrs.iter().find(|a| a.name == name)
-    }
-
-    /// The attribute names, in declaration order.
-    pub fn attr_names(&self) -> Vec<&'static str> {
-        self.attrs.iter().map(|a| a.name).collect()
-    }
-}
-
-/// Everything a kernel sees.
-#[derive(Debug)]
-pub struct Invocation<'a> {
-    /// The operator.
-    pub def: &'static OpDef,
-    /// The resolved version.
-    pub version: &'static OpVersion,
-    /// The attributes given.
-    pub attrs: Attrs<'a>,
-    /// Inputs by position; `None` for an omitted optional input.
-    pub inputs: Vec<Option<&'a Tensor>>,
-    /// How many outputs the caller asks for (a node's declared outputs).
-    pub outputs: usize,
-    /// Largest output, in bytes, a kernel may create.
-    pub max_bytes: usize,
-    /// Directory of the model file (for Constant tensors stored externally).
-    pub model_dir: &'a std::path::Path,
-}
-
-impl Invocation<'_> {
-    /// Input `i`, which the registry has checked is present when it is not optional.
-    pub fn input(&self, i: usize) -> Result<&Tensor, KernelError> {
-        self.inputs
-            .get(i)
-            .copied()
-            .flatten()
-            .ok_or_else(|| spec_err!("input {} is missing", i))
-    }
-
-    /// How this version treats negative indices, as the registry says (D2).
-    pub fn negatives(&self) -> index::Negatives {
-        if self.version.negatives {
-            index::Negatives::FromBack
-        } else {
-            index::Negatives::Forbidden {
-                op: self.def.op_type,
-                since: self.version.since,
-            }
-        }
-    }
-
-    /// `Op-since`, e.g. `ScatterElements-16`, for messages.
-    pub fn op_name(&self) -> String {
-        format!("{}-{}", self.def.op_type, self.version.since)
-    }
-
-    /// The INT attribute `name`, or the version's default for it.
-    pub fn int(&self, name: &str) -> Result<i64, KernelError> {
-        let default = match self.version.attr(name).map(|a| a.kind) {
-            Some(AttrKind::Int(d)) => d,
-            _ => 0,
-        };
-        self.attrs.int(name, default)
-    }
-
-    /// The STRING attribute `name`, or the version's default for it.
-    pub fn string(&self, name: &str) -> Result<String, KernelError> {
-        let default = match self.version.attr(name).map(|a| a.kind) {
-            Some(AttrKind::Str { default, .. }) => default,
-            _ => "",
-        };
-        self.attrs.string(name, default)
-    }
-
-    /// Fails with [`KernelError::TooLarge`] when `count` elements of `dtype` exceed the limit.
-    pub fn check_output_size(&self, dtype: DType, shape: &[usize]) -> Result<usize, KernelError> {
-        let n = crate::tensor::numel(shape)
-            .ok_or_else(|| KernelError::TooLarge(format!("output shape {shape:?} overflows")))?;
-        let bytes = crate::tensor::byte_len(dtype, n).unwrap_or(usize::MAX);
-        if bytes > self.max_bytes {
-            return Err(KernelError::TooLarge(format!(
-                "output {dtype} tensor of shape {shape:?} would take {bytes} bytes, more than the limit of {} bytes (--max-tensor-bytes)",
-                self.max_bytes
-            )));
-        }
-        // Under a raised limit the allocator may still refuse, which would abort the process:
-        // ask first (address space only; no page is touched) and error instead.
-        if Vec::<u8>::new().try_reserve_exact(bytes).is_err() {
-            return Err(KernelError::TooLarge(format!(
-                "output {dtype} tensor of shape {shape:?} would take {bytes} bytes, which this machine cannot allocate"
-            )));
-        }
-        Ok(n)
-    }
-}
-
-/// Fails with [`KernelError::TooLarge`] when the string payloads an output would copy exceed the
-/// limit: a gather can repeat one long string many times, which the element count alone misses.
-pub fn check_heap_bytes<T: Elem>(
-    src: &[T],
-    picks: impl Iterator<Item = usize>,
-    max_bytes: usize,
-) -> Result<(), KernelError> {
-    if !T::OWNS_HEAP {
-        return Ok(());
-    }
-    let mut total = 0usize;
-    for i in picks {
-        total = total.saturating_add(src.get(i).map_or(0, Elem::heap_len));
-        if total > max_bytes {
-            return Err(KernelError::TooLarge(format!(
-                "the output's strings would take more than the limit of {max_bytes} bytes (--max-tensor-bytes)"
-            )));
-        }
-    }
-    Ok(())
-}
+pub(crate) use attr::{AttrSpec, AttrValue, Attrs};
+pub(crate) use registry::*;
 
 /// Every operator the tool knows, default domain first.
-pub static REGISTRY: &[&OpDef] = &[
+pub(crate) static REGISTRY: &[&OpDef] = &[
     &gather::GATHER,
     &gather_elements::GATHER_ELEMENTS,
     &gather_nd::GATHER_ND,
@@ -461,500 +70,68 @@ pub static REGISTRY: &[&OpDef] = &[
     &plumbing::IDENTITY,
 ];
 
-/// The outcome of looking a node up.
-#[derive(Debug)]
-pub enum Resolution {
-    /// The version that applies.
-    Found(&'static OpDef, &'static OpVersion),
-    /// The op is known, but the model's opset predates its first version (an invalid model).
-    TooOld(&'static OpDef),
-    /// Domain or op unknown to this tool.
-    Unknown,
+use thiserror::Error;
+
+/// Why an operator produced no output: the inputs or attributes break its specification at the
+/// version asked for, the tool does not implement what they ask, or the output would be too large.
+/// The message says what, where and why, e.g. `indices[1,0] = 4 is out of range [-4, 3] for axis 1
+/// (size 4)`.
+///
+/// ```
+/// use onnx_idx_check::ops::{ScatterElements, Reduction};
+/// use onnx_idx_check::{SpecError, Tensor};
+///
+/// let data = Tensor::from_vec(vec![2], vec![b"a".to_vec(), b"b".to_vec()])?;
+/// let indices = Tensor::from_vec(vec![1], vec![4i64])?;
+/// let updates = Tensor::from_vec(vec![1], vec![b"c".to_vec()])?;
+/// let plain = ScatterElements::default();
+/// // The inputs break the spec: errored.
+/// assert!(matches!(plain.eval(13, &data, &indices, &updates), Err(SpecError::Violation(_))));
+/// // Allowed by the spec, not implemented (D8: no max of strings): skipped.
+/// let indices = Tensor::from_vec(vec![1], vec![0i64])?;
+/// let max = ScatterElements { reduction: Reduction::Max, ..plain };
+/// assert!(matches!(max.eval(18, &data, &indices, &updates), Err(SpecError::Unsupported(_))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum SpecError {
+    /// The spec forbids these inputs or attributes at this version (out-of-range index, wrong
+    /// shape, disallowed dtype, undefined attribute, ...): the case is errored.
+    #[error("{0}")]
+    Violation(String),
+    /// The spec allows this but the tool does not implement it: the case is skipped.
+    #[error("{0}")]
+    Unsupported(String),
+    /// An output would exceed `--max-tensor-bytes`: the case is errored.
+    #[error("{0}")]
+    TooLarge(String),
 }
 
-/// Canonical domain name: `"ai.onnx"` and `""` are the same domain.
-pub fn canonical_domain(domain: &str) -> &str {
-    if domain == "ai.onnx" {
-        ""
-    } else {
-        domain
-    }
+/// Shorthand for a [`SpecError::Violation`] with a formatted message.
+macro_rules! spec_err {
+    ($($arg:tt)*) => { $crate::ops::SpecError::Violation(format!($($arg)*)) };
 }
-
-/// Whether any registered operator lives in `domain`.
-pub fn knows_domain(domain: &str) -> bool {
-    let domain = canonical_domain(domain);
-    REGISTRY.iter().any(|d| d.domain == domain)
-}
-
-/// Finds the version with the highest `since` <= `opset` (D1).
-pub fn resolve(domain: &str, op_type: &str, opset: i64) -> Resolution {
-    let domain = canonical_domain(domain);
-    let Some(def) = REGISTRY
-        .iter()
-        .find(|d| d.domain == domain && d.op_type == op_type)
-    else {
-        return Resolution::Unknown;
-    };
-    match def.versions.iter().rev().find(|v| v.since <= opset) {
-        Some(v) => Resolution::Found(def, v),
-        None => Resolution::TooOld(def),
-    }
-}
-
-/// Runs a node: the shared checks (deprecation, input count, attributes, type constraints),
-/// then the kernel.
-pub fn invoke(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    check_common(inv)?;
-    (inv.version.eval)(inv)
-}
-
-/// Evaluates operator `def` at `opset` on `inputs` with `attrs`, as the typed API does: the same
-/// resolution (D1), shared checks and kernel as a node of a model, and the first output.
-pub(crate) fn call(
-    def: &'static OpDef,
-    opset: i64,
-    attrs: Attrs<'_>,
-    inputs: &[Option<&Tensor>],
-) -> Result<Tensor, KernelError> {
-    let version = match def.versions.iter().rev().find(|v| v.since <= opset) {
-        Some(v) => v,
-        None => {
-            return Err(spec_err!(
-                "{} does not exist at {} opset {opset} (its first version is {})",
-                def.op_type,
-                if def.domain.is_empty() {
-                    "ai.onnx"
-                } else {
-                    def.domain
-                },
-                def.versions.first().map_or(0, |v| v.since)
-            ))
-        }
-    };
-    let inv = Invocation {
-        def,
-        version,
-        attrs,
-        inputs: inputs.to_vec(),
-        outputs: 1,
-        max_bytes: DEFAULT_MAX_OUTPUT_BYTES,
-        model_dir: std::path::Path::new("."),
-    };
-    let mut out = invoke(&inv)?.outputs;
-    if out.is_empty() {
-        return Err(spec_err!(
-            "internal error: {} made no output",
-            inv.op_name()
-        ));
-    }
-    Ok(out.swap_remove(0).tensor)
-}
+pub(crate) use spec_err;
 
 /// The largest output the typed API creates: 4 GiB, the CLI's default `--max-tensor-bytes`.
+///
+/// ```
+/// use onnx_idx_check::ops::{Gather, DEFAULT_MAX_OUTPUT_BYTES};
+/// use onnx_idx_check::{SpecError, Tensor};
+///
+/// // Gathering one f32 row of 2^20 elements 2^11 times over is 8 GiB: too large, refused before
+/// // anything is allocated.
+/// assert_eq!(DEFAULT_MAX_OUTPUT_BYTES, 4 << 30);
+/// let data = Tensor::from_vec(vec![1, 1 << 20], vec![0.0f32; 1 << 20])?;
+/// let indices = Tensor::from_vec(vec![1 << 11], vec![0i64; 1 << 11])?;
+/// assert!(matches!(Gather::default().eval(13, &data, &indices), Err(SpecError::TooLarge(_))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 4 << 30;
 
 impl Default for Reduction {
     /// `none`: what a scatter does without a `reduction` attribute.
     fn default() -> Self {
         Reduction::None
-    }
-}
-
-/// The `reduction` a scatter applies: the attribute, checked against the reductions the version
-/// performs ([`OpVersion::modes`]); `none` where the version has no such attribute.
-pub(crate) fn reduction_of(inv: &Invocation<'_>) -> Result<Reduction, KernelError> {
-    if inv.version.attr("reduction").is_none() {
-        return Ok(Reduction::None);
-    }
-    let all = [
-        Reduction::None,
-        Reduction::Add,
-        Reduction::Mul,
-        Reduction::Max,
-        Reduction::Min,
-    ];
-    let allowed: Vec<Reduction> = all
-        .into_iter()
-        .filter(|r| inv.version.modes.contains(&r.name()))
-        .collect();
-    Reduction::parse(&inv.string("reduction")?, &allowed, &inv.op_name())
-}
-
-fn check_common(inv: &Invocation<'_>) -> Result<(), KernelError> {
-    let (def, v) = (inv.def, inv.version);
-    if v.deprecated {
-        let last = def
-            .versions
-            .iter()
-            .rev()
-            .find(|x| !x.deprecated)
-            .map_or(String::new(), |x| {
-                format!(" (the last version is {}-{})", def.op_type, x.since)
-            });
-        return Err(spec_err!(
-            "{} is deprecated since opset {}{}",
-            def.op_type,
-            v.since,
-            last
-        ));
-    }
-    let given = inv.inputs.len();
-    let required = v.inputs.iter().filter(|i| !i.optional).count();
-    if given > v.inputs.len() {
-        return Err(spec_err!(
-            "{} takes at most {} inputs, the node has {given}",
-            inv.op_name(),
-            v.inputs.len()
-        ));
-    }
-    for (i, spec) in v.inputs.iter().enumerate() {
-        if !spec.optional && inv.inputs.get(i).copied().flatten().is_none() {
-            return Err(spec_err!(
-                "{} needs {required} inputs; input {i} ('{}') is missing",
-                inv.op_name(),
-                spec.name
-            ));
-        }
-    }
-    if inv.outputs > v.outputs.len() || inv.outputs == 0 {
-        return Err(spec_err!(
-            "{} has {} output(s), the node declares {}",
-            inv.op_name(),
-            v.outputs.len(),
-            inv.outputs
-        ));
-    }
-    for i in 0..inv.attrs.len() {
-        let Some((name, value)) = inv.attrs.get(i) else {
-            break;
-        };
-        if let AttrValue::Proto(a) = value {
-            if !a.ref_attr_name.is_empty() {
-                return Err(spec_err!(
-                    "attribute '{}' refers to a function attribute ('{}'), which a main graph cannot do",
-                    a.name,
-                    a.ref_attr_name
-                ));
-            }
-        }
-        if v.attr(name).is_none() {
-            let later = def
-                .versions
-                .iter()
-                .find(|x| x.since > v.since && x.attr(name).is_some())
-                .map_or(String::new(), |x| {
-                    format!(" (it arrives with version {})", x.since)
-                });
-            return Err(spec_err!(
-                "attribute '{name}' is not defined by {}{later}",
-                inv.op_name()
-            ));
-        }
-    }
-    // Type constraints (D4): every input's dtype is admitted, and inputs sharing a constraint
-    // share a dtype.
-    let mut bound: Vec<(&str, DType, &str)> = Vec::new();
-    for (spec, t) in v.inputs.iter().zip(&inv.inputs) {
-        let Some(t) = t else { continue };
-        let dtype = t.dtype();
-        let Some(c) = v.constraints.iter().find(|c| c.name == spec.constraint) else {
-            continue;
-        };
-        if !c.dtypes.contains(dtype) {
-            let later = def
-                .versions
-                .iter()
-                .filter(|x| x.since > v.since && !x.deprecated)
-                .find(|x| {
-                    x.constraints
-                        .iter()
-                        .any(|xc| xc.name == c.name && xc.dtypes.contains(dtype))
-                })
-                .map_or(String::new(), |x| {
-                    format!("; it is allowed from version {}", x.since)
-                });
-            return Err(spec_err!(
-                "input '{}' is {dtype}, which is not allowed by {} (constraint {}){later}",
-                spec.name,
-                inv.op_name(),
-                c.name
-            ));
-        }
-        if let Some((_, other, other_name)) = bound.iter().find(|(n, _, _)| *n == c.name) {
-            if *other != dtype {
-                return Err(spec_err!(
-                    "input '{}' is {dtype} but '{other_name}' is {other}; both are {} and must have the same type",
-                    spec.name,
-                    c.name
-                ));
-            }
-        } else {
-            bound.push((c.name, dtype, spec.name));
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn resolution_picks_the_highest_since_not_above_the_opset() {
-        let since = |opset| match resolve("", "ScatterElements", opset) {
-            Resolution::Found(_, v) => Some(v.since),
-            _ => None,
-        };
-        assert_eq!(since(10), None);
-        assert_eq!(since(11), Some(11));
-        assert_eq!(since(12), Some(11));
-        assert_eq!(since(15), Some(13));
-        assert_eq!(since(17), Some(16));
-        assert_eq!(since(18), Some(18));
-        assert_eq!(since(25), Some(18));
-        assert!(matches!(resolve("ai.onnx", "Gather", 1), Resolution::Found(_, v) if v.since == 1));
-        assert!(matches!(
-            resolve("", "GatherElements", 10),
-            Resolution::TooOld(_)
-        ));
-        assert!(matches!(resolve("", "Loop", 13), Resolution::Unknown));
-        assert!(matches!(
-            resolve("com.example", "Gather", 13),
-            Resolution::Unknown
-        ));
-    }
-
-    #[test]
-    fn every_op_lists_versions_in_increasing_order() {
-        for def in REGISTRY {
-            assert!(
-                def.versions.windows(2).all(|w| w[0].since < w[1].since),
-                "{}",
-                def.op_type
-            );
-        }
-    }
-}
-
-/// The registry checked against itself and against the spec's decisions: each flag a version
-/// carries must be what its kernel does.
-#[cfg(test)]
-mod registry_tests {
-    use super::*;
-    use crate::tensor::Tensor;
-
-    /// The versions that run (a deprecated version refuses every call).
-    fn live() -> impl Iterator<Item = (&'static OpDef, &'static OpVersion)> {
-        REGISTRY
-            .iter()
-            .flat_map(|d| d.versions.iter().map(move |v| (*d, v)))
-            .filter(|(_, v)| !v.deprecated)
-    }
-
-    fn f32s(shape: &[usize], v: &[f32]) -> Tensor {
-        Tensor::from_slice(shape, v).unwrap()
-    }
-
-    fn i64s(shape: &[usize], v: &[i64]) -> Tensor {
-        Tensor::from_slice(shape, v).unwrap()
-    }
-
-    /// A small call of `v` built from its input roles and the op's indexing, valid with every
-    /// attribute at its default when `index` is a valid index into a dim of size 2 (data is
-    /// `[2, 3]` float, or `[2, 3, 2]` for TensorScatter). `None` for Constant, which has no
-    /// inputs to build.
-    fn small_call(def: &OpDef, v: &OpVersion, index: i64) -> Option<Vec<Tensor>> {
-        let data = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-        let (indices, updates) = match def.indexing {
-            // Along axis 0: one index picks one row of 3.
-            Indexing::Axis => (i64s(&[1], &[index]), f32s(&[1, 3], &[7.0, 8.0, 9.0])),
-            // Same shape as data; the first element carries the index, the rest are 0.
-            Indexing::Elements => (
-                i64s(&[2, 3], &[index, 0, 0, 0, 0, 0]),
-                f32s(&[2, 3], &[7.0, 8.0, 9.0, 10.0, 11.0, 12.0]),
-            ),
-            // One 1-tuple into dim 0: a slice of 3.
-            Indexing::Tuples => (i64s(&[1, 1], &[index]), f32s(&[1, 3], &[7.0, 8.0, 9.0])),
-            Indexing::Offsets => {
-                let past = f32s(&[2, 3, 2], &[0.0; 12]);
-                let update = f32s(&[2, 1, 2], &[1.0, 2.0, 3.0, 4.0]);
-                return Some(vec![past, update, i64s(&[2], &[index, index])]);
-            }
-            Indexing::None if v.inputs.is_empty() => return None,
-            Indexing::None => (data.clone(), data.clone()),
-        };
-        let inputs = v
-            .inputs
-            .iter()
-            .map(|spec| match spec.role {
-                Role::Data | Role::Value => data.clone(),
-                Role::Indices => indices.clone(),
-                Role::Updates => updates.clone(),
-                Role::Shape => i64s(&[2], &[2, 3]),
-                Role::Axis => Tensor::scalar(0i64),
-            })
-            .collect();
-        Some(inputs)
-    }
-
-    fn eval(
-        def: &'static OpDef,
-        v: &OpVersion,
-        attrs: Attrs<'_>,
-        inputs: &[Tensor],
-    ) -> Result<Tensor, KernelError> {
-        let inputs: Vec<Option<&Tensor>> = inputs.iter().map(Some).collect();
-        call(def, v.since, attrs, &inputs)
-    }
-
-    /// Whether `-1` counts from the back, as SEMANTICS.md D2 (and D13, D14 for the dialects)
-    /// decide, by version.
-    fn d2_negatives(def: &OpDef, since: i64) -> bool {
-        match (def.domain, def.op_type, since) {
-            // D2: at Gather-1 and Scatter-9 a negative index is out of range.
-            ("", "Gather", 1) | ("", "Scatter", 9) => false,
-            // D2: Gather-11/13, every GatherElements, GatherND, ScatterElements, ScatterND.
-            ("", "Gather" | "GatherElements" | "GatherND" | "ScatterElements" | "ScatterND", _) => {
-                true
-            }
-            // Section 6 (D13): "if k < 0, k += data.shape[axis]".
-            ("org.openvinotoolkit", "Gather", 8) => true,
-            // D14: the backward pass of Gather and GatherElements, whose indices count from
-            // the back since opset 11.
-            ("com.microsoft", "GatherGrad" | "GatherElementsGrad", 1) => true,
-            _ => panic!(
-                "no decision on negative indices for {}",
-                def.version_name(def.versions.iter().find(|v| v.since == since).unwrap())
-            ),
-        }
-    }
-
-    #[test]
-    fn the_negatives_flag_says_what_the_kernel_does_and_what_d2_decides() {
-        let mut checked = 0;
-        for (def, v) in live() {
-            if !matches!(
-                def.indexing,
-                Indexing::Axis | Indexing::Elements | Indexing::Tuples
-            ) {
-                continue;
-            }
-            let name = def.version_name(v);
-            assert_eq!(v.negatives, d2_negatives(def, v.since), "{name}: negatives");
-            let last = eval(def, v, Attrs::new(), &small_call(def, v, 1).unwrap())
-                .unwrap_or_else(|e| panic!("{name}: index 1 of 2 refused: {e}"));
-            let minus_one = eval(def, v, Attrs::new(), &small_call(def, v, -1).unwrap());
-            if v.negatives {
-                assert_eq!(minus_one, Ok(last), "{name}: -1 is not the last position");
-            } else {
-                // Refused, or (an op that zero-fills out of range) not the last position.
-                assert_ne!(minus_one, Ok(last), "{name}: -1 counts from the back");
-            }
-            checked += 1;
-        }
-        assert!(checked >= 18, "only {checked} versions checked");
-    }
-
-    #[test]
-    fn ops_indexing_by_offsets_or_not_at_all_take_no_negatives() {
-        for def in REGISTRY {
-            if matches!(def.indexing, Indexing::Offsets | Indexing::None) {
-                for v in def.versions {
-                    assert!(!v.negatives, "{}", def.version_name(v));
-                }
-            }
-        }
-        // And the kernel agrees for TensorScatter: a -1 write index is refused.
-        for (def, v) in live().filter(|(d, _)| d.indexing == Indexing::Offsets) {
-            assert!(eval(def, v, Attrs::new(), &small_call(def, v, 0).unwrap()).is_ok());
-            assert!(eval(def, v, Attrs::new(), &small_call(def, v, -1).unwrap()).is_err());
-        }
-    }
-
-    #[test]
-    fn a_mode_attribute_offers_exactly_the_modes() {
-        let mut checked = 0;
-        for def in REGISTRY {
-            for v in def.versions {
-                let Some(name) = v.mode_attr else { continue };
-                if let Some(AttrSpec {
-                    kind: AttrKind::Str { values, default },
-                    ..
-                }) = v.attr(name)
-                {
-                    assert_eq!(*values, v.modes, "{}: {name}", def.version_name(v));
-                    assert_eq!(Some(default), v.modes.first(), "{}", def.version_name(v));
-                    checked += 1;
-                }
-            }
-        }
-        // ScatterElements-16/18, ScatterND-16/18, TensorScatter-24.
-        assert_eq!(checked, 5);
-    }
-
-    #[test]
-    fn constraints_inputs_and_outputs_are_complete() {
-        for def in REGISTRY {
-            for v in def.versions {
-                let name = def.version_name(v);
-                assert!(!v.outputs.is_empty(), "{name} has no output");
-                for input in v.inputs {
-                    assert!(
-                        v.constraints.iter().any(|c| c.name == input.constraint),
-                        "{name}: input '{}' names constraint {}, which is not declared",
-                        input.name,
-                        input.constraint
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn declared_defaults_are_accepted_explicitly_and_undeclared_attributes_refused() {
-        let mut defaults = 0;
-        for (def, v) in live() {
-            let name = def.version_name(v);
-            let inputs = small_call(def, v, 0);
-            for spec in v.attrs {
-                let attrs = match spec.kind {
-                    AttrKind::Int(d) => Attrs::new().with_int(spec.name, d),
-                    AttrKind::Str { default, .. } => Attrs::new().with_str(spec.name, default),
-                    AttrKind::Any => continue,
-                };
-                let inputs = inputs.as_ref().expect("an op with attributes has inputs");
-                let implicit = eval(def, v, Attrs::new(), inputs)
-                    .unwrap_or_else(|e| panic!("{name}: the small call is refused: {e}"));
-                let explicit = eval(def, v, attrs, inputs);
-                assert_eq!(
-                    explicit,
-                    Ok(implicit),
-                    "{name}: '{}' given its default",
-                    spec.name
-                );
-                defaults += 1;
-            }
-            // An attribute no version declares, and one that only other versions declare.
-            let others = def
-                .versions
-                .iter()
-                .flat_map(|x| x.attrs.iter())
-                .map(|a| a.name)
-                .filter(|n| v.attr(n).is_none());
-            for undeclared in std::iter::once("no_such_attribute").chain(others) {
-                let attrs = Attrs::new().with_int(undeclared, 0);
-                let e = match &inputs {
-                    Some(inputs) => eval(def, v, attrs, inputs),
-                    None => call(def, v.since, attrs, &[]),
-                };
-                let e = e.expect_err(&format!("{name} accepted '{undeclared}'"));
-                assert!(
-                    e.to_string().contains("is not defined by"),
-                    "{name}, '{undeclared}': {e}"
-                );
-            }
-        }
-        assert!(defaults >= 20, "only {defaults} defaults checked");
     }
 }

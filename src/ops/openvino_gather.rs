@@ -11,7 +11,7 @@
 use super::index::normalize_axis;
 use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
-    KernelError, OpDef, OpVersion, Role, SpecError,
+    OpDef, OpVersion, Role, SpecError,
 };
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
@@ -30,7 +30,7 @@ const INTEGERS: DTypeSet = DTypeSet::of(&[
 ]);
 
 /// OpenVINO's Gather, opset 8.
-pub static OPENVINO_GATHER: OpDef = OpDef {
+pub(crate) static OPENVINO_GATHER: OpDef = OpDef {
     domain: "org.openvinotoolkit",
     op_type: "Gather",
     spec: "https://docs.openvino.ai/2024/documentation/openvino-ir-format/operation-sets/operation-specs/movement/gather-8.html",
@@ -61,6 +61,19 @@ pub static OPENVINO_GATHER: OpDef = OpDef {
 };
 
 /// OpenVINO Gather-8's attributes: the typed entry to its kernel.
+///
+/// ```
+/// use onnx_idx_check::ops::OpenVinoGather;
+/// use onnx_idx_check::Tensor;
+///
+/// let data = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0])?;
+/// let indices = Tensor::from_vec(vec![3], vec![-1i64, 5, 0])?;
+/// let axis = Tensor::scalar(0i64);
+/// // Gather-8: negative indices count from the back; out-of-range ones give zeros.
+/// let out = OpenVinoGather::default().eval(8, &data, &indices, &axis)?;
+/// assert_eq!(out.to_vec::<f32>()?, [3.0, 0.0, 1.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OpenVinoGather {
     /// How many leading dims data and indices share as batch dims; negative counts from the back
@@ -129,7 +142,7 @@ struct Geometry {
     per_batch: usize,
 }
 
-fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     let data = inv.input(0)?;
     let indices = inv.input(1)?;
     let axis_t = inv.input(2)?;
@@ -207,7 +220,7 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
     };
     let out = crate::dispatch_by_width!(
         data.dtype(),
-        Err(KernelError::Unsupported(format!(
+        Err(SpecError::Unsupported(format!(
             "OpenVINO Gather on {} (a packed sub-byte type) is not implemented",
             data.dtype()
         ))),
@@ -222,7 +235,7 @@ fn gather_t<T: Elem>(
     g: &Geometry,
     oshape: Vec<usize>,
     max_bytes: usize,
-) -> Result<Tensor, KernelError> {
+) -> Result<Tensor, SpecError> {
     let src = data
         .elems::<T>()
         .ok_or_else(|| spec_err!("data storage does not match its dtype"))?;
@@ -265,7 +278,7 @@ mod tests {
         data: &Tensor,
         indices: &Tensor,
         axis: i64,
-    ) -> Result<Tensor, super::KernelError> {
+    ) -> Result<Tensor, super::SpecError> {
         let axis = i64s(&[], &[axis]);
         run_in(
             "org.openvinotoolkit",

@@ -5,8 +5,8 @@
 //! Their versions only widen types or add value attributes, so one kernel serves all of them.
 
 use super::{
-    AttrSpec, AttrValue, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError,
-    OpDef, OpVersion, Role,
+    AttrSpec, AttrValue, Constraint, Evaluated, Indexing, InputSpec, Invocation, OpDef, OpVersion,
+    Role, SpecError,
 };
 use crate::load::tensor::{tensor_from_proto, TensorContext};
 use crate::pb::attribute_proto::AttributeType;
@@ -44,7 +44,7 @@ macro_rules! versions {
 }
 
 /// Constant: every version since 1 (value attributes added at 11 and 12 are accepted at all).
-pub static CONSTANT: OpDef = OpDef {
+pub(crate) static CONSTANT: OpDef = OpDef {
     domain: "",
     op_type: "Constant",
     spec: "https://onnx.ai/onnx/operators/onnx__Constant.html",
@@ -56,7 +56,7 @@ pub static CONSTANT: OpDef = OpDef {
 };
 
 /// Identity: every version since 1.
-pub static IDENTITY: OpDef = OpDef {
+pub(crate) static IDENTITY: OpDef = OpDef {
     domain: "",
     op_type: "Identity",
     spec: "https://onnx.ai/onnx/operators/onnx__Identity.html",
@@ -67,15 +67,15 @@ pub static IDENTITY: OpDef = OpDef {
     versions: versions!(&[], &[InputSpec::required("input", "V", Role::Value)], identity; 1, 13, 14, 16, 19, 21, 23, 24, 25),
 };
 
-fn identity(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+fn identity(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     Ok(Evaluated::moved(inv.input(0)?.clone()))
 }
 
-fn constant(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
-    if inv.attrs.len() != 1 {
+fn constant(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
+    if inv.attrs.count() != 1 {
         return Err(spec_err!(
             "Constant needs exactly one value attribute, the node has {}",
-            inv.attrs.len()
+            inv.attrs.count()
         ));
     }
     let Some((_, AttrValue::Proto(a))) = inv.attrs.get(0) else {
@@ -115,14 +115,14 @@ fn constant(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
                 .map(Evaluated::moved)
                 .map_err(|e| {
                     if e.is_unsupported() {
-                        KernelError::Unsupported(format!("Constant value: {e}"))
+                        SpecError::Unsupported(format!("Constant value: {e}"))
                     } else {
                         spec_err!("Constant value: {e}")
                     }
                 });
         }
         "sparse_value" => {
-            return Err(KernelError::Unsupported(
+            return Err(SpecError::Unsupported(
                 "Constant with a sparse_value is not supported".into(),
             ))
         }

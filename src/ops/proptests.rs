@@ -3,7 +3,7 @@
 //! the expected value at each output coordinate is simply the offset the op should read.
 
 use super::testutil::*;
-use super::KernelError;
+use super::SpecError;
 use crate::tensor::{strides, unravel, Tensor};
 use proptest::prelude::*;
 
@@ -60,7 +60,7 @@ proptest! {
         let got = run("Gather", 13, vec![int_attr("axis", axis as i64)], &[&data, &indices]);
         let normalised: Option<Vec<usize>> = idx.iter().map(|&v| norm(v, dshape[axis])).collect();
         match normalised {
-            None => prop_assert!(matches!(got, Err(KernelError::Violation(_)))),
+            None => prop_assert!(matches!(got, Err(SpecError::Violation(_)))),
             Some(n) => {
                 let mut oshape = dshape[..axis].to_vec();
                 oshape.extend_from_slice(&ishape);
@@ -104,7 +104,7 @@ proptest! {
         let got = run("GatherElements", 13, vec![int_attr("axis", axis as i64)], &[&data, &indices]);
         let normalised: Option<Vec<usize>> = idx.iter().map(|&v| norm(v, dshape[axis])).collect();
         match normalised {
-            None => prop_assert!(matches!(got, Err(KernelError::Violation(_)))),
+            None => prop_assert!(matches!(got, Err(SpecError::Violation(_)))),
             Some(n) => {
                 let want: Vec<i64> = (0..numel(&ishape)).map(|flat| {
                     let mut c = unravel(flat, &ishape);
@@ -141,7 +141,7 @@ proptest! {
         let got = run("ScatterElements", 18, attrs, &[&data, &indices, &updates]);
         let normalised: Option<Vec<usize>> = idx.iter().map(|&v| norm(v, dshape[axis])).collect();
         match normalised {
-            None => prop_assert!(matches!(got, Err(KernelError::Violation(_)))),
+            None => prop_assert!(matches!(got, Err(SpecError::Violation(_)))),
             Some(n) => {
                 let mut want: Vec<i64> = (0..numel(&dshape) as i64).collect();
                 for flat in 0..numel(&ishape) {
@@ -209,7 +209,7 @@ proptest! {
             prop_assert_eq!(got.shape(), oshape.as_slice());
             prop_assert_eq!(values(&got), want);
         } else {
-            prop_assert!(matches!(got, Err(KernelError::Violation(_))));
+            prop_assert!(matches!(got, Err(SpecError::Violation(_))));
         }
     }
 
@@ -267,7 +267,7 @@ proptest! {
         if ok {
             prop_assert_eq!(values(&got.unwrap()), want);
         } else {
-            prop_assert!(matches!(got, Err(KernelError::Violation(_))));
+            prop_assert!(matches!(got, Err(SpecError::Violation(_))));
         }
     }
 }

@@ -18,8 +18,8 @@ use super::gather_elements::{check_element_shapes, for_each_element};
 use super::index::{normalize_indices, Indices, Negatives};
 use super::reduction::{self, deal, Reduction, Visit};
 use super::{
-    AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError, OpDef,
-    OpVersion, Role, SpecError,
+    AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, OpDef, OpVersion,
+    Role, SpecError,
 };
 use super::{CLASSIC_BF16_TIND32_64, CLASSIC_TIND32_64};
 use super::{REDUCTIONS_16 as R16, REDUCTIONS_18 as R18};
@@ -60,7 +60,7 @@ const fn version(
 }
 
 /// The deprecated Scatter operator: version 9, and the deprecation at 11.
-pub static SCATTER: OpDef = OpDef {
+pub(crate) static SCATTER: OpDef = OpDef {
     domain: "",
     op_type: "Scatter",
     spec: "https://onnx.ai/onnx/operators/onnx__Scatter.html",
@@ -82,7 +82,7 @@ pub static SCATTER: OpDef = OpDef {
 };
 
 /// The ScatterElements operator, versions 11, 13, 16 and 18.
-pub static SCATTER_ELEMENTS: OpDef = OpDef {
+pub(crate) static SCATTER_ELEMENTS: OpDef = OpDef {
     domain: "",
     op_type: "ScatterElements",
     spec: "https://onnx.ai/onnx/operators/onnx__ScatterElements.html",
@@ -109,6 +109,19 @@ pub static SCATTER_ELEMENTS: OpDef = OpDef {
 };
 
 /// The deprecated Scatter's attributes: the typed entry to its kernel (opset 9 and 10).
+///
+/// ```
+/// use onnx_idx_check::ops::Scatter;
+/// use onnx_idx_check::Tensor;
+///
+/// let data = Tensor::from_vec(vec![3], vec![0i32; 3])?;
+/// let indices = Tensor::from_vec(vec![1], vec![2i64])?;
+/// let updates = Tensor::from_vec(vec![1], vec![9i32])?;
+/// assert_eq!(Scatter::default().eval(9, &data, &indices, &updates)?.to_vec::<i32>()?, [0, 0, 9]);
+/// // Deprecated since opset 11 (ScatterElements replaces it).
+/// assert!(Scatter::default().eval(11, &data, &indices, &updates).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Scatter {
     /// The axis the indices write along. Default 0.
@@ -148,6 +161,19 @@ impl Scatter {
 }
 
 /// ScatterElements' attributes: the typed entry to the kernel of every version.
+///
+/// ```
+/// use onnx_idx_check::ops::{Reduction, ScatterElements};
+/// use onnx_idx_check::Tensor;
+///
+/// let data = Tensor::from_vec(vec![3], vec![1.0f32; 3])?;
+/// let indices = Tensor::from_vec(vec![2], vec![0i64, 0])?;
+/// let updates = Tensor::from_vec(vec![2], vec![2.0f32, 3.0])?;
+/// // Duplicate indices combine in row-major order under a reduction.
+/// let mul = ScatterElements { reduction: Reduction::Mul, ..Default::default() };
+/// assert_eq!(mul.eval(16, &data, &indices, &updates)?.to_vec::<f32>()?, [6.0, 1.0, 1.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScatterElements {
     /// The axis the indices write along; negative counts from the back. Default 0.
@@ -215,7 +241,7 @@ fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     )
 }
 
-fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     scatter(inv, inv.negatives(), super::reduction_of(inv)?)
 }
 
@@ -559,7 +585,7 @@ fn scatter(
     inv: &Invocation<'_>,
     negatives: Negatives,
     reduction: Reduction,
-) -> Result<Evaluated, KernelError> {
+) -> Result<Evaluated, SpecError> {
     let data = inv.input(0)?;
     let indices = inv.input(1)?;
     let updates = inv.input(2)?;
@@ -597,7 +623,7 @@ fn scatter(
                 "internal error: an index was refused but every index is valid"
             ));
         }
-        Ok::<_, KernelError>(storage)
+        Ok::<_, SpecError>(storage)
     })?;
     let out =
         Tensor::new(data.dtype(), data.shape().to_vec(), storage).map_err(|e| spec_err!("{e}"))?;
@@ -907,6 +933,6 @@ mod tests {
             vec![str_attr("reduction", "mul")],
             &[&s(&["a", "b"]), &i, &s(&["x", "y"])],
         );
-        assert!(matches!(e, Err(crate::ops::KernelError::Unsupported(_))));
+        assert!(matches!(e, Err(crate::ops::SpecError::Unsupported(_))));
     }
 }

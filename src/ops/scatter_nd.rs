@@ -14,8 +14,8 @@
 use super::index::tuple_offsets;
 use super::reduction::{self, Reduction, Visit};
 use super::{
-    AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError, OpDef,
-    OpVersion, Role, SpecError,
+    AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, OpDef, OpVersion,
+    Role, SpecError,
 };
 use super::{CLASSIC_BF16_TIND64, CLASSIC_TIND64};
 use super::{REDUCTIONS_16 as R16, REDUCTIONS_18 as R18};
@@ -50,7 +50,7 @@ const fn version(
 }
 
 /// The ScatterND operator, versions 11, 13, 16 and 18.
-pub static SCATTER_ND: OpDef = OpDef {
+pub(crate) static SCATTER_ND: OpDef = OpDef {
     domain: "",
     op_type: "ScatterND",
     spec: "https://onnx.ai/onnx/operators/onnx__ScatterND.html",
@@ -77,6 +77,20 @@ pub static SCATTER_ND: OpDef = OpDef {
 };
 
 /// ScatterND's attributes: the typed entry to the kernel of every version.
+///
+/// ```
+/// use onnx_idx_check::ops::{Reduction, ScatterNd};
+/// use onnx_idx_check::Tensor;
+///
+/// let data = Tensor::from_vec(vec![2, 2], vec![1i64, 2, 3, 4])?;
+/// let indices = Tensor::from_vec(vec![1, 1], vec![1i64])?;
+/// let updates = Tensor::from_vec(vec![1, 2], vec![10i64, 20])?;
+/// let add = ScatterNd { reduction: Reduction::Add };
+/// assert_eq!(add.eval(16, &data, &indices, &updates)?.to_vec::<i64>()?, [1, 2, 13, 24]);
+/// // Reductions arrive with ScatterND-16.
+/// assert!(add.eval(13, &data, &indices, &updates).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScatterNd {
     /// How updates combine with what is there (from version 16; max and min from 18).
@@ -143,7 +157,7 @@ fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     )
 }
 
-fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     scatter_nd(inv, super::reduction_of(inv)?)
 }
 
@@ -193,7 +207,7 @@ impl Visit for SlicePlan<'_> {
     }
 }
 
-fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, KernelError> {
+fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, SpecError> {
     let data = inv.input(0)?;
     let indices = inv.input(1)?;
     let updates = inv.input(2)?;
@@ -264,7 +278,7 @@ mod tests {
         let min = vec![str_attr("reduction", "min")];
         assert!(matches!(
             run("ScatterND", 18, min, &[&b, &i, &bu]),
-            Err(super::super::KernelError::Unsupported(_))
+            Err(super::super::SpecError::Unsupported(_))
         ));
     }
 

@@ -13,8 +13,8 @@
 
 use super::index::normalize_axis;
 use super::{
-    AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, KernelError, OpDef,
-    OpVersion, Role, SpecError,
+    AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, OpDef, OpVersion,
+    Role, SpecError,
 };
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15_BF16, INDEX64};
@@ -35,7 +35,7 @@ const T24: DTypeSet = CLASSIC15_BF16.with(DTypeSet::of(&[
 const MODES: &[&str] = &["linear", "circular"];
 
 /// The TensorScatter operator, version 24.
-pub static TENSOR_SCATTER: OpDef = OpDef {
+pub(crate) static TENSOR_SCATTER: OpDef = OpDef {
     domain: "",
     op_type: "TensorScatter",
     spec: "https://onnx.ai/onnx/operators/onnx__TensorScatter.html",
@@ -62,6 +62,13 @@ pub static TENSOR_SCATTER: OpDef = OpDef {
 };
 
 /// How TensorScatter places a sequence that runs past the end of the cache.
+///
+/// ```
+/// use onnx_idx_check::ops::Mode;
+///
+/// assert_eq!(Mode::default(), Mode::Linear);
+/// assert_eq!(Mode::Circular.name(), "circular");
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
     /// `write_indices[b] + L` must not exceed the max sequence length (the default).
@@ -73,6 +80,12 @@ pub enum Mode {
 
 impl Mode {
     /// The attribute spelling.
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::Mode;
+    ///
+    /// assert_eq!(Mode::Linear.name(), "linear");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Mode::Linear => "linear",
@@ -82,6 +95,20 @@ impl Mode {
 }
 
 /// TensorScatter's attributes: the typed entry to its kernel.
+///
+/// ```
+/// use onnx_idx_check::ops::TensorScatter;
+/// use onnx_idx_check::Tensor;
+///
+/// // A cache of 3 positions; without write_indices every row is written from position 0.
+/// let past = Tensor::from_vec(vec![1, 3], vec![0i32; 3])?;
+/// let update = Tensor::from_vec(vec![1, 2], vec![7i32, 8])?;
+/// let ts = TensorScatter { axis: 1, ..Default::default() };
+/// assert_eq!(ts.eval(24, &past, &update, None)?.to_vec::<i32>()?, [7, 8, 0]);
+/// // TensorScatter arrives with opset 24.
+/// assert!(ts.eval(23, &past, &update, None).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TensorScatter {
     /// The sequence axis; negative counts from the back; never the batch axis 0. Default -2.
@@ -148,7 +175,7 @@ struct Plan {
     slice: usize,
 }
 
-fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
+fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     let past = inv.input(0)?;
     let update = inv.input(1)?;
     let circular = match inv.string("mode")?.as_str() {
@@ -238,14 +265,14 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, KernelError> {
         Layout::Packed(bits) => scatter_packed(past, update, &plan, bits)?,
         _ => crate::dispatch_by_width!(
             past.dtype(),
-            Err(KernelError::Unsupported("unreachable".into())),
+            Err(SpecError::Unsupported("unreachable".into())),
             scatter_t(past, update, &plan)
         )?,
     };
     Ok(Evaluated::moved(out))
 }
 
-fn scatter_t<T: Elem>(past: &Tensor, update: &Tensor, plan: &Plan) -> Result<Tensor, KernelError> {
+fn scatter_t<T: Elem>(past: &Tensor, update: &Tensor, plan: &Plan) -> Result<Tensor, SpecError> {
     let mismatch = || spec_err!("storage does not match its dtype");
     let upd = update.elems::<T>().ok_or_else(mismatch)?;
     let mut out = past.elems::<T>().ok_or_else(mismatch)?.to_vec();
@@ -262,7 +289,7 @@ fn scatter_packed(
     update: &Tensor,
     plan: &Plan,
     bits: u32,
-) -> Result<Tensor, KernelError> {
+) -> Result<Tensor, SpecError> {
     let (Storage::Packed(p), Storage::Packed(u)) = (past.storage(), update.storage()) else {
         return Err(spec_err!("storage does not match its dtype"));
     };

@@ -1,6 +1,6 @@
 //! Helpers for the kernels' unit tests: build tensors and nodes, run one op version.
 
-use super::{invoke, resolve, Attrs, Invocation, KernelError, Resolution};
+use super::{invoke, resolve, Attrs, Invocation, Resolution, SpecError};
 use crate::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use crate::tensor::{DType, Tensor};
 
@@ -60,7 +60,7 @@ pub fn run(
     opset: i64,
     attrs: Vec<AttributeProto>,
     inputs: &[&Tensor],
-) -> Result<Tensor, KernelError> {
+) -> Result<Tensor, SpecError> {
     run_limited(op, opset, attrs, inputs, 1 << 30)
 }
 
@@ -71,7 +71,7 @@ pub fn run_limited(
     attrs: Vec<AttributeProto>,
     inputs: &[&Tensor],
     max_bytes: usize,
-) -> Result<Tensor, KernelError> {
+) -> Result<Tensor, SpecError> {
     run_in("", op, opset, attrs, inputs, max_bytes)
 }
 
@@ -83,7 +83,7 @@ pub fn run_in(
     attrs: Vec<AttributeProto>,
     inputs: &[&Tensor],
     max_bytes: usize,
-) -> Result<Tensor, KernelError> {
+) -> Result<Tensor, SpecError> {
     let Resolution::Found(def, version) = resolve(domain, op, opset) else {
         panic!("{op} does not resolve at opset {opset}");
     };
@@ -108,7 +108,7 @@ pub fn run_in(
 }
 
 /// The error message of a run that must fail.
-pub fn err(r: Result<Tensor, KernelError>) -> String {
+pub fn err(r: Result<Tensor, SpecError>) -> String {
     match r {
         Ok(t) => panic!("expected an error, got {t:?}"),
         Err(e) => e.to_string(),

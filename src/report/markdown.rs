@@ -10,6 +10,19 @@
 //! characters are shown as `\n`, `\t`, ...; inside HTML (`<summary>`) only the entities and the
 //! control characters apply; a rerun command goes in a code fence longer than any run of
 //! backticks it holds.
+//!
+//! ```
+//! use onnx_idx_check::report::{markdown, Rerun};
+//! use onnx_idx_check::{check, CheckOptions};
+//!
+//! let options = CheckOptions::default().filter("^test_scatternd$");
+//! let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &options)?;
+//! let md = markdown::render(&report.run_end(), &Rerun::default());
+//! // Every table row has as many cells as its header.
+//! let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+//! assert!(rows.iter().all(|r| r.matches('|').count() == rows[0].matches('|').count()));
+//! # Ok::<(), onnx_idx_check::CheckError>(())
+//! ```
 
 use super::{label, needs_rerun, Dest, Event, Reporter, Rerun, RunEnd};
 use crate::verdict::{CaseResult, OutputResult, Status, Summary};
@@ -17,6 +30,18 @@ use anyhow::Result;
 use std::fmt::Write as _;
 
 /// Renders the report.
+///
+/// ```
+/// use onnx_idx_check::report::{markdown, Rerun};
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_elements"))?;
+/// let md = markdown::render(&report.run_end(), &Rerun::default());
+/// assert!(md.starts_with("## onnx-idx-check: "));
+/// assert!(md.contains("**Gate: passed**"));
+/// assert!(md.contains("| GatherElements-13 |"));
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 pub fn render(end: &RunEnd<'_>, rerun: &Rerun) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "## onnx-idx-check: {}\n", counts(end.summary));
@@ -198,7 +223,7 @@ fn visible(c: char, out: &mut String) -> bool {
 /// Text for Markdown (paragraphs, list items, table cells): one line, the punctuation that
 /// Markdown reads backslash-escaped, HTML's special characters as entities. A leading `-`, `+`,
 /// `=` or `1. ` is escaped too, so text at the start of a line never becomes a list or a heading.
-pub fn text(s: &str) -> String {
+pub(crate) fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let digits = s.bytes().take_while(u8::is_ascii_digit).count();
     let s = if s.starts_with(['-', '+', '=']) {
@@ -237,7 +262,7 @@ pub fn text(s: &str) -> String {
 }
 
 /// Text inside raw HTML (`<summary>`, `<code>`): one line, HTML's special characters as entities.
-pub fn html(s: &str) -> String {
+pub(crate) fn html(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if visible(c, &mut out) {
@@ -259,7 +284,7 @@ fn longest_backtick_run(s: &str) -> usize {
 }
 
 /// The Markdown report as a [`Reporter`]: the document, written when the run ends.
-pub struct MarkdownReporter {
+pub(crate) struct MarkdownReporter {
     /// Where it goes.
     pub dest: Dest,
     /// The rerun command of each failed case.

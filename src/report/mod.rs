@@ -1,21 +1,32 @@
-//! Reporting: every output format is a [`Reporter`] that receives the run's [`Event`]s, in the
-//! manner of cargo-nextest. The runner produces verdicts and never formats; the app turns what it
-//! produced into events and hands each to every reporter of the run ([`Reporters`]), so one run
-//! writes several formats at once (`--report junit=FILE --report markdown=FILE` beside the human
-//! output on the terminal).
+//! Reporting: what a run tells as it goes ([`Event`]) and when it ends ([`RunEnd`]), and the
+//! formats that render it.
 //!
-//! - [`human`]: status lines as cases finish, failure details, the summary (and the `.diff` text of
-//!   pending snapshots);
-//! - [`json`]: one JSON document, schema_version 1;
-//! - [`junit`]: JUnit XML;
-//! - [`markdown`]: GitHub-flavoured Markdown for `$GITHUB_STEP_SUMMARY`.
+//! Inside the crate every output format is a reporter that receives the run's events, in the
+//! manner of cargo-nextest: the runner produces verdicts and never formats; the app hands each
+//! event to every reporter of the run, so one run writes several formats at once
+//! (`--report junit=FILE --report markdown=FILE` beside the human output on the terminal). The
+//! formats: human status lines and summary, one JSON document (schema_version 1, also
+//! [`CheckReport::to_json`](crate::CheckReport::to_json)), JUnit XML, and GitHub-flavoured
+//! Markdown for `$GITHUB_STEP_SUMMARY` ([`markdown::render`]).
 //!
 //! Reporters read only the shared data of [`crate::verdict`]: no format imports another's types.
+//!
+//! ```
+//! use onnx_idx_check::report::{markdown, Rerun};
+//! use onnx_idx_check::{check, CheckOptions};
+//!
+//! let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default())?;
+//! let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+//! let md = markdown::render(&report.run_end(), &Rerun::default());
+//! assert_eq!(json["summary"]["total"], 29);
+//! assert!(md.contains("29 passed"));
+//! # Ok::<(), onnx_idx_check::CheckError>(())
+//! ```
 
-pub mod human;
-pub mod json;
+pub(crate) mod human;
+pub(crate) mod json;
 #[cfg(feature = "cli")]
-pub mod junit;
+pub(crate) mod junit;
 pub mod markdown;
 mod progress;
 
@@ -27,7 +38,7 @@ use std::time::Duration;
 
 /// The tool's name and version, as reports state them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolInfo {
+pub(crate) struct ToolInfo {
     /// `onnx-idx-check`.
     pub name: &'static str,
     /// The crate version.
@@ -35,17 +46,31 @@ pub struct ToolInfo {
 }
 
 /// This build's [`ToolInfo`].
-pub const TOOL: ToolInfo = ToolInfo {
+pub(crate) const TOOL: ToolInfo = ToolInfo {
     name: env!("CARGO_PKG_NAME"),
     version: env!("CARGO_PKG_VERSION"),
 };
 
 /// Milliseconds, rounded down, for reports.
-pub fn millis(d: Duration) -> u64 {
+pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Something that happened in a run, in the order it happened.
+///
+/// ```
+/// use onnx_idx_check::report::Event;
+/// use onnx_idx_check::{check_with, CheckOptions};
+///
+/// let (mut started, mut finished, mut ended) = (0, 0, false);
+/// check_with(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_[01]$"), |event| match event {
+///     Event::RunStarted { cases } => started = *cases,
+///     Event::CaseFinished(_) => finished += 1,
+///     Event::RunFinished(end) => ended = end.gate.passed(),
+/// })?;
+/// assert_eq!((started, finished, ended), (2, 2, true));
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub enum Event<'a> {
     /// The run starts with this many selected cases.
@@ -62,6 +87,16 @@ pub enum Event<'a> {
 }
 
 /// Everything known when a run has finished.
+///
+/// ```
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_scatternd"))?;
+/// let end = report.run_end();
+/// assert_eq!(end.results.len(), end.summary.total);
+/// assert!(end.expectations.is_none());
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct RunEnd<'a> {
     /// Every case that ran, in case order, with its origin and its expectation note.
@@ -77,7 +112,7 @@ pub struct RunEnd<'a> {
 }
 
 /// One output format: receives every event of a run.
-pub trait Reporter {
+pub(crate) trait Reporter {
     /// Handles one event. An error stops nothing else: the run goes on and the first error is
     /// returned at the end (see [`Reporters`]).
     fn report(&mut self, event: &Event<'_>) -> Result<()>;
@@ -85,7 +120,7 @@ pub trait Reporter {
 
 /// Every reporter of a run: hands each event to each of them, in order, keeping the first error.
 #[derive(Default)]
-pub struct Reporters {
+pub(crate) struct Reporters {
     reporters: Vec<Box<dyn Reporter>>,
     error: Option<anyhow::Error>,
 }
@@ -113,7 +148,7 @@ impl Reporters {
 
 /// Where a report goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Dest {
+pub(crate) enum Dest {
     /// Standard output.
     Stdout,
     /// A file, replaced when the run finishes.
@@ -131,7 +166,7 @@ impl Dest {
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
-pub fn write_stdout(s: &str) -> Result<()> {
+pub(crate) fn write_stdout(s: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("writing to stdout"),
@@ -147,6 +182,13 @@ fn write_file(path: &Path, contents: &str) -> Result<()> {
 /// The command that re-runs one case alone with the run's settings: the same paths (so the case
 /// keeps its name, and expectations still match) narrowed by an anchored `--filter`, then the
 /// options that shape verdicts.
+///
+/// ```
+/// use onnx_idx_check::report::Rerun;
+///
+/// let rerun = Rerun { prefix: "onnx-idx-check run cases/".into(), suffix: " --exact".into() };
+/// assert_eq!(rerun.command("test_gather_0"), "onnx-idx-check run cases/ --filter '^test_gather_0$' --exact");
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rerun {
     /// `onnx-idx-check run PATH...`, quoted.
@@ -157,6 +199,14 @@ pub struct Rerun {
 
 impl Rerun {
     /// The command for the case named `case`.
+    ///
+    /// ```
+    /// use onnx_idx_check::report::Rerun;
+    ///
+    /// // Regex metacharacters in a case name are escaped, and the pattern quoted for the shell.
+    /// let rerun = Rerun { prefix: "onnx-idx-check run .".into(), suffix: String::new() };
+    /// assert_eq!(rerun.command("a.b"), r"onnx-idx-check run . --filter '^a\.b$'");
+    /// ```
     pub fn command(&self, case: &str) -> String {
         format!(
             "{} --filter {}{}",
@@ -168,7 +218,7 @@ impl Rerun {
 }
 
 /// Quotes a word for a POSIX shell when it needs it.
-pub fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     let safe = !word.is_empty()
         && word
             .bytes()
@@ -182,7 +232,7 @@ pub fn shell_quote(word: &str) -> String {
 
 /// The label of a case in the human and Markdown reports: `PASS`, `FAIL`, `ERROR`, `SKIP`, or
 /// `XFAIL` / `XPASS` for a case an expectations entry lists.
-pub fn label(c: &CaseResult) -> &'static str {
+pub(crate) fn label(c: &CaseResult) -> &'static str {
     match c.expectation.as_ref().map(|e| e.outcome) {
         Some("expected-failure") => "XFAIL",
         Some("unexpectedly-passed") => "XPASS",
@@ -197,7 +247,7 @@ pub fn label(c: &CaseResult) -> &'static str {
 
 /// Whether a failed or errored case needs its rerun command: it fails the gate, or only its
 /// tolerance came from the expectations (an expected failure needs none).
-pub fn needs_rerun(c: &CaseResult) -> bool {
+pub(crate) fn needs_rerun(c: &CaseResult) -> bool {
     c.expectation
         .as_ref()
         .is_none_or(|e| e.fails_gate || e.outcome == "tolerance-only")

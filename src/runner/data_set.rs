@@ -11,7 +11,7 @@ use crate::diagnose::{self, BugClass};
 use crate::discover::{Case, DataSet};
 use crate::eval::{EvalError, Plan};
 use crate::load;
-use crate::ops::KernelError;
+use crate::ops::SpecError;
 use crate::pb::{tensor_shape_proto::dimension::Value as Dim, type_proto, ValueInfoProto};
 use crate::tensor::{DType, Tensor};
 use crate::verdict::{diagnosis_note, known_bug_hint, DataSetResult, OutputResult, Status};
@@ -118,7 +118,7 @@ fn load_and_evaluate(
         Err(EvalError::Kernel {
             node,
             step,
-            error: KernelError::Violation(why),
+            error: SpecError::Violation(why),
         }) => {
             let t = trace(step);
             let explain = |output: &Tensor| {

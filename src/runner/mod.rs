@@ -20,13 +20,14 @@ mod prepared;
 
 pub use case::run_case;
 pub use pool::run_all;
+#[cfg(feature = "cli")]
 pub use prepared::Prepared;
 
 use crate::compare::Tolerance;
 use crate::deadline::TimedOut;
 use crate::eval::{EvalError, PlanError};
 use crate::load::LoadError;
-use crate::ops::KernelError;
+use crate::ops::SpecError;
 use crate::verdict::Status;
 use std::path::PathBuf;
 
@@ -106,7 +107,7 @@ impl From<EvalError> for Verdict {
     fn from(e: EvalError) -> Self {
         let status = match &e {
             EvalError::Kernel {
-                error: KernelError::Unsupported(_),
+                error: SpecError::Unsupported(_),
                 ..
             } => Status::Skipped,
             _ => Status::Errored,

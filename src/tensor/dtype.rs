@@ -3,6 +3,14 @@
 use std::fmt;
 
 /// Every element type of ONNX IR version 14 (`TensorProto.DataType`, without UNDEFINED).
+///
+/// ```
+/// use onnx_idx_check::DType;
+///
+/// assert_eq!(DType::from_onnx(10), Some(DType::Float16));
+/// assert_eq!(DType::Float16.name(), "float16");
+/// assert_eq!(DType::Bfloat16.to_string(), "bfloat16");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[allow(missing_docs)] // the variant names are the ONNX names
 pub enum DType {
@@ -37,6 +45,14 @@ pub enum DType {
 }
 
 /// How the elements of a dtype are laid out in memory.
+///
+/// ```
+/// use onnx_idx_check::tensor::{DType, Layout};
+///
+/// assert_eq!(DType::Complex64.layout(), Layout::Bytes(8));
+/// assert_eq!(DType::Int4.layout(), Layout::Packed(4));
+/// assert_eq!(DType::String.layout(), Layout::String);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
     /// One element per `n` bytes, little-endian.
@@ -48,6 +64,13 @@ pub enum Layout {
 }
 
 /// The broad class of a dtype, for arithmetic and for comparison.
+///
+/// ```
+/// use onnx_idx_check::tensor::{Class, DType};
+///
+/// assert_eq!(DType::Float8E5M2.class(), Class::Float);
+/// assert_eq!(DType::Uint4.class(), Class::Unsigned);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     /// bool.
@@ -66,6 +89,13 @@ pub enum Class {
 
 impl DType {
     /// Every dtype, in ONNX id order.
+    ///
+    /// ```
+    /// use onnx_idx_check::DType;
+    ///
+    /// assert_eq!(DType::ALL[0], DType::Float);
+    /// assert!(DType::ALL.iter().enumerate().all(|(i, d)| d.onnx_id() == i as i32 + 1));
+    /// ```
     pub const ALL: [DType; 28] = [
         DType::Float,
         DType::Uint8,
@@ -98,6 +128,14 @@ impl DType {
     ];
 
     /// The dtype with ONNX id `id`, or `None` for UNDEFINED (0) and unknown ids.
+    ///
+    /// ```
+    /// use onnx_idx_check::DType;
+    ///
+    /// assert_eq!(DType::from_onnx(7), Some(DType::Int64));
+    /// assert_eq!(DType::from_onnx(0), None); // UNDEFINED
+    /// assert_eq!(DType::from_onnx(99), None);
+    /// ```
     pub fn from_onnx(id: i32) -> Option<DType> {
         usize::try_from(id)
             .ok()
@@ -106,6 +144,13 @@ impl DType {
     }
 
     /// The ONNX `TensorProto.DataType` id.
+    ///
+    /// ```
+    /// use onnx_idx_check::DType;
+    ///
+    /// assert_eq!(DType::Float.onnx_id(), 1);
+    /// assert_eq!(DType::Bfloat16.onnx_id(), 16);
+    /// ```
     pub fn onnx_id(self) -> i32 {
         // ALL is in id order starting at 1, and has 28 entries.
         Self::ALL
@@ -115,6 +160,12 @@ impl DType {
     }
 
     /// The lower-case ONNX name, as in `tensor(float16)`.
+    ///
+    /// ```
+    /// use onnx_idx_check::DType;
+    ///
+    /// assert_eq!(DType::Float8E4M3Fn.name(), "float8e4m3fn");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             DType::Float => "float",
@@ -149,6 +200,13 @@ impl DType {
     }
 
     /// How elements of this dtype are stored.
+    ///
+    /// ```
+    /// use onnx_idx_check::tensor::{DType, Layout};
+    ///
+    /// assert_eq!(DType::Bool.layout(), Layout::Bytes(1));
+    /// assert_eq!(DType::Float6E2M3.layout(), Layout::Packed(6));
+    /// ```
     pub fn layout(self) -> Layout {
         use DType::*;
         match self {
@@ -166,6 +224,13 @@ impl DType {
     }
 
     /// The arithmetic class.
+    ///
+    /// ```
+    /// use onnx_idx_check::tensor::{Class, DType};
+    ///
+    /// assert_eq!(DType::Int2.class(), Class::Signed);
+    /// assert_eq!(DType::Complex128.class(), Class::Complex);
+    /// ```
     pub fn class(self) -> Class {
         use DType::*;
         match self {
@@ -179,6 +244,14 @@ impl DType {
     }
 
     /// Bytes per element for fixed-width types, `None` for packed and string types.
+    ///
+    /// ```
+    /// use onnx_idx_check::DType;
+    ///
+    /// assert_eq!(DType::Complex128.byte_width(), Some(16));
+    /// assert_eq!(DType::Uint4.byte_width(), None);
+    /// assert_eq!(DType::String.byte_width(), None);
+    /// ```
     pub fn byte_width(self) -> Option<usize> {
         match self.layout() {
             Layout::Bytes(n) => Some(n),

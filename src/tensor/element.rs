@@ -19,8 +19,25 @@ mod sealed {
 /// and unsigned integers of 8 to 64 bits, `bool`, `half::f16` (float16), `half::bf16` (bfloat16),
 /// `num_complex::Complex32` (complex64), `num_complex::Complex64` (complex128) and `Vec<u8>`
 /// (string: ONNX strings are bytes, not necessarily UTF-8). Sealed: the set follows the dtypes.
+///
+/// ```
+/// use half::f16;
+/// use onnx_idx_check::{DType, Element, Tensor};
+///
+/// assert_eq!(<f16 as Element>::DTYPE, DType::Float16);
+/// let t = Tensor::from_vec(vec![2], vec![f16::from_f32(0.5), f16::from_f32(-2.0)])?;
+/// assert_eq!(t.dtype(), DType::Float16);
+/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// ```
 pub trait Element: Clone + sealed::Sealed + 'static {
     /// The dtype this type stands for.
+    ///
+    /// ```
+    /// use onnx_idx_check::{DType, Element};
+    ///
+    /// assert_eq!(<i32 as Element>::DTYPE, DType::Int32);
+    /// assert_eq!(<Vec<u8> as Element>::DTYPE, DType::String);
+    /// ```
     const DTYPE: DType;
     /// The storage word of the dtype's width.
     #[doc(hidden)]
@@ -116,6 +133,16 @@ impl Element for Vec<u8> {
 }
 
 /// A tensor was read as an element type other than its own.
+///
+/// ```
+/// use onnx_idx_check::{DType, DTypeMismatch, Tensor};
+///
+/// let t = Tensor::from_vec(vec![1], vec![1.0f64])?;
+/// let err = t.to_vec::<f32>().unwrap_err();
+/// assert_eq!(err, DTypeMismatch { requested: DType::Float, actual: DType::Double });
+/// assert_eq!(err.to_string(), "the tensor is double, not float");
+/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// ```
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[error("the tensor is {actual}, not {requested}")]
 pub struct DTypeMismatch {
@@ -293,6 +320,15 @@ impl Tensor {
     }
 
     /// The elements as little-endian bytes (`None` for strings).
+    ///
+    /// ```
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// let t = Tensor::from_vec(vec![2], vec![1u16, 0x0203])?;
+    /// assert_eq!(t.to_le_bytes(), Some(vec![1, 0, 3, 2]));
+    /// assert_eq!(Tensor::scalar(b"x".to_vec()).to_le_bytes(), None);
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
     pub fn to_le_bytes(&self) -> Option<Vec<u8>> {
         fn bytes<W: Copy, const N: usize>(v: &[W], f: fn(W) -> [u8; N]) -> Vec<u8> {
             v.iter().flat_map(|&w| f(w)).collect()

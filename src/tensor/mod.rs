@@ -4,23 +4,43 @@
 //! storage is keyed by width (`f32` and `i32` both live in [`Storage::W32`]) and kernels are
 //! written once over [`Elem`]. Arithmetic (reductions, comparison) reinterprets the words through
 //! the dtype.
+//!
+//! ```
+//! use onnx_idx_check::tensor::{DType, Storage, Tensor};
+//!
+//! let t = Tensor::from_vec(vec![2], vec![1.0f32, 2.0])?;
+//! // An f32 lives in Storage::W32 as its bits, like an i32 or a u32.
+//! assert_eq!(t.storage(), &Storage::W32(vec![1.0f32.to_bits(), 2.0f32.to_bits()]));
+//! assert_eq!(t.dtype(), DType::Float);
+//! # Ok::<(), onnx_idx_check::ShapeError>(())
+//! ```
 
-pub mod dtype;
+pub(crate) mod dtype;
 mod element;
 #[cfg(feature = "ndarray")]
 mod ndarray;
 pub(crate) mod storage;
-pub mod value;
+pub(crate) mod value;
 
 #[cfg(feature = "ndarray")]
 pub use self::ndarray::ToArrayError;
-pub use dtype::{Class, DType, DTypeSet, Layout};
+pub(crate) use dtype::DTypeSet;
+pub use dtype::{Class, DType, Layout};
 pub use element::{DTypeMismatch, Element};
 pub use storage::{Elem, Storage};
 
 use thiserror::Error;
 
 /// A tensor whose storage is guaranteed to match its dtype and shape.
+///
+/// ```
+/// use onnx_idx_check::{DType, Tensor};
+///
+/// let t = Tensor::from_vec(vec![2, 2], vec![1i64, 2, 3, 4])?;
+/// assert_eq!((t.dtype(), t.shape(), t.numel()), (DType::Int64, &[2, 2][..], 4));
+/// assert_eq!(t.to_vec::<i64>().unwrap(), [1, 2, 3, 4]);
+/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tensor {
     dtype: DType,
@@ -29,6 +49,16 @@ pub struct Tensor {
 }
 
 /// A tensor's parts did not fit together.
+///
+/// ```
+/// use onnx_idx_check::{ShapeError, Tensor};
+///
+/// let err = Tensor::from_vec(vec![2, 2], vec![1.0f32; 3]).unwrap_err();
+/// assert!(matches!(err, ShapeError::Size { needed: 4, actual: 3, .. }));
+/// assert_eq!(err.to_string(), "float tensor of shape [2, 2] needs 4 elements, storage has 3");
+/// let err = Tensor::from_vec(vec![1 << 40, 1 << 40], Vec::<f32>::new()).unwrap_err();
+/// assert!(matches!(err, ShapeError::Overflow { .. }));
+/// ```
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ShapeError {
     /// The product of the dims does not fit in memory's address space.
@@ -62,13 +92,13 @@ pub enum ShapeError {
 }
 
 /// The number of elements of `shape`, or `None` when the product overflows `usize`.
-pub fn numel(shape: &[usize]) -> Option<usize> {
+pub(crate) fn numel(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
 }
 
 /// The bytes that `count` elements of `dtype` occupy in memory (strings count as one pointer-sized
 /// slot each, their bytes are not known up front); `None` on overflow.
-pub fn byte_len(dtype: DType, count: usize) -> Option<usize> {
+pub(crate) fn byte_len(dtype: DType, count: usize) -> Option<usize> {
     match dtype.layout() {
         Layout::Bytes(w) => count.checked_mul(w),
         Layout::Packed(bits) => count.checked_mul(bits as usize).map(|b| b.div_ceil(8)),
@@ -77,7 +107,7 @@ pub fn byte_len(dtype: DType, count: usize) -> Option<usize> {
 }
 
 /// Row-major strides (in elements) of `shape`.
-pub fn strides(shape: &[usize]) -> Vec<usize> {
+pub(crate) fn strides(shape: &[usize]) -> Vec<usize> {
     let mut strides = vec![1usize; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
         strides[i] = strides[i + 1].saturating_mul(shape[i + 1]);
@@ -86,7 +116,7 @@ pub fn strides(shape: &[usize]) -> Vec<usize> {
 }
 
 /// The n-d coordinates of flat offset `flat` in a row-major `shape`.
-pub fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
+pub(crate) fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
     let mut coords = vec![0usize; shape.len()];
     for (c, &d) in coords.iter_mut().zip(shape).rev() {
         if d > 0 {
@@ -99,6 +129,19 @@ pub fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
 
 impl Tensor {
     /// Builds a tensor, checking that `storage` is the right kind and size for `dtype` and `shape`.
+    ///
+    /// ```
+    /// use onnx_idx_check::tensor::{DType, Storage, Tensor};
+    ///
+    /// // An int4 tensor of three elements: two bytes, low nibble first.
+    /// let t = Tensor::new(DType::Int4, vec![3], Storage::Packed(vec![0x21, 0x03]))?;
+    /// assert_eq!((t.numel(), t.storage().len()), (3, 2));
+    /// // Three int4 elements do not fit in one byte.
+    /// assert!(Tensor::new(DType::Int4, vec![3], Storage::Packed(vec![0x21])).is_err());
+    /// // float is stored in 32-bit words, not bytes.
+    /// assert!(Tensor::new(DType::Float, vec![1], Storage::W8(vec![0])).is_err());
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
     pub fn new(dtype: DType, shape: Vec<usize>, storage: Storage) -> Result<Tensor, ShapeError> {
         let n = numel(&shape).ok_or_else(|| ShapeError::Overflow {
             shape: shape.clone(),
@@ -136,6 +179,15 @@ impl Tensor {
     }
 
     /// Builds a tensor from a typed element vector (the width must match the dtype).
+    ///
+    /// ```
+    /// use onnx_idx_check::tensor::{DType, Tensor};
+    ///
+    /// // bfloat16 1.0 is the word 0x3f80.
+    /// let t = Tensor::from_elems(DType::Bfloat16, vec![1], vec![0x3f80u16])?;
+    /// assert_eq!(t.to_vec::<half::bf16>().unwrap(), [half::bf16::ONE]);
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
     pub fn from_elems<T: Elem>(
         dtype: DType,
         shape: Vec<usize>,
@@ -145,36 +197,91 @@ impl Tensor {
     }
 
     /// The element type.
+    ///
+    /// ```
+    /// use onnx_idx_check::{DType, Tensor};
+    ///
+    /// assert_eq!(Tensor::scalar(1u8).dtype(), DType::Uint8);
+    /// ```
     pub fn dtype(&self) -> DType {
         self.dtype
     }
 
     /// The dims; empty for a scalar.
+    ///
+    /// ```
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// assert_eq!(Tensor::from_vec(vec![3, 0], Vec::<f32>::new())?.shape(), [3, 0]);
+    /// assert!(Tensor::scalar(1.0f32).shape().is_empty());
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
 
     /// The rank.
+    ///
+    /// ```
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// assert_eq!(Tensor::from_vec(vec![1, 2, 1], vec![0i8, 1])?.rank(), 3);
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
     pub fn rank(&self) -> usize {
         self.shape.len()
     }
 
     /// The number of elements (the shape was checked when the tensor was built).
+    ///
+    /// ```
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// assert_eq!(Tensor::from_vec(vec![2, 3], vec![0i32; 6])?.numel(), 6);
+    /// assert_eq!(Tensor::scalar(0i32).numel(), 1);
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
     pub fn numel(&self) -> usize {
         numel(&self.shape).unwrap_or(0)
     }
 
     /// The elements.
+    ///
+    /// ```
+    /// use onnx_idx_check::tensor::{Storage, Tensor};
+    ///
+    /// let t = Tensor::from_vec(vec![2], vec![1.0f32, -0.0])?;
+    /// assert_eq!(t.storage(), &Storage::W32(vec![0x3f80_0000, 0x8000_0000]));
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
     pub fn storage(&self) -> &Storage {
         &self.storage
     }
 
     /// The elements as a slice of `T`, when `T` is this dtype's storage element.
+    ///
+    /// ```
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// let t = Tensor::from_vec(vec![2], vec![7i16, -1])?;
+    /// assert_eq!(t.elems::<u16>(), Some(&[7u16, 0xffff][..]));
+    /// assert_eq!(t.elems::<u32>(), None);
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
     pub fn elems<T: Elem>(&self) -> Option<&[T]> {
         T::slice(&self.storage)
     }
 
     /// Bytes the elements occupy in memory (string payloads included).
+    ///
+    /// ```
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// assert_eq!(Tensor::from_vec(vec![3], vec![0f64; 3])?.byte_size(), 24);
+    /// // Strings: their bytes plus one per element.
+    /// assert_eq!(Tensor::from_vec(vec![2], vec![b"ab".to_vec(), b"c".to_vec()])?.byte_size(), 5);
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
     pub fn byte_size(&self) -> usize {
         match &self.storage {
             Storage::Str(v) => v.iter().map(|s| s.len()).sum::<usize>() + v.len(),
@@ -183,12 +290,29 @@ impl Tensor {
     }
 
     /// The same elements with another shape of equal element count.
+    ///
+    /// ```
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// let t = Tensor::from_vec(vec![6], vec![0u8; 6])?.reshaped(vec![2, 3])?;
+    /// assert_eq!(t.shape(), [2, 3]);
+    /// assert!(t.reshaped(vec![4]).is_err());
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
     pub fn reshaped(self, shape: Vec<usize>) -> Result<Tensor, ShapeError> {
         Tensor::new(self.dtype, shape, self.storage)
     }
 
     /// The integer elements widened to i64 (for index tensors of any integer dtype), or `None` for
     /// a non-integer dtype.
+    ///
+    /// ```
+    /// use onnx_idx_check::Tensor;
+    ///
+    /// assert_eq!(Tensor::from_vec(vec![2], vec![-1i32, 3])?.to_i64_vec(), Some(vec![-1, 3]));
+    /// assert_eq!(Tensor::scalar(1.0f32).to_i64_vec(), None);
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
     pub fn to_i64_vec(&self) -> Option<Vec<i64>> {
         use DType::*;
         let s = &self.storage;

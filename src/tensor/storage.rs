@@ -4,6 +4,15 @@ use super::{DType, Layout};
 
 /// The elements of a tensor. Fixed-width values are kept as little-endian words of their width
 /// (an `f32` is its bit pattern in a `u32`), so data movement is the same code for every type.
+///
+/// ```
+/// use onnx_idx_check::tensor::{DType, Storage, Tensor};
+///
+/// // int64 and double share 64-bit words; the dtype says what the bits mean.
+/// let t = Tensor::new(DType::Int64, vec![2], Storage::W64(vec![5, u64::MAX]))?;
+/// assert_eq!(t.to_vec::<i64>().unwrap(), [5, -1]);
+/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Storage {
     /// 1-byte elements: uint8, int8, bool (0 or 1), the float8 formats.
@@ -25,7 +34,7 @@ pub enum Storage {
 
 impl Storage {
     /// Whether this variant is the one `dtype` is stored in.
-    pub fn fits(&self, dtype: DType) -> bool {
+    pub(crate) fn fits(&self, dtype: DType) -> bool {
         matches!(
             (self, dtype.layout()),
             (Storage::W8(_), Layout::Bytes(1))
@@ -39,6 +48,14 @@ impl Storage {
     }
 
     /// Elements held (bytes for packed storage).
+    ///
+    /// ```
+    /// use onnx_idx_check::tensor::Storage;
+    ///
+    /// assert_eq!(Storage::W16(vec![1, 2, 3]).len(), 3);
+    /// // Packed storage counts bytes: five int4 elements take three.
+    /// assert_eq!(Storage::Packed(vec![0; 3]).len(), 3);
+    /// ```
     pub fn len(&self) -> usize {
         match self {
             Storage::W8(v) | Storage::Packed(v) => v.len(),
@@ -51,11 +68,25 @@ impl Storage {
     }
 
     /// Whether there are no elements.
+    ///
+    /// ```
+    /// use onnx_idx_check::tensor::Storage;
+    ///
+    /// assert!(Storage::Str(vec![]).is_empty());
+    /// assert!(!Storage::W8(vec![0]).is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Bytes of fixed-width data (for strings: one byte per element, a lower bound).
+    ///
+    /// ```
+    /// use onnx_idx_check::tensor::Storage;
+    ///
+    /// assert_eq!(Storage::W64(vec![0; 2]).byte_size(), 16);
+    /// assert_eq!(Storage::W128(vec![0]).byte_size(), 16);
+    /// ```
     pub fn byte_size(&self) -> usize {
         match self {
             Storage::W8(v) | Storage::Packed(v) => v.len(),
@@ -68,7 +99,7 @@ impl Storage {
     }
 
     /// The variant's name, for error messages.
-    pub fn kind_name(&self) -> &'static str {
+    pub(crate) fn kind_name(&self) -> &'static str {
         match self {
             Storage::W8(_) => "8-bit words",
             Storage::W16(_) => "16-bit words",
@@ -81,28 +112,52 @@ impl Storage {
     }
 }
 
+/// Keeps [`Elem`] to the types of this file: the kernels are written over it.
+mod sealed {
+    /// The storage element types.
+    pub trait Sealed {}
+}
+
 /// An element type a data-movement kernel can be instantiated with: one per storage width, plus
-/// byte strings.
-pub trait Elem: Clone + Send + Sync + 'static {
+/// byte strings (`u8`, `u16`, `u32`, `u64`, `u128`, `Vec<u8>`). Sealed: no other type implements it.
+///
+/// ```
+/// use onnx_idx_check::tensor::{DType, Tensor};
+///
+/// // Float bits live in the unsigned word of their width.
+/// let t = Tensor::from_elems(DType::Float, vec![2], vec![1.5f32.to_bits(), 0])?;
+/// assert_eq!(t.elems::<u32>(), Some(&[0x3fc0_0000u32, 0][..]));
+/// assert_eq!(t.elems::<u64>(), None);
+/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// ```
+pub trait Elem: sealed::Sealed + Clone + Send + Sync + 'static {
+    // The kernels' plumbing, hidden: a caller names `Elem` only to pick a width.
     /// The elements, when `storage` is this type's variant.
+    #[doc(hidden)]
     fn slice(storage: &Storage) -> Option<&[Self]>;
     /// The elements mutably, when `storage` is this type's variant.
+    #[doc(hidden)]
     fn slice_mut(storage: &mut Storage) -> Option<&mut [Self]>;
     /// Wraps a vector in its storage variant.
+    #[doc(hidden)]
     fn into_storage(v: Vec<Self>) -> Storage;
     /// The all-zero element (0, 0.0, false; the empty string).
+    #[doc(hidden)]
     fn zero() -> Self;
     /// Bytes the element owns on the heap (a string's payload; 0 for fixed-width words), so that
     /// kernels can bound an output of strings before building it.
+    #[doc(hidden)]
     fn heap_len(&self) -> usize {
         0
     }
-    /// Whether [`Elem::heap_len`] can be non-zero.
+    /// Whether `heap_len` can be non-zero.
+    #[doc(hidden)]
     const OWNS_HEAP: bool = false;
 }
 
 macro_rules! impl_elem {
     ($t:ty, $variant:ident, $zero:expr) => {
+        impl sealed::Sealed for $t {}
         impl Elem for $t {
             fn slice(storage: &Storage) -> Option<&[Self]> {
                 match storage {
@@ -131,6 +186,7 @@ impl_elem!(u16, W16, 0);
 impl_elem!(u32, W32, 0);
 impl_elem!(u64, W64, 0);
 impl_elem!(u128, W128, 0);
+impl sealed::Sealed for Vec<u8> {}
 impl Elem for Vec<u8> {
     fn slice(storage: &Storage) -> Option<&[Self]> {
         match storage {

@@ -18,7 +18,7 @@ mod plan;
 mod split;
 mod walk;
 
-use super::KernelError;
+use super::SpecError;
 use crate::spec_err;
 use crate::tensor::{DType, Elem, Layout, Storage};
 use arith::{add, last, max, min, mul, Flag};
@@ -29,6 +29,21 @@ pub(crate) use plan::{deal_destinations, Visit, SKIP};
 use walk::combine;
 
 /// A scatter reduction.
+///
+/// ```
+/// use onnx_idx_check::ops::{Reduction, ScatterElements};
+/// use onnx_idx_check::Tensor;
+///
+/// let data = Tensor::from_vec(vec![2], vec![5i32, 5])?;
+/// let indices = Tensor::from_vec(vec![2], vec![1i64, 1])?;
+/// let updates = Tensor::from_vec(vec![2], vec![7i32, 3])?;
+/// let with = |reduction| ScatterElements { axis: 0, reduction }.eval(18, &data, &indices, &updates);
+/// assert_eq!(with(Reduction::None)?.to_vec::<i32>()?, [5, 3]); // the last write wins (D7)
+/// assert_eq!(with(Reduction::Add)?.to_vec::<i32>()?, [5, 15]);
+/// assert_eq!(with(Reduction::Max)?.to_vec::<i32>()?, [5, 7]);
+/// assert_eq!(with(Reduction::Min)?.to_vec::<i32>()?, [5, 3]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reduction {
     /// Overwrite: the last write wins.
@@ -45,6 +60,13 @@ pub enum Reduction {
 
 impl Reduction {
     /// The attribute spelling.
+    ///
+    /// ```
+    /// use onnx_idx_check::ops::Reduction;
+    ///
+    /// assert_eq!(Reduction::Mul.name(), "mul");
+    /// assert_eq!(Reduction::default().name(), "none");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Reduction::None => "none",
@@ -56,7 +78,7 @@ impl Reduction {
     }
 
     /// Parses the `reduction` attribute against the reductions `op` allows.
-    pub fn parse(s: &str, allowed: &[Reduction], op: &str) -> Result<Reduction, KernelError> {
+    pub(crate) fn parse(s: &str, allowed: &[Reduction], op: &str) -> Result<Reduction, SpecError> {
         let all = [
             Reduction::None,
             Reduction::Add,
@@ -86,13 +108,13 @@ pub(crate) fn apply<V: Visit>(
     data: &Storage,
     updates: &Storage,
     plan: &V,
-) -> Result<Storage, KernelError> {
+) -> Result<Storage, SpecError> {
     if reduction == Reduction::None {
         return match dtype.layout() {
             Layout::String => overwrite::<Vec<u8>>(data, updates, plan),
             _ => crate::dispatch_words!(
                 dtype,
-                Err(KernelError::Unsupported(format!(
+                Err(SpecError::Unsupported(format!(
                     "scattering {dtype} (a packed sub-byte type) is not implemented"
                 ))),
                 overwrite_words(data, updates, plan)
@@ -102,7 +124,7 @@ pub(crate) fn apply<V: Visit>(
     use DType::*;
     use Reduction::*;
     let unsupported = || {
-        KernelError::Unsupported(format!(
+        SpecError::Unsupported(format!(
             "reduction '{}' on {dtype} is not implemented (D8: only add/mul for bool and complex, only add for string)",
             reduction.name()
         ))
@@ -180,7 +202,7 @@ pub(crate) fn apply<V: Visit>(
 fn words<'a, T: Elem>(
     data: &'a Storage,
     updates: &'a Storage,
-) -> Result<(&'a [T], &'a [T]), KernelError> {
+) -> Result<(&'a [T], &'a [T]), SpecError> {
     match (T::slice(data), T::slice(updates)) {
         (Some(d), Some(u)) => Ok((d, u)),
         _ => Err(spec_err!("data and updates are stored differently")),
@@ -191,7 +213,7 @@ fn overwrite<T: Elem>(
     data: &Storage,
     updates: &Storage,
     plan: &impl Visit,
-) -> Result<Storage, KernelError> {
+) -> Result<Storage, SpecError> {
     let (d, u) = words::<T>(data, updates)?;
     let mut o = d.to_vec();
     plan.visit(|d, s| o[d].clone_from(&u[s]));
@@ -202,7 +224,7 @@ fn overwrite_words<T: Elem + Pod>(
     data: &Storage,
     updates: &Storage,
     plan: &impl Visit,
-) -> Result<Storage, KernelError> {
+) -> Result<Storage, SpecError> {
     let (d, u) = words::<T>(data, updates)?;
     Ok(T::into_storage(combine(d, u, plan, last::<T>)))
 }
@@ -288,7 +310,7 @@ mod tests {
             &Storage::W8(vec![0, 1]),
             &Pairs(vec![]),
         );
-        assert!(matches!(e, Err(KernelError::Unsupported(_))));
+        assert!(matches!(e, Err(SpecError::Unsupported(_))));
     }
 
     #[test]
@@ -298,7 +320,7 @@ mod tests {
         let out = apply(DType::String, Reduction::Add, &data, &upd, &all_to_zero(2)).unwrap();
         assert_eq!(out, Storage::Str(vec![b"axy".to_vec()]));
         let e = apply(DType::String, Reduction::Mul, &data, &upd, &all_to_zero(2));
-        assert!(matches!(e, Err(KernelError::Unsupported(_))));
+        assert!(matches!(e, Err(SpecError::Unsupported(_))));
     }
 
     #[test]
