@@ -3,6 +3,8 @@
 //! options it must refuse. Needs no cargo feature (`cargo test --no-default-features` runs it);
 //! that its JSON is the command line's is tested beside the binary (tests/cli/check_api.rs).
 
+mod common;
+
 use onnx_idx_check::check::Shard;
 use onnx_idx_check::report::Event;
 use onnx_idx_check::verdict::Status;
@@ -25,27 +27,13 @@ fn names_with(report: &CheckReport, status: Status) -> Vec<&str> {
         .collect()
 }
 
-/// Copies a directory tree (files and folders only).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &dest);
-        } else {
-            std::fs::copy(entry.path(), dest).unwrap();
-        }
-    }
-}
-
 /// A tree of two Gather cases from ONNX's node tests, `test_gather_0` with its expected output
 /// broken: the output is a float tensor [3, 4, 3, 2] whose `raw_data` ends the file, so flipping
 /// the top bit of the last byte negates the last element, at [2, 3, 2, 1].
 fn tree_with_a_broken_expected_output() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     for case in ["test_gather_0", "test_gather_1"] {
-        copy_tree(
+        common::copy_tree(
             &testdata().join("onnx-node").join(case),
             &tmp.path().join(case),
         );

@@ -7,6 +7,8 @@
 
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use onnx_idx_check::internal::pb::{
     tensor_proto::DataLocation, StringStringEntryProto, TensorProto,
 };
@@ -35,23 +37,11 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 /// A copy of the external-data control case (input_0.pb holds two floats in data.bin) with
 /// input_0.pb changed by `change`.
 fn tampered(root: &Path, name: &str, change: impl FnOnce(&mut TensorProto)) -> PathBuf {
     let case = root.join(name);
-    copy_dir(
+    common::copy_tree(
         &fixture("passing/external_data_inside_the_directory"),
         &case,
     );

@@ -4,6 +4,8 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use onnx_idx_check::internal::load::encode_tensor;
 use onnx_idx_check::internal::load::load_tensor_file;
 use onnx_idx_check::tensor::{Storage, Tensor};
@@ -21,19 +23,6 @@ const PROMPT: &str = "accept (a), reject (r), skip (s), quit (q)? ";
 
 fn gather_0() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/onnx-node/test_gather_0")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 fn command(dir: &Path, args: &[&str]) -> Command {
@@ -96,7 +85,7 @@ fn review_accepts_and_rejects_in_a_terminal() {
 
     // a_wrong_value: the expected output has one element changed (a valid tensor, wrong values).
     let wrong = tree.join("a_wrong_value");
-    copy_dir(&gather_0(), &wrong);
+    common::copy_tree(&gather_0(), &wrong);
     let Storage::W32(mut words) = original.storage().clone() else {
         panic!("test_gather_0's output is not float: {original:?}");
     };
@@ -114,7 +103,7 @@ fn review_accepts_and_rejects_in_a_terminal() {
     .unwrap();
     // b_missing_output: no expected output at all.
     let missing = tree.join("b_missing_output");
-    copy_dir(&gather_0(), &missing);
+    common::copy_tree(&gather_0(), &missing);
     std::fs::remove_file(missing.join("test_data_set_0/output_0.pb")).unwrap();
 
     // 1. run --pending: both cases are not passed, so exit 1, and both snapshots are written.

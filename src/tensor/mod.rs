@@ -61,7 +61,9 @@ pub struct Tensor {
 /// ```
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ShapeError {
-    /// The product of the dims does not fit in memory's address space.
+    /// The product of the dims does not fit in memory's address space (counted without regard to
+    /// a zero dim: `[4, 2^62, 0]` overflows too, so that every partial product of a tensor's dims
+    /// is in range).
     #[error("the element count of shape {shape:?} overflows")]
     Overflow {
         /// The offending shape.
@@ -91,7 +93,10 @@ pub enum ShapeError {
     },
 }
 
-/// The number of elements of `shape`, or `None` when the product overflows `usize`.
+/// The number of elements of `shape`, or `None` when the product overflows `usize`. A zero dim
+/// does not rescue dims whose product overflows before it (`[4, 2^62, 0]` is `None`): no tensor
+/// is built with such a shape, so every product of a tensor's dims fits in `usize` and the
+/// kernels' partial products (outer, axis, inner) cannot wrap.
 pub(crate) fn numel(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
 }

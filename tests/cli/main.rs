@@ -6,6 +6,8 @@
 
 // `run --actual DIR`: judging a runtime's outputs (tests/fixtures/actual).
 mod actual;
+#[path = "../common/mod.rs"]
+mod common;
 // The library's `check` writes `run`'s JSON.
 mod check_api;
 // `coverage`: the traits passing cases exercise.

@@ -1,5 +1,6 @@
 //! Running the real binary and reading what it reports.
 
+pub use crate::common::copy_tree as copy_case;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -163,20 +164,6 @@ pub fn verdict_of_group(name: &str) -> &'static str {
         Some("skipped") => "skipped",
         Some("hostile") => "errored",
         _ => panic!("{name} is in no known group"),
-    }
-}
-
-/// Copies a case directory (regular files and directories only) to `to`.
-pub fn copy_case(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_case(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 

@@ -1,0 +1,17 @@
+//! Helpers every integration test crate shares (each crate includes this file with `mod common;`).
+
+use std::path::Path;
+
+/// Copies a directory tree (regular files and directories only) to `to`, creating it.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
