@@ -1,8 +1,12 @@
 //! Pending snapshots: the results of our kernels written beside the test tree (`run --pending DIR`)
 //! where an expected output failed or was missing, for `review` to accept or reject.
 //!
-//! Layout: `DIR/<case name>/test_data_set_N/output_K.pb.new` (a `TensorProto` file) and
-//! `output_K.pb.diff` beside it (text for people). `<case name>` is [`Case::name`], so its `/`
+//! Layout: `DIR/<case name>/test_data_set_N/output_K.pb.new` (a `TensorProto` file),
+//! `output_K.pb.diff` beside it (text for people) and `output_K.pb.sources`: the sha256 of every
+//! file the result was computed from (the files at the top of the case directory: the model and
+//! its external data; the data set's inputs), one `HEX  PATH` line each as `sha256sum` writes
+//! them, so that `review` refuses a snapshot whose case changed since (a stale snapshot would
+//! write an old result as the expected output). `<case name>` is [`Case::name`], so its `/`
 //! separators become directories.
 //!
 //! Names that could leave DIR (absolute, `..`, empty components) are refused, existing directories
@@ -35,6 +39,8 @@ pub struct Pending {
     pub new_file: PathBuf,
     /// `DIR/<case>/<data set>/output_K.pb.diff` (it may be missing).
     pub diff_file: PathBuf,
+    /// `DIR/<case>/<data set>/output_K.pb.sources` (missing from a snapshot of an older version).
+    pub sources_file: PathBuf,
 }
 
 /// Why pending snapshots could not be written or listed.
@@ -74,8 +80,21 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> PendingError + '_ {
     }
 }
 
+/// What [`write`] writes for one output.
+#[derive(Clone, Copy, Debug)]
+pub struct Snapshot<'a> {
+    /// Our result.
+    pub tensor: &'a Tensor,
+    /// The graph output's name, which the `TensorProto` carries.
+    pub output_name: &'a str,
+    /// The `.diff` text.
+    pub diff: &'a str,
+    /// What the result was computed from.
+    pub sources: &'a Sources,
+}
+
 /// Writes `DIR/<case>/<data_set>/output_K.pb.new` (the tensor encoded as a `TensorProto` named
-/// `output_name`) and the `.diff` text beside it, creating the directories; returns the `.new`
+/// `output_name`), the `.diff` text and the `.sources` digests beside it, creating the directories; returns the `.new`
 /// file's path. Refuses case names and data set names that would escape DIR (absolute, `..`, `.`,
 /// empty components) and data set names other than `test_data_set_N`; refuses to go through a
 /// symbolic link on the way. Both files replace earlier ones atomically.
@@ -84,10 +103,14 @@ pub fn write(
     case: &str,
     data_set: &str,
     output: usize,
-    tensor: &Tensor,
-    output_name: &str,
-    diff: &str,
+    snapshot: &Snapshot<'_>,
 ) -> Result<PathBuf, PendingError> {
+    let Snapshot {
+        tensor,
+        output_name,
+        diff,
+        sources,
+    } = *snapshot;
     let components = case_components(case)?;
     check_data_set(data_set)?;
     std::fs::create_dir_all(dir).map_err(io_error(dir))?;
@@ -98,6 +121,11 @@ pub fn write(
     }
     // The diff first: an interrupted write leaves at worst a `.diff` that `find` ignores.
     write_atomic(&at, &format!("output_{output}.pb.diff"), diff.as_bytes())?;
+    write_atomic(
+        &at,
+        &format!("output_{output}.pb.sources"),
+        sources.render().as_bytes(),
+    )?;
     let new_name = format!("output_{output}.pb.new");
     write_atomic(&at, &new_name, &encode_tensor(tensor, output_name))?;
     Ok(at.join(new_name))
@@ -167,11 +195,196 @@ pub fn find(dir: &Path) -> Result<Vec<Pending>, PendingError> {
                 output,
                 new_file: path.to_path_buf(),
                 diff_file: ds_dir.join(format!("output_{output}.pb.diff")),
+                sources_file: ds_dir.join(format!("output_{output}.pb.sources")),
             },
         ));
     }
     found.sort_by(|(na, a), (nb, b)| (&a.case, na, a.output).cmp(&(&b.case, nb, b.output)));
     Ok(found.into_iter().map(|(_, p)| p).collect())
+}
+
+/// The files a data set's result is computed from, with their sha256: every regular file at the
+/// top of the case directory (the model and its external data) and the data set's `input_K.pb`
+/// files, by path relative to the case directory (`/`-separated), sorted. Symbolic links are
+/// neither followed nor listed, as in discovery.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sources(Vec<(String, String)>);
+
+/// A `.sources` file larger than this is not one this tool wrote.
+const SOURCES_LIMIT: u64 = 1 << 20;
+
+impl Sources {
+    /// Hashes the sources of data set `data_set` of the case in `case_dir` as they are now.
+    pub fn of(case_dir: &Path, data_set: &str) -> Result<Sources, PendingError> {
+        let mut found = Vec::new();
+        let mut add = |dir: &Path, prefix: &str, keep: &dyn Fn(&str) -> bool| {
+            let entries = match std::fs::read_dir(dir) {
+                Ok(entries) => entries,
+                // A data set directory that is gone has no inputs (`review` may recreate it).
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !prefix.is_empty() => {
+                    return Ok(())
+                }
+                Err(e) => return Err(io_error(dir)(e)),
+            };
+            for entry in entries {
+                let entry = entry.map_err(io_error(dir))?;
+                let path = entry.path();
+                if !entry.file_type().map_err(io_error(&path))?.is_file() {
+                    continue;
+                }
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if keep(&name) {
+                    found.push((format!("{prefix}{name}"), sha256_file(&path)?));
+                }
+            }
+            Ok::<(), PendingError>(())
+        };
+        add(case_dir, "", &|_| true)?;
+        add(&case_dir.join(data_set), &format!("{data_set}/"), &|n| {
+            number(n, "input_", ".pb").is_some()
+        })?;
+        found.sort();
+        Ok(Sources(found))
+    }
+
+    /// The `sha256sum` text: `HEX  PATH` per line (a path holding a newline or a backslash is
+    /// escaped and its line starts with `\`, as `sha256sum` does).
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        for (path, hex) in &self.0 {
+            if path.contains(['\\', '\n', '\r']) {
+                let escaped = path
+                    .replace('\\', "\\\\")
+                    .replace('\n', "\\n")
+                    .replace('\r', "\\r");
+                let _ = writeln!(s, "\\{hex}  {escaped}");
+            } else {
+                let _ = writeln!(s, "{hex}  {path}");
+            }
+        }
+        s
+    }
+
+    /// Reads a `.sources` file; `None` when it is missing, too large or not in the format
+    /// [`Sources::render`] writes.
+    pub fn read(file: &Path) -> Option<Sources> {
+        let text = crate::load::read_file(file, "", SOURCES_LIMIT).ok()?;
+        let text = String::from_utf8(text).ok()?;
+        let mut found = Vec::new();
+        for line in text.lines() {
+            let (escaped, line) = match line.strip_prefix('\\') {
+                Some(rest) => (true, rest),
+                None => (false, line),
+            };
+            let (hex, path) = line.split_once("  ")?;
+            if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            let path = if escaped {
+                unescape(path)?
+            } else {
+                path.to_string()
+            };
+            found.push((path, hex.to_string()));
+        }
+        Some(Sources(found))
+    }
+
+    /// What differs from `now` (this being the record): each file changed, added or removed.
+    pub fn changes(&self, now: &Sources) -> Vec<String> {
+        let mut out = Vec::new();
+        for (path, hex) in &self.0 {
+            match now.0.iter().find(|(p, _)| p == path) {
+                Some((_, h)) if h == hex => {}
+                Some(_) => out.push(format!("{path} changed")),
+                None => out.push(format!("{path} was removed")),
+            }
+        }
+        for (path, _) in &now.0 {
+            if !self.0.iter().any(|(p, _)| p == path) {
+                out.push(format!("{path} was added"));
+            }
+        }
+        out
+    }
+}
+
+/// Undoes `sha256sum`'s escaping of a file name.
+fn unescape(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            '\\' => '\\',
+            'n' => '\n',
+            'r' => '\r',
+            _ => return None,
+        });
+    }
+    Some(out)
+}
+
+/// The sha256 of a file, read in blocks (never all at once: a model may be large).
+fn sha256_file(path: &Path) -> Result<String, PendingError> {
+    use sha2::Digest;
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path).map_err(io_error(path))?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf).map_err(io_error(path))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// Removes the snapshot of output `k` of a data set, if there is one (its output passes now, so
+/// the snapshot is stale), with the directories this leaves empty. Names that could leave DIR are
+/// ignored: nothing was written for them.
+pub fn remove(dir: &Path, case: &str, data_set: &str, output: usize) -> Result<(), PendingError> {
+    let (Ok(components), Ok(())) = (case_components(case), check_data_set(data_set)) else {
+        return Ok(());
+    };
+    let mut at = dir.to_path_buf();
+    for c in components.iter().copied().chain([data_set]) {
+        at.push(c);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.is_dir() => {}
+            _ => return Ok(()),
+        }
+    }
+    for ext in ["new", "diff", "sources"] {
+        let f = at.join(format!("output_{output}.pb.{ext}"));
+        match std::fs::remove_file(&f) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_error(&f)(e)),
+        }
+    }
+    remove_empty_dirs(dir, &at);
+    Ok(())
+}
+
+/// Removes `from` and its parents while they are empty and inside `dir` (not `dir` itself).
+pub(crate) fn remove_empty_dirs(dir: &Path, from: &Path) {
+    let mut at = from.to_path_buf();
+    while at.starts_with(dir) && at != dir {
+        if std::fs::remove_dir(&at).is_err() {
+            break;
+        }
+        at.pop();
+    }
 }
 
 /// At most this many values appear in a [`preview`].
@@ -337,6 +550,25 @@ pub(crate) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), P
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`super::write`] with no sources recorded, as the tests of the layout need.
+    fn write(
+        dir: &Path,
+        case: &str,
+        data_set: &str,
+        output: usize,
+        tensor: &Tensor,
+        output_name: &str,
+        diff: &str,
+    ) -> Result<PathBuf, PendingError> {
+        let snapshot = Snapshot {
+            tensor,
+            output_name,
+            diff,
+            sources: &Sources::default(),
+        };
+        super::write(dir, case, data_set, output, &snapshot)
+    }
     use crate::load::load_tensor_file;
     use crate::tensor::DType;
 
@@ -538,5 +770,81 @@ mod tests {
         let t = Tensor::from_elems(DType::String, vec![1], vec![vec![b'a'; 500]]).unwrap();
         let p = preview(&t);
         assert!(p.len() < 100 && p.ends_with("..."), "{p}");
+    }
+
+    #[test]
+    fn sources_round_trip_in_sha256sum_format_with_escaped_names() {
+        let hex = |c: char| c.to_string().repeat(64);
+        let sources = Sources(vec![
+            ("a\\b".to_string(), hex('1')),
+            ("line\nbreak".to_string(), hex('2')),
+            ("model.onnx".to_string(), hex('3')),
+        ]);
+        let text = sources.render();
+        // As `sha256sum` writes such names: a leading backslash, then the escaped name.
+        assert_eq!(
+            text,
+            format!(
+                "\\{}  a\\\\b\n\\{}  line\\nbreak\n{}  model.onnx\n",
+                hex('1'),
+                hex('2'),
+                hex('3')
+            )
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("output_0.pb.sources");
+        std::fs::write(&file, &text).unwrap();
+        assert_eq!(Sources::read(&file), Some(sources));
+        for bad in ["xyz  model.onnx\n", "no separator\n", "\\0000  a\\qb\n"] {
+            std::fs::write(&file, bad).unwrap();
+            assert_eq!(Sources::read(&file), None, "{bad:?}");
+        }
+        assert_eq!(Sources::read(&dir.path().join("missing")), None);
+    }
+
+    #[test]
+    fn sources_list_the_top_files_and_the_data_sets_inputs_and_see_every_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let case = dir.path();
+        std::fs::create_dir_all(case.join("test_data_set_0")).unwrap();
+        std::fs::create_dir_all(case.join("test_data_set_1")).unwrap();
+        for f in [
+            "model.onnx",
+            "weights.bin",
+            "test_data_set_0/input_0.pb",
+            "test_data_set_0/output_0.pb",
+            "test_data_set_0/notes.txt",
+            "test_data_set_1/input_0.pb",
+        ] {
+            std::fs::write(case.join(f), f.as_bytes()).unwrap();
+        }
+        let before = Sources::of(case, "test_data_set_0").unwrap();
+        let names: Vec<&str> = before.0.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["model.onnx", "test_data_set_0/input_0.pb", "weights.bin"]
+        );
+        // sha256("model.onnx"), from `printf model.onnx | sha256sum`.
+        assert_eq!(
+            before.0[0].1,
+            "d7c4b743081e6ccdf263598ab3a94f5df38c9f2aec014973c0806819d7762f26"
+        );
+        // Outputs, other files of the data set and other data sets are not sources.
+        std::fs::write(case.join("test_data_set_0/output_0.pb"), b"x").unwrap();
+        std::fs::write(case.join("test_data_set_1/input_0.pb"), b"x").unwrap();
+        assert!(before
+            .changes(&Sources::of(case, "test_data_set_0").unwrap())
+            .is_empty());
+        std::fs::write(case.join("weights.bin"), b"x").unwrap();
+        std::fs::remove_file(case.join("test_data_set_0/input_0.pb")).unwrap();
+        std::fs::write(case.join("test_data_set_0/input_1.pb"), b"x").unwrap();
+        assert_eq!(
+            before.changes(&Sources::of(case, "test_data_set_0").unwrap()),
+            [
+                "test_data_set_0/input_0.pb was removed",
+                "weights.bin changed",
+                "test_data_set_0/input_1.pb was added"
+            ]
+        );
     }
 }

@@ -137,7 +137,7 @@ pub fn review(
     if mode == Mode::List {
         for p in &pending {
             let note = match resolve(cases, p) {
-                Ok(_) => String::new(),
+                Ok(case) => stale(p, case).map_or(String::new(), |why| format!("  (stale: {why})")),
                 Err(why) => format!("  ({why})"),
             };
             writeln!(out, "{}{note}", title(p)).map_err(o)?;
@@ -168,6 +168,20 @@ pub fn review(
                 continue;
             }
         };
+        if mode != Mode::RejectAll {
+            if let Some(why) = stale(p, case) {
+                writeln!(
+                    out,
+                    "  {}: {}; not offered (run `onnx-idx-check run --pending` on the case again)",
+                    style.paint("33", "stale"),
+                    one_line(&why)
+                )
+                .map_err(o)?;
+                summary.skipped += 1;
+                summary.problems += 1;
+                continue;
+            }
+        }
         let target = case
             .dir
             .join(&p.data_set)
@@ -377,6 +391,30 @@ fn escape_controls(s: &str, keep_lines: bool) -> String {
     out
 }
 
+/// Why the snapshot must not become the expected output: the case's files changed since
+/// `run --pending` computed it (or the snapshot does not say what it was computed from); `None`
+/// when it is current.
+fn stale(p: &Pending, case: &Case) -> Option<String> {
+    let Some(recorded) = pending::Sources::read(&p.sources_file) else {
+        return Some(format!(
+            "{} is missing or not one this tool wrote, so the snapshot cannot be shown to be current",
+            p.sources_file.display()
+        ));
+    };
+    match pending::Sources::of(&case.dir, &p.data_set) {
+        Ok(now) => {
+            let changes = recorded.changes(&now);
+            (!changes.is_empty()).then(|| {
+                format!(
+                    "the case changed since the snapshot was computed ({})",
+                    changes.join(", ")
+                )
+            })
+        }
+        Err(e) => Some(format!("cannot hash the case's files: {e}")),
+    }
+}
+
 /// Checks the `.new` file and makes it the case's expected output; returns the file written.
 /// The pending files are left for the caller to remove.
 fn accept(p: &Pending, case: &Case) -> Result<PathBuf, String> {
@@ -424,21 +462,18 @@ fn discard(dir: &Path, p: &Pending) -> Result<(), String> {
     remove_pending(dir, p)
 }
 
-/// Removes the `.new` and `.diff` files (either may already be gone), then the directories of
+/// Removes the `.new`, `.diff` and `.sources` files (either may already be gone), then the directories of
 /// `dir` this leaves empty.
 fn remove_pending(dir: &Path, p: &Pending) -> Result<(), String> {
-    for f in [&p.new_file, &p.diff_file] {
+    for f in [&p.new_file, &p.diff_file, &p.sources_file] {
         match std::fs::remove_file(f) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(format!("cannot remove {}: {e}", f.display())),
         }
     }
-    let mut at = p.new_file.clone();
-    while at.pop() && at.starts_with(dir) && at != dir {
-        if std::fs::remove_dir(&at).is_err() {
-            break;
-        }
+    if let Some(ds_dir) = p.new_file.parent() {
+        pending::remove_empty_dirs(dir, ds_dir);
     }
     Ok(())
 }
@@ -481,16 +516,14 @@ mod tests {
                 crate::load::save::encode_tensor(&floats(&[1.0, 2.0]), "y"),
             )
             .unwrap();
-            pending::write(
-                &pending,
-                case,
-                "test_data_set_0",
-                0,
-                &floats(&[9.0, 9.0]),
-                "y",
-                &format!("diff of {case}\n"),
-            )
-            .unwrap();
+            let sources = pending::Sources::of(&tree.join(case), "test_data_set_0").unwrap();
+            let snapshot = pending::Snapshot {
+                tensor: &floats(&[9.0, 9.0]),
+                output_name: "y",
+                diff: &format!("diff of {case}\n"),
+                sources: &sources,
+            };
+            pending::write(&pending, case, "test_data_set_0", 0, &snapshot).unwrap();
         }
         let cases = discover(std::slice::from_ref(&tree)).unwrap().cases;
         assert_eq!(cases.len(), 2);

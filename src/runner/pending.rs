@@ -23,9 +23,17 @@ pub(super) fn snapshot(
         return;
     };
     let diff = pending_diff(&case.name, &ds.name, k, out, ours);
-    let note = note(crate::pending::write(
-        dir, &case.name, &ds.name, k, ours, &out.name, &diff,
-    ));
+    // What the result was computed from, so that `review` can refuse it once the case changes.
+    let written = crate::pending::Sources::of(&case.dir, &ds.name).and_then(|sources| {
+        let snapshot = crate::pending::Snapshot {
+            tensor: ours,
+            output_name: &out.name,
+            diff: &diff,
+            sources: &sources,
+        };
+        crate::pending::write(dir, &case.name, &ds.name, k, &snapshot)
+    });
+    let note = note(written);
     out.reason.get_or_insert_with(String::new).push_str(&note);
 }
 
@@ -67,4 +75,21 @@ pub(super) fn missing_expected(
     };
     snapshot(case, ds, k, &mut out, ours, opts);
     out
+}
+
+/// Under `--pending`, an output that passes now: a snapshot of it from an earlier run is stale
+/// and is removed, as insta does (`review` would otherwise offer a difference that is gone).
+pub(super) fn passed(
+    case: &Case,
+    ds: &DataSet,
+    k: usize,
+    out: &mut OutputResult,
+    opts: &RunOptions,
+) {
+    let Some(dir) = &opts.pending else {
+        return;
+    };
+    if let Err(e) = crate::pending::remove(dir, &case.name, &ds.name, k) {
+        out.reason = Some(format!("could not remove the stale pending snapshot: {e}"));
+    }
 }

@@ -5,6 +5,15 @@
 use crate::support::{case_lines, copy_case, files_under, fixture, read_floats, run, Run};
 use std::path::{Path, PathBuf};
 
+/// A naive sha256 is not at hand; the `sha2` crate is independent of the code under test.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// A temporary copy of three fixtures: one whose expected output is wrong
 /// (failing/wrong_value: 7 at [1,0] where the gather gives 5), one without an expected output
 /// (errored/missing_output) and one that passes; and a pending directory beside them.
@@ -92,11 +101,36 @@ fn pending_writes_a_snapshot_and_a_diff_for_each_failed_or_missing_output() {
         [
             snapshot("errored/missing_output", "diff"),
             snapshot("errored/missing_output", "new"),
+            snapshot("errored/missing_output", "sources"),
             snapshot("failing/wrong_value", "diff"),
             snapshot("failing/wrong_value", "new"),
+            snapshot("failing/wrong_value", "sources"),
         ]
     );
     assert_eq!(w.tree_files(), before);
+    // Each snapshot records the sha256 of what it was computed from, as `sha256sum` prints them:
+    // the model and the data set's inputs (the expected output is not a source).
+    let sources =
+        std::fs::read_to_string(w.pending().join(snapshot("failing/wrong_value", "sources")))
+            .unwrap();
+    let names: Vec<&str> = sources
+        .lines()
+        .map(|l| l.split_once("  ").unwrap().1)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "model.onnx",
+            "test_data_set_0/input_0.pb",
+            "test_data_set_0/input_1.pb"
+        ],
+        "{sources}"
+    );
+    let model = std::fs::read(w.tree().join("failing/wrong_value/model.onnx")).unwrap();
+    assert!(
+        sources.starts_with(&format!("{}  model.onnx\n", sha256_hex(&model))),
+        "{sources}"
+    );
     // Each snapshot is onnx-idx-check's result: rows 0 and 2 of [[1, 2], [3, 4], [5, 6]].
     for case in ["errored/missing_output", "failing/wrong_value"] {
         let t = crate::support::read_tensor(&w.pending().join(snapshot(case, "new")));
@@ -279,5 +313,102 @@ fn a_snapshot_whose_case_is_not_under_the_paths_is_left_pending_and_fails_the_re
         "{}",
         r.stdout
     );
-    assert_eq!(files_under(&w.pending()).len(), 4);
+    assert_eq!(files_under(&w.pending()).len(), 6);
+}
+
+/// New-user report #1: after `run --pending`, the author changed an input; `review` wrote the old
+/// result as the expected output. A snapshot whose case changed is now refused, saying what changed.
+#[test]
+fn report_1_review_refuses_a_snapshot_whose_case_changed_since_run_pending() {
+    let w = Workspace::new();
+    w.run_pending();
+    let case = w.tree().join("failing/wrong_value");
+    let expected_before = std::fs::read(case.join("test_data_set_0/output_0.pb")).unwrap();
+    // Gather rows 0 and 1 instead of 0 and 2: the snapshot's [1, 2, 5, 6] is no longer right.
+    let mut indices = crate::support::read_tensor(&case.join("test_data_set_0/input_1.pb"));
+    indices.int64_data = vec![0, 1];
+    indices.raw_data.clear();
+    crate::support::write_tensor(&case.join("test_data_set_0/input_1.pb"), &indices);
+    for mode in ["--list", "--accept-all"] {
+        let r = w.run(&["review", "{pending}", "{tree}", mode]);
+        assert!(
+            r.stdout.contains(
+                "the case changed since the snapshot was computed (test_data_set_0/input_1.pb changed)"
+            ),
+            "{mode}: {}",
+            r.stdout
+        );
+        if mode == "--accept-all" {
+            r.expect_code(1);
+            assert!(
+                r.stdout
+                    .ends_with("1 accepted, 0 rejected, 1 skipped (1 with problems)\n"),
+                "{}",
+                r.stdout
+            );
+        }
+    }
+    // The expected output is untouched and the stale snapshot stays pending for a fresh run.
+    assert_eq!(
+        std::fs::read(case.join("test_data_set_0/output_0.pb")).unwrap(),
+        expected_before
+    );
+    assert!(w
+        .pending()
+        .join(snapshot("failing/wrong_value", "new"))
+        .exists());
+    // A new run computes it again from the new inputs, and review accepts that one.
+    w.run_pending();
+    let r = w.run(&["review", "{pending}", "{tree}", "--accept-all"]);
+    r.expect_code(0);
+    assert_eq!(
+        read_floats(&case.join("test_data_set_0/output_0.pb")),
+        (vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])
+    );
+}
+
+/// A snapshot without its `.sources` record (written by hand, or by an older version) cannot be
+/// shown to be current: refused too.
+#[test]
+fn review_refuses_a_snapshot_without_its_sources_record() {
+    let w = Workspace::new();
+    w.run_pending();
+    std::fs::remove_file(w.pending().join(snapshot("failing/wrong_value", "sources"))).unwrap();
+    let r = w.run(&["review", "{pending}", "{tree}", "--accept-all"]);
+    r.expect_code(1);
+    assert!(
+        r.stdout.contains("is missing or not one this tool wrote"),
+        "{}",
+        r.stdout
+    );
+    // Rejecting it is still possible.
+    let r = w.run(&["review", "{pending}", "{tree}", "--reject-all"]);
+    r.expect_code(0);
+    assert_eq!(files_under(&w.pending()), Vec::<PathBuf>::new());
+}
+
+/// New-user report #5: a snapshot survived a passing re-run, and `review` then offered a difference
+/// that was gone. A re-run under `--pending` removes the snapshot of every output that passes.
+#[test]
+fn report_5_a_passing_rerun_removes_the_stale_snapshot() {
+    let w = Workspace::new();
+    w.run_pending();
+    // The author fixes the wrong expected output by hand: [[1, 2], [5, 6]].
+    let expected = w
+        .tree()
+        .join("failing/wrong_value/test_data_set_0/output_0.pb");
+    let mut t = crate::support::read_tensor(&expected);
+    t.float_data = vec![1.0, 2.0, 5.0, 6.0];
+    t.raw_data.clear();
+    crate::support::write_tensor(&expected, &t);
+    let r = w.run(&["run", "{tree}", "--pending", "{pending}"]);
+    r.expect_code(1); // missing_output is still errored
+    assert_eq!(
+        files_under(&w.pending()),
+        [
+            snapshot("errored/missing_output", "diff"),
+            snapshot("errored/missing_output", "new"),
+            snapshot("errored/missing_output", "sources"),
+        ]
+    );
 }
