@@ -533,12 +533,14 @@ impl Gate {
             ("skipped (--deny-skip)", 0),
             ("passed unexpectedly", 0),
             ("failed differently than expected", 0),
+            ("listed under an expired expectation", 0),
         ];
         for c in cases {
             let why = match &c.expectation {
                 Some(n) if n.outcome != "tolerance-only" => match n.outcome {
                     _ if !n.fails_gate => None,
                     "unexpectedly-passed" => Some(3),
+                    "expired" => Some(5),
                     _ => Some(4),
                 },
                 _ => match c.status {

@@ -65,6 +65,14 @@ pub(crate) fn judge(
     }
     let pattern = |i: &usize| exp.entries()[*i].case.clone();
     let expired: Vec<String> = judgement.expired.iter().map(pattern).collect();
+    // An expired entry fails the gate through the cases it applies to, in the run (the shard)
+    // that ran them; one that applies to no case found at all fails every run by itself.
+    let expired_alone: Vec<String> = judgement
+        .expired
+        .iter()
+        .filter(|&&i| !all_names.iter().any(|n| exp.pattern_matches(i, n)))
+        .map(pattern)
+        .collect();
     let unmatched: Vec<String> = judgement
         .unmatched
         .iter()
@@ -72,9 +80,9 @@ pub(crate) fn judge(
         .map(pattern)
         .collect();
     let mut gate = Vec::new();
-    for e in &expired {
+    for e in &expired_alone {
         gate.push(format!(
-            "expectations: the entry for '{e}' has expired (its `until` date has passed)"
+            "expectations: the entry for '{e}' has expired (its `until` date has passed) and matches no case"
         ));
     }
     if options.strict_expectations {
@@ -103,6 +111,7 @@ fn note(exp: &Expectations, judgement: &Judgement, index: usize) -> Option<Expec
         Outcome::UnexpectedlyPassed => ("unexpectedly-passed", None),
         Outcome::Different(how) => ("different", Some(how.clone())),
         Outcome::ToleranceOnly => ("tolerance-only", None),
+        Outcome::Expired(_) => ("expired", Some(j.outcome.to_string())),
     };
     Some(ExpectationNote {
         outcome,

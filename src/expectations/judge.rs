@@ -29,12 +29,18 @@ pub enum Outcome {
     /// Only tolerance overrides apply to this case (an entry without status); the normal verdict
     /// stands.
     ToleranceOnly,
+    /// The entry applies but its `until` date (given) has passed: a gate failure in the run that
+    /// ran the case, whatever the case did (unless it already fails the gate otherwise).
+    Expired(Date),
 }
 
 impl Outcome {
     /// Whether this outcome fails the gate by itself.
     pub fn fails_gate(&self) -> bool {
-        matches!(self, Outcome::UnexpectedlyPassed | Outcome::Different(_))
+        matches!(
+            self,
+            Outcome::UnexpectedlyPassed | Outcome::Different(_) | Outcome::Expired(_)
+        )
     }
 }
 
@@ -45,6 +51,12 @@ impl fmt::Display for Outcome {
             Outcome::UnexpectedlyPassed => f.write_str("passed, but is listed as not passing"),
             Outcome::Different(how) => f.write_str(how),
             Outcome::ToleranceOnly => f.write_str("tolerance override"),
+            Outcome::Expired(until) => {
+                write!(
+                    f,
+                    "the entry expired on {until} (its `until` date has passed)"
+                )
+            }
         }
     }
 }
@@ -89,10 +101,13 @@ impl Expectations {
                     *m = *m || self.matches(i, &r.name, opset);
                 }
                 let entry = self.entry_for(&r.name, opset)?;
-                Some(CaseJudgement {
-                    entry,
-                    outcome: outcome(&self.entries[entry], r),
-                })
+                let e = &self.entries[entry];
+                let outcome = match (outcome(e, r), e.until) {
+                    // An outcome that fails the gate by itself says more than the expiry.
+                    (o, Some(until)) if until < today && !o.fails_gate() => Outcome::Expired(until),
+                    (o, _) => o,
+                };
+                Some(CaseJudgement { entry, outcome })
             })
             .collect();
         Judgement {
@@ -279,14 +294,28 @@ mod tests {
              [[expect]]\ncase = \"d\"\nreason = \"r\"\nuntil = 2020-01-01\n\n\
              [[expect]]\ncase = \"e\"\nstatus = \"failed\"\nreason = \"r\"\n",
         );
-        // Expired entries are listed whether or not they match a case, and still judge theirs.
-        let results = [failed("a", 1, None)];
+        // Expired entries are listed whether or not they match a case; a case an expired entry
+        // applies to is judged `Expired` (a gate failure in the run that ran it), unless its
+        // outcome already fails the gate.
+        let results = [
+            failed("a", 1, None),
+            failed("b", 1, None),
+            case("d", Status::Passed),
+        ];
         let j = exp.judge(&results, date("2026-06-01"));
         assert_eq!(j.expired, vec![0, 3]);
+        let outcome = |j: &Judgement, i: usize| j.cases[i].as_ref().unwrap().outcome.clone();
+        assert_eq!(outcome(&j, 0), Outcome::Expired(date("2026-05-31")));
+        assert!(j.case_fails_gate(0, Status::Failed, false));
+        assert_eq!(outcome(&j, 1), Outcome::ExpectedFailure);
+        assert_eq!(outcome(&j, 2), Outcome::Expired(date("2020-01-01")));
         assert_eq!(
-            j.cases[0].as_ref().unwrap().outcome,
-            Outcome::ExpectedFailure
+            outcome(&j, 0).to_string(),
+            "the entry expired on 2026-05-31 (its `until` date has passed)"
         );
+        // A listed case that passes is told to go: that says more than the expiry.
+        let j = exp.judge(&[case("a", Status::Passed)], date("2026-06-01"));
+        assert_eq!(outcome(&j, 0), Outcome::UnexpectedlyPassed);
         assert_eq!(
             exp.judge(&results, date("2026-06-02")).expired,
             vec![0, 1, 3]

@@ -47,12 +47,13 @@ fn seconds(d: Duration) -> String {
 /// The line printed when a case finishes, plus its reason on a second line when it did not pass.
 /// `rerun` is the command that re-runs the case alone, shown for failed and errored cases.
 /// A case an expectations entry lists is labelled `XFAIL` while it fails as listed and `XPASS`
-/// when it unexpectedly passes.
+/// when it unexpectedly passes, `EXPIRED` when its entry's date has passed.
 pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
     let outcome = c.expectation.as_ref().map(|e| e.outcome);
     let label = match outcome {
         Some("expected-failure") => style.paint("1;33", &format!("{:>7}", "XFAIL")),
         Some("unexpectedly-passed") => style.paint("1;31", &format!("{:>7}", "XPASS")),
+        Some("expired") => style.paint("1;31", &format!("{:>7}", "EXPIRED")),
         _ => style.status(c.status),
     };
     let mut s = format!("{label} {} {}\n", seconds(c.duration), c.name);
@@ -69,6 +70,12 @@ pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
             ),
             "different" => format!(
                 "fails differently than expected: {} (entry '{}': {}){link}",
+                e.detail.as_deref().unwrap_or(""),
+                e.entry,
+                e.reason
+            ),
+            "expired" => format!(
+                "expectation expired: {} (entry '{}': {}); renew its date or remove it{link}",
                 e.detail.as_deref().unwrap_or(""),
                 e.entry,
                 e.reason

@@ -25,7 +25,8 @@ pub fn render(tool: &ToolInfo, end: &RunEnd<'_>) -> String {
         // passes as failures (they do).
         let mut status = match (outcome, c.status) {
             (Some("expected-failure"), _) => TestCaseStatus::skipped(),
-            (Some("unexpectedly-passed"), _) => {
+            // Whatever fails the gate is a failure in every format: an expired entry too.
+            (Some("unexpectedly-passed" | "expired"), _) => {
                 TestCaseStatus::non_success(NonSuccessKind::Failure)
             }
             (_, Status::Passed) => TestCaseStatus::success(),
@@ -42,9 +43,14 @@ pub fn render(tool: &ToolInfo, end: &RunEnd<'_>) -> String {
                 "fails differently than expected: {}; ",
                 e.detail.as_deref().unwrap_or("")
             ),
+            "expired" => format!(
+                "expectation expired ({}): {}; ",
+                e.reason,
+                e.detail.as_deref().unwrap_or("")
+            ),
             _ => String::new(),
         });
-        if outcome == Some("unexpectedly-passed") {
+        if matches!(outcome, Some("unexpectedly-passed" | "expired")) {
             status.set_message(
                 expectation
                     .clone()
@@ -52,11 +58,14 @@ pub fn render(tool: &ToolInfo, end: &RunEnd<'_>) -> String {
                     .trim_end_matches("; ")
                     .to_string(),
             );
-            status.set_type("unexpectedly-passed");
+            status.set_type(outcome.unwrap_or_default());
         }
         if let Some(reason) = &c.reason {
             status.set_message(format!("{}{reason}", expectation.unwrap_or_default()));
-            status.set_type(c.status.as_str());
+            status.set_type(match outcome {
+                Some("expired") => "expired",
+                _ => c.status.as_str(),
+            });
             let details = details(c);
             if !details.is_empty() {
                 status.set_description(details);

@@ -231,11 +231,12 @@ pub(crate) fn shell_quote(word: &str) -> String {
 }
 
 /// The label of a case in the human and Markdown reports: `PASS`, `FAIL`, `ERROR`, `SKIP`, or
-/// `XFAIL` / `XPASS` for a case an expectations entry lists.
+/// `XFAIL` / `XPASS` / `EXPIRED` for a case an expectations entry lists.
 pub(crate) fn label(c: &CaseResult) -> &'static str {
     match c.expectation.as_ref().map(|e| e.outcome) {
         Some("expected-failure") => "XFAIL",
         Some("unexpectedly-passed") => "XPASS",
+        Some("expired") => "EXPIRED",
         _ => match c.status {
             crate::verdict::Status::Passed => "PASS",
             crate::verdict::Status::Failed => "FAIL",

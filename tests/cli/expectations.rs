@@ -253,11 +253,23 @@ fn an_expired_entry_fails_the_run_even_when_its_case_fails_as_listed() {
     let expired = file("expired.toml");
     let (code, report) = json_with("^failing/wrong_value$", &expired, &[]);
     assert_eq!(code, 1);
-    assert_eq!(
-        expectation(&report, "failing/wrong_value")["outcome"],
-        "expected-failure"
+    // New-user report #2: the case fails the gate, and says so in the report.
+    let e = expectation(&report, "failing/wrong_value");
+    assert_eq!(e["outcome"], "expired");
+    assert_eq!(e["fails_gate"], true);
+    assert!(
+        e["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("the entry expired on "),
+        "{e}"
     );
-    assert_eq!(count(&report, "expected_failures"), 1);
+    assert_eq!(count(&report, "expected_failures"), 0);
+    assert_eq!(report["summary"]["gate"]["status"], "failed");
+    assert_eq!(
+        report["summary"]["gate"]["reasons"][0]["message"],
+        "cases: 1 listed under an expired expectation"
+    );
     assert_eq!(
         report["expectations"]["expired"],
         json!(["failing/wrong_value"])
@@ -266,6 +278,13 @@ fn an_expired_entry_fails_the_run_even_when_its_case_fails_as_listed() {
     let r = run_with("^failing/wrong_value$", &expired, &[]);
     r.expect_code(1);
     assert!(
+        r.stdout.contains("EXPIRED [")
+            && r.stdout
+                .contains("expectation expired: the entry expired on "),
+        "{}",
+        r.stdout
+    );
+    assert!(
         r.stdout.contains(&format!(
             "expectations: the entry for 'failing/wrong_value' in {} has expired (its `until` date has passed)",
             expired.display()
@@ -273,17 +292,39 @@ fn an_expired_entry_fails_the_run_even_when_its_case_fails_as_listed() {
         "{}",
         r.stdout
     );
-    // An entry expires whether or not the run selects its case.
-    let (code, report) = json_with("^passing/nan_payloads_are_equal$", &expired, &[]);
-    assert_eq!(code, 1);
-    assert_eq!(
-        report["expectations"]["expired"],
-        json!(["failing/wrong_value"])
-    );
     // ratchet.toml's `until = 2999-12-31` has not expired.
     let (code, report) = json_with("^failing/wrong_value$", &file("ratchet.toml"), &[]);
     assert_eq!(code, 0);
     assert_eq!(report["expectations"]["expired"], json!([]));
+}
+
+/// New-user report #2: with two shards, the shard that never ran the expired entry's case failed
+/// too, and the one that ran it reported the case as skipped in JUnit and `fails_gate: false` in
+/// JSON. Now the expiry fails only the run that ran the case, as a failure in every format.
+#[test]
+fn report_2_an_expired_entry_fails_only_the_run_that_ran_its_case_in_every_format() {
+    let expired = file("expired.toml");
+    // A run that does not select the case (a filter, like a shard that left it out) still lists
+    // the entry as expired, but does not fail on it.
+    let (code, report) = json_with("^passing/nan_payloads_are_equal$", &expired, &[]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["summary"]["gate"]["status"], "passed");
+    assert_eq!(
+        report["expectations"]["expired"],
+        json!(["failing/wrong_value"])
+    );
+    // The run that ran it: a JUnit failure, typed as an expired expectation.
+    let r = run_with("^failing/wrong_value$", &expired, &["--format", "junit"]);
+    r.expect_code(1);
+    assert!(r.stdout.contains("failures=\"1\""), "{}", r.stdout);
+    assert!(r.stdout.contains("skipped=\"0\""), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("<failure message=\"expectation expired (")
+            && r.stdout.contains("type=\"expired\""),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
