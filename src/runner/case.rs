@@ -81,15 +81,32 @@ pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
     if let Err(Verdict(status, reason)) = inner {
         result.status = status;
         result.reason = Some(reason);
-    } else if let Some(ds) = result.data_sets.iter().max_by_key(|d| severity(d.status)) {
+    } else if let Some(ds) = result
+        .data_sets
+        .iter()
+        // The first data set of the most severe verdict (`max_by_key` keeps the last of equals).
+        .rev()
+        .max_by_key(|d| severity(d.status))
+    {
         if ds.status != Status::Passed {
             result.status = ds.status;
+            let others = result
+                .data_sets
+                .iter()
+                .filter(|d| d.status != Status::Passed)
+                .count()
+                - 1;
+            let more = match others {
+                0 => String::new(),
+                1 => " (and 1 more data set)".to_string(),
+                n => format!(" (and {n} more data sets)"),
+            };
             // File errors already name the data set in their path.
             result.reason = ds.reason.as_ref().map(|r| {
                 if r.starts_with(&format!("{}/", ds.name)) {
-                    r.clone()
+                    format!("{r}{more}")
                 } else {
-                    format!("{}: {r}", ds.name)
+                    format!("{}: {r}{more}", ds.name)
                 }
             });
         }

@@ -715,3 +715,30 @@ fn scatter_nd_with_empty_index_tuples_updates_the_whole_tensor() {
         );
     }
 }
+
+/// New-user report #11: with several data sets failing, the case's reason named the last one.
+/// It names the first, and how many more failed.
+#[test]
+fn report_11_the_reason_names_the_first_failing_data_set_and_counts_the_others() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("three_sets");
+    copy_case(&fixture("failing/wrong_value"), &dir);
+    // Sets 1 and 2 are copies of set 0, the same wrong expected value: the reason named set 2.
+    for k in [1, 2] {
+        copy_case(
+            &dir.join("test_data_set_0"),
+            &dir.join(format!("test_data_set_{k}")),
+        );
+    }
+    let (code, report) = run_json(&dir, &[]);
+    assert_eq!(code, 1);
+    let reason = case(&report, "three_sets")["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        reason,
+        "test_data_set_0: output 'output': 1 of 4 elements differ; first at [1,0]: expected 7.0, \
+         got 5.0 (and 2 more data sets)"
+    );
+}
