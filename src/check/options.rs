@@ -328,9 +328,15 @@ impl CheckOptions {
 pub(crate) fn validate(o: &CheckOptions) -> Result<(usize, Requirements), CheckError> {
     check_tolerance(&o.tolerance)?;
     if let Some(dir) = o.actual.as_ref().filter(|d| !d.is_dir()) {
+        // A runtime's dump script that refused every model may have created nothing at all.
+        let why = if std::fs::symlink_metadata(dir).is_err() {
+            "does not exist (did the runtime write anything?)"
+        } else {
+            "not a directory"
+        };
         return Err(CheckError::invalid(
             "actual",
-            format!("--actual {}: not a directory", dir.display()),
+            format!("--actual {}: {why}", dir.display()),
         ));
     }
     if o.actual.is_some() && o.pending.is_some() {
@@ -536,7 +542,11 @@ mod tests {
         );
         assert_eq!(
             err(CheckOptions::default().actual("/nonexistent/onnx-idx-check")),
-            "--actual /nonexistent/onnx-idx-check: not a directory"
+            "--actual /nonexistent/onnx-idx-check: does not exist (did the runtime write anything?)"
+        );
+        assert_eq!(
+            err(CheckOptions::default().actual("Cargo.toml")),
+            "--actual Cargo.toml: not a directory"
         );
         assert!(err(CheckOptions::default().actual(".").pending("p")).starts_with("--pending "));
         assert!(err(CheckOptions::default().strict_expectations(true))

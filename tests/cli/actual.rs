@@ -348,8 +348,9 @@ fn the_digests_cover_the_runtimes_outputs_by_their_path() {
     assert_eq!(c["files"], json!(want));
 }
 
+/// New-user report #12: a missing `--actual` directory was called "not a directory".
 #[test]
-fn actual_must_be_an_existing_directory_and_excludes_pending() {
+fn report_12_actual_must_be_an_existing_directory_and_excludes_pending() {
     let r = run([
         "run",
         "tests/fixtures/actual/cases",
@@ -359,7 +360,7 @@ fn actual_must_be_an_existing_directory_and_excludes_pending() {
     r.expect_code(2);
     assert!(
         r.stderr
-            .contains("--actual tests/fixtures/actual/no-such-dir: not a directory"),
+            .contains("--actual tests/fixtures/actual/no-such-dir: does not exist (did the runtime write anything?)"),
         "{}",
         r.stderr
     );
