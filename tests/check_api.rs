@@ -266,7 +266,7 @@ fn bad_options_are_refused_with_the_command_lines_words() {
         invalid_option(&e),
         (
             "actual",
-            "--actual /nonexistent/onnx-idx-check-actual: not a directory"
+            "--actual /nonexistent/onnx-idx-check-actual: does not exist (did the runtime write anything?)"
         )
     );
     let e = refused(
