@@ -28,16 +28,8 @@ const ATTRS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
 
 const fn version(since: i64, constraints: &'static [Constraint], negatives: bool) -> OpVersion {
     OpVersion {
-        since,
-        deprecated: false,
-        attrs: ATTRS,
-        inputs: INPUTS,
-        outputs: &["output"],
-        constraints,
         negatives,
-        modes: &[],
-        mode_attr: None,
-        eval,
+        ..OpVersion::base(since, ATTRS, INPUTS, constraints, eval)
     }
 }
 

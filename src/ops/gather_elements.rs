@@ -26,18 +26,7 @@ const INPUTS: &[InputSpec] = &[
 const AXIS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
 
 const fn version(since: i64, constraints: &'static [Constraint]) -> OpVersion {
-    OpVersion {
-        since,
-        deprecated: false,
-        attrs: AXIS,
-        inputs: INPUTS,
-        outputs: &["output"],
-        constraints,
-        negatives: true,
-        modes: &[],
-        mode_attr: None,
-        eval,
-    }
+    OpVersion::base(since, AXIS, INPUTS, constraints, eval)
 }
 
 /// The GatherElements operator, versions 11 and 13.

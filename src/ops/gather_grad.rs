@@ -35,16 +35,9 @@ const AXIS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
 
 const fn version(inputs: &'static [InputSpec], eval: EvalFn) -> OpVersion {
     OpVersion {
-        since: 1,
-        deprecated: false,
-        attrs: AXIS,
-        inputs,
         outputs: &["dX"],
-        constraints: CONSTRAINTS,
-        negatives: true,
         modes: &["add"],
-        mode_attr: None,
-        eval,
+        ..OpVersion::base(1, AXIS, inputs, CONSTRAINTS, eval)
     }
 }
 

@@ -30,18 +30,7 @@ const fn version(
     attrs: &'static [AttrSpec],
     constraints: &'static [Constraint],
 ) -> OpVersion {
-    OpVersion {
-        since,
-        deprecated: false,
-        attrs,
-        inputs: INPUTS,
-        outputs: &["output"],
-        constraints,
-        negatives: true,
-        modes: &[],
-        mode_attr: None,
-        eval,
-    }
+    OpVersion::base(since, attrs, INPUTS, constraints, eval)
 }
 
 const BATCH_DIMS: &[AttrSpec] = &[AttrSpec::int("batch_dims", 0)];

@@ -26,19 +26,23 @@ const CONSTANT_ATTRS: &[AttrSpec] = &[
     AttrSpec::any("value_strings"),
 ];
 
+/// Plumbing ops take any dtype.
+const CONSTRAINTS: &[Constraint] = &[
+    Constraint {
+        name: "T",
+        dtypes: ANY,
+    },
+    Constraint {
+        name: "V",
+        dtypes: ANY,
+    },
+];
+
 macro_rules! versions {
     ($attrs:expr, $inputs:expr, $eval:expr; $($since:literal),*) => {
         &[$(OpVersion {
-            since: $since,
-            deprecated: false,
-            attrs: $attrs,
-            inputs: $inputs,
-            outputs: &["output"],
-            constraints: &[Constraint { name: "T", dtypes: ANY }, Constraint { name: "V", dtypes: ANY }],
             negatives: false,
-            modes: &[],
-            mode_attr: None,
-            eval: $eval,
+            ..OpVersion::base($since, $attrs, $inputs, CONSTRAINTS, $eval)
         }),*]
     };
 }

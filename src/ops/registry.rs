@@ -253,6 +253,30 @@ impl OpDef {
 }
 
 impl OpVersion {
+    /// A live version with one output named `output`, negative indices counting from the back
+    /// and no modes: what most versions are. The others change fields with struct update
+    /// (`OpVersion { negatives: false, ..OpVersion::base(..) }`).
+    pub(crate) const fn base(
+        since: i64,
+        attrs: &'static [AttrSpec],
+        inputs: &'static [InputSpec],
+        constraints: &'static [Constraint],
+        eval: EvalFn,
+    ) -> OpVersion {
+        OpVersion {
+            since,
+            deprecated: false,
+            attrs,
+            inputs,
+            outputs: &["output"],
+            constraints,
+            negatives: true,
+            modes: &[],
+            mode_attr: None,
+            eval,
+        }
+    }
+
     /// The input playing `role`, if any.
     pub fn input_with(&self, role: Role) -> Option<usize> {
         self.inputs.iter().position(|i| i.role == role)

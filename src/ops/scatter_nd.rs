@@ -36,16 +36,9 @@ const fn version(
     modes: &'static [&'static str],
 ) -> OpVersion {
     OpVersion {
-        since,
-        deprecated: false,
-        attrs,
-        inputs: INPUTS,
-        outputs: &["output"],
-        constraints,
-        negatives: true,
         modes,
         mode_attr: Some("reduction"),
-        eval,
+        ..OpVersion::base(since, attrs, INPUTS, constraints, eval)
     }
 }
 
