@@ -234,7 +234,8 @@ impl Sources {
                 }
                 let name = entry.file_name().to_string_lossy().into_owned();
                 if keep(&name) {
-                    found.push((format!("{prefix}{name}"), sha256_file(&path)?));
+                    let sha = crate::load::sha256_file_hex(&path).map_err(io_error(&path))?;
+                    found.push((format!("{prefix}{name}"), sha));
                 }
             }
             Ok::<(), PendingError>(())
@@ -326,27 +327,6 @@ fn unescape(s: &str) -> Option<String> {
         });
     }
     Some(out)
-}
-
-/// The sha256 of a file, read in blocks (never all at once: a model may be large).
-fn sha256_file(path: &Path) -> Result<String, PendingError> {
-    use sha2::Digest;
-    use std::io::Read as _;
-    let mut file = std::fs::File::open(path).map_err(io_error(path))?;
-    let mut hasher = sha2::Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = file.read(&mut buf).map_err(io_error(path))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
 }
 
 /// Removes the snapshot of output `k` of a data set, if there is one (its output passes now, so
