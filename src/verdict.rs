@@ -368,6 +368,8 @@ pub struct ExpectationsReport {
     pub file: String,
     /// Whether `--update-expectations` rewrote it.
     pub updated: bool,
+    /// What `--update-expectations` wrote; `None` when it did not rewrite the file.
+    pub written: Option<Written>,
     /// Case patterns of entries whose `until` date has passed (each fails the run).
     pub expired: Vec<String>,
     /// Case patterns of entries that matched no case (a warning; an error with
@@ -377,6 +379,44 @@ pub struct ExpectationsReport {
     /// report: the gate says what failed).
     #[serde(skip)]
     pub strict: bool,
+}
+
+/// What `--update-expectations` wrote: the entries, and how they differ from the old file's.
+///
+/// ```
+/// use onnx_idx_check::verdict::Written;
+///
+/// let w = Written { entries: 3, added: 1, removed: 2, changed: 1, expired: 0 };
+/// assert_eq!(w.to_string(), "1 added, 2 removed, 1 changed");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Written {
+    /// Entries in the rewritten file.
+    pub entries: usize,
+    /// New entries: cases no entry covered, and a glob's cases given their own entries.
+    pub added: usize,
+    /// Entries of the old file that are gone: their cases pass, or they match no case.
+    pub removed: usize,
+    /// Entries kept with a new status, failure signature or tolerance-only form.
+    pub changed: usize,
+    /// Entries kept although their `until` date has passed: they still fail the runs of their
+    /// cases until the date is renewed or the entry removed.
+    pub expired: usize,
+}
+
+impl std::fmt::Display for Written {
+    /// `3 added, 1 removed, 0 changed, 1 expired kept` (the expired part only when there are).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} added, {} removed, {} changed",
+            self.added, self.removed, self.changed
+        )?;
+        if self.expired > 0 {
+            write!(f, ", {} expired kept", self.expired)?;
+        }
+        Ok(())
+    }
 }
 
 /// The run's own verdict: whether it passes, and every reason it does not. The exit status is

@@ -3,7 +3,8 @@
 
 use super::{CheckError, CheckOptions};
 use crate::expectations::{Date, Expectations, Judgement, Outcome};
-use crate::verdict::{CaseResult, ExpectationNote, ExpectationsReport};
+use crate::verdict::{CaseResult, ExpectationNote, ExpectationsReport, Written};
+use std::collections::BTreeSet;
 
 /// Loads `options.expectations`; when updating, a missing file starts empty.
 pub(crate) fn load(options: &CheckOptions) -> Result<Option<Expectations>, CheckError> {
@@ -35,48 +36,67 @@ pub(crate) struct Judged {
 }
 
 /// Rewrites the file first when updating, sets every result's note, then judges the entries;
-/// `all_names` are the names of every case found before selection (entries for cases the
-/// patterns or the shard left out are not unmatched).
+/// `all_names` are the names of every case found before selection (an entry for cases the
+/// patterns, the shard or `--fail-fast` left out is neither unmatched nor dropped).
 pub(crate) fn judge(
     exp: &Expectations,
     results: &mut [CaseResult],
     options: &CheckOptions,
     all_names: &[String],
 ) -> Result<Judged, CheckError> {
-    let (exp, updated) = if options.update_expectations {
-        let text = exp.update(results);
+    let today = Date::today();
+    let ran: BTreeSet<&str> = results.iter().map(|r| r.name.as_str()).collect();
+    let left_out: Vec<String> = all_names
+        .iter()
+        .filter(|n| !ran.contains(n.as_str()))
+        .cloned()
+        .collect();
+    let (exp, written) = if options.update_expectations {
+        let update = exp.update(results, &left_out);
         let path = exp.path();
-        std::fs::write(path, &text).map_err(|source| CheckError::WriteExpectations {
+        std::fs::write(path, &update.text).map_err(|source| CheckError::WriteExpectations {
             path: path.to_path_buf(),
             source,
         })?;
-        let updated =
-            Expectations::parse(&text, path).map_err(|source| CheckError::UpdatedExpectations {
+        let updated = Expectations::parse(&update.text, path).map_err(|source| {
+            CheckError::UpdatedExpectations {
                 path: path.to_path_buf(),
                 source: Box::new(source),
-            })?;
-        (updated, true)
+            }
+        })?;
+        let written = Written {
+            entries: update.entries.len(),
+            added: update.added,
+            removed: update.removed,
+            changed: update.changed,
+            expired: update.expired(today),
+        };
+        (updated, Some(written))
     } else {
-        (exp.clone(), false)
+        (exp.clone(), None)
     };
-    let judgement = exp.judge(results, Date::today());
+    let judgement = exp.judge(results, today);
     for (i, r) in results.iter_mut().enumerate() {
         r.expectation = note(&exp, &judgement, i);
     }
     let pattern = |i: &usize| exp.entries()[*i].case.clone();
+    // Whether entry `i` may apply to a case that was found but not run (its opset unknown).
+    let elsewhere = |i: usize| left_out.iter().any(|n| exp.pattern_matches(i, n));
     let expired: Vec<String> = judgement.expired.iter().map(pattern).collect();
     // An expired entry fails the gate through the cases it applies to, in the run (the shard)
-    // that ran them; one that applies to no case found at all fails every run by itself.
+    // that ran them; one that applies to no case at all fails every run by itself.
     let expired_alone: Vec<String> = judgement
         .expired
         .iter()
-        .filter(|&&i| !all_names.iter().any(|n| exp.pattern_matches(i, n)))
+        .filter(|&&i| judgement.unmatched.contains(&i) && !elsewhere(i))
         .map(pattern)
         .collect();
+    // Unmatched: applies to no case of the run (name and opset range), nor possibly to one left
+    // out.
     let unmatched: Vec<String> = judgement
         .unmatched
         .iter()
-        .filter(|&&i| !all_names.iter().any(|n| exp.pattern_matches(i, n)))
+        .filter(|&&i| !elsewhere(i))
         .map(pattern)
         .collect();
     let mut gate = Vec::new();
@@ -94,7 +114,8 @@ pub(crate) fn judge(
     }
     let report = ExpectationsReport {
         file: exp.path().display().to_string(),
-        updated,
+        updated: written.is_some(),
+        written,
         expired,
         unmatched,
         strict: options.strict_expectations,

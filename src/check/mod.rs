@@ -344,6 +344,9 @@ impl Prepared {
             cases: self.cases.len(),
         });
         let start = Instant::now();
+        // Updating rewrites the file from every result: each case is reported once the new
+        // file has judged it, so that the case lines and the summary tell the same story.
+        let deferred = exp.is_some() && self.options.update_expectations;
         let (mut results, not_run) = runner::run_all(
             &self.cases,
             &self.run,
@@ -351,6 +354,7 @@ impl Prepared {
             self.options.fail_fast,
             // As a case finishes, what the expectations say of it alone.
             |r| match expect::note_alone(exp, r, today) {
+                _ if deferred => {} // reported below
                 None => on_event(&Event::CaseFinished(r)),
                 Some(note) => {
                     let mut shown = r.clone();
@@ -371,6 +375,11 @@ impl Prepared {
             }
             None => (None, Vec::new()),
         };
+        if deferred {
+            for r in &results {
+                on_event(&Event::CaseFinished(r));
+            }
+        }
         let summary = Summary::of(&results, not_run);
         let gate = Gate::of(
             &results,

@@ -75,6 +75,12 @@ impl Entry {
                 .is_none_or(|f| Some(f) == sig.first_mismatch.as_ref())
     }
 
+    /// Sets the signature fields to `sig`'s (clears them for `None`).
+    pub(super) fn set_signature(&mut self, sig: Option<&Signature>) {
+        self.mismatches = sig.map(|s| s.mismatches);
+        self.first_mismatch = sig.and_then(|s| s.first_mismatch.clone());
+    }
+
     pub(super) fn has_tolerance(&self) -> bool {
         self.rtol.is_some() || self.atol.is_some()
     }

@@ -49,9 +49,11 @@
 //! exact name wins over a glob, and otherwise the first in the file wins. Each of `rtol` and
 //! `atol` comes from the first matching entry (exact names first, then file order) that sets it.
 //!
-//! `run --update-expectations` rewrites the file with [`Expectations::update`]: entries sorted by
-//! pattern, reasons, links, dates, opset ranges and tolerances kept, new non-passing cases added
-//! with `reason = "TODO"`, entries of cases that pass now removed. Comments are not kept.
+//! `run --update-expectations` rewrites the file with [`Expectations::update`]: entries kept in
+//! their order (new ones last, so precedence among globs holds) with their reasons, links,
+//! dates, opset ranges and tolerances; new non-passing cases added with `reason = "TODO"`;
+//! entries of cases that pass now, and entries that match no case, removed. Comments are not
+//! kept.
 
 // The parts: `parse` reads a file into entries (`entry`, `date`) and their matchers (`pattern`);
 // `lookup` picks the entry that applies to a case; `judge` and `update` build on it, and `update`

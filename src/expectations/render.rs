@@ -29,9 +29,9 @@ fn quote(s: &str) -> String {
 pub(super) fn render(entries: &[Entry]) -> String {
     let mut s = String::from(
         "# onnx-idx-check expectations: known failures, ratcheted.\n\
-         # Written by `onnx-idx-check run --update-expectations`: entries sorted by case pattern,\n\
-         # comments not kept. Fill in every reason = \"TODO\" (an issue, a missing feature) before\n\
-         # committing.\n",
+         # Written by `onnx-idx-check run --update-expectations`: entries in their\n\
+         # order (which decides between globs), new ones last; comments not kept. Fill in every\n\
+         # reason = \"TODO\" (an issue, a missing feature) before committing.\n",
     );
     for e in entries {
         s.push_str("\n[[expect]]\n");

@@ -94,21 +94,24 @@ pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
 /// that matched no case (a warning, or a failure with `--strict-expectations`).
 pub fn expectations(e: &ExpectationsReport, style: Style) -> String {
     let mut s = String::new();
-    if !e.updated && (!e.expired.is_empty() || !e.unmatched.is_empty()) {
+    if e.written.is_none() && (!e.expired.is_empty() || !e.unmatched.is_empty()) {
         s.push('\n');
     }
-    if e.updated {
+    if let Some(w) = &e.written {
         let _ = writeln!(
             s,
-            "\n{} rewrote {} to the current results",
+            "\n{} wrote {} {} to {}: {w}",
             style.paint("1;36", "expectations:"),
+            w.entries,
+            if w.entries == 1 { "entry" } else { "entries" },
             e.file
         );
     }
     for p in &e.expired {
         let _ = writeln!(
             s,
-            "{} the entry for '{p}' in {} has expired (its `until` date has passed)",
+            "{} the entry for '{p}' in {} has expired (its `until` date has passed): renew the \
+             date or remove the entry",
             style.paint("1;31", "expectations:"),
             e.file
         );

@@ -80,7 +80,8 @@ pub enum Event<'a> {
     },
     /// A case finished (delivered in case order). Its expectation note, if any, is what the
     /// expectations say of this case alone; [`RunFinished`](Event::RunFinished) carries the final
-    /// results.
+    /// results. When the run rewrites its expectations file, every case is delivered once the
+    /// file is rewritten, with the new file's note.
     CaseFinished(&'a CaseResult),
     /// The run finished.
     RunFinished(&'a RunEnd<'a>),

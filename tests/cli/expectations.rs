@@ -86,6 +86,7 @@ fn cases_that_end_as_listed_do_not_fail_the_run() {
         json!({
             "file": ratchet.display().to_string(),
             "updated": false,
+            "written": null,
             "expired": [],
             // Entries for cases that --filter left out are not unmatched.
             "unmatched": ["failing/renamed_long_ago"]
@@ -429,59 +430,16 @@ fn a_tolerance_override_turns_a_failed_reduction_into_a_pass() {
 }
 
 /// ratchet.toml rewritten for the results of [`EVERYTHING`], worked by hand from the rules of
-/// `--update-expectations`: sorted by pattern; the XPASS entry dropped; the exact entries of
-/// nan_expected and gather_index_out_of_range refreshed to the current signature and verdict,
-/// keeping their reasons; new TODO entries for wrong_shape and for reduction_attribute_opset13
-/// (outside the glob's opset range); the globs, the tolerance-only entry and the entry matching
-/// no case kept as they were; comments dropped.
+/// `--update-expectations`: in the file's order; the XPASS entry and the entry that matches no
+/// case dropped; the exact entries of nan_expected and gather_index_out_of_range refreshed to
+/// the current signature and verdict, keeping their reasons; the globs and the tolerance-only
+/// entry kept as they were; new TODO entries, last and in case order, for
+/// reduction_attribute_opset13 (outside the glob's opset range) and wrong_shape; comments
+/// dropped.
 const UPDATED: &str = r#"# onnx-idx-check expectations: known failures, ratcheted.
-# Written by `onnx-idx-check run --update-expectations`: entries sorted by case pattern,
-# comments not kept. Fill in every reason = "TODO" (an issue, a missing feature) before
-# committing.
-
-[[expect]]
-case = "errored/*_opset1*"
-status = "errored"
-reason = "runtime#6: negative indices before opset 11"
-opset = { max = 10 }
-
-[[expect]]
-case = "errored/gather_index_out_of_range"
-status = "errored"
-reason = "runtime#3: out-of-range indices are clamped"
-
-[[expect]]
-case = "errored/reduction_attribute_opset13"
-status = "errored"
-reason = "TODO"
-
-[[expect]]
-case = "failing/*_grad_wrong_value"
-status = "failed"
-reason = "runtime#5: gradients overwrite instead of accumulating"
-
-[[expect]]
-case = "failing/nan_expected"
-status = "failed"
-reason = "runtime#4: NaN is not propagated"
-mismatches = 1
-first_mismatch = [0]
-
-[[expect]]
-case = "failing/reduction_beyond_tolerance"
-reason = "runtime#7: reductions accumulate in float16"
-rtol = 0.01
-
-[[expect]]
-case = "failing/renamed_long_ago"
-status = "failed"
-reason = "runtime#8: this case was renamed"
-
-[[expect]]
-case = "failing/wrong_shape"
-status = "failed"
-reason = "TODO"
-mismatches = 0
+# Written by `onnx-idx-check run --update-expectations`: entries in their
+# order (which decides between globs), new ones last; comments not kept. Fill in every
+# reason = "TODO" (an issue, a missing feature) before committing.
 
 [[expect]]
 case = "failing/wrong_value"
@@ -491,6 +449,45 @@ link = "https://example.com/runtime/issues/1"
 until = 2999-12-31
 mismatches = 1
 first_mismatch = [1, 0]
+
+[[expect]]
+case = "errored/gather_index_out_of_range"
+status = "errored"
+reason = "runtime#3: out-of-range indices are clamped"
+
+[[expect]]
+case = "failing/nan_expected"
+status = "failed"
+reason = "runtime#4: NaN is not propagated"
+mismatches = 1
+first_mismatch = [0]
+
+[[expect]]
+case = "failing/*_grad_wrong_value"
+status = "failed"
+reason = "runtime#5: gradients overwrite instead of accumulating"
+
+[[expect]]
+case = "errored/*_opset1*"
+status = "errored"
+reason = "runtime#6: negative indices before opset 11"
+opset = { max = 10 }
+
+[[expect]]
+case = "failing/reduction_beyond_tolerance"
+reason = "runtime#7: reductions accumulate in float16"
+rtol = 0.01
+
+[[expect]]
+case = "errored/reduction_attribute_opset13"
+status = "errored"
+reason = "TODO"
+
+[[expect]]
+case = "failing/wrong_shape"
+status = "failed"
+reason = "TODO"
+mismatches = 0
 "#;
 
 #[test]
@@ -506,9 +503,11 @@ fn update_expectations_rewrites_a_copy_of_the_file_to_the_current_results() {
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["expectations"]["updated"], true);
     assert_eq!(
-        report["expectations"]["unmatched"],
-        json!(["failing/renamed_long_ago"])
+        report["expectations"]["written"],
+        json!({"entries": 8, "added": 2, "removed": 2, "changed": 2, "expired": 0})
     );
+    // The entry that matched no case is gone, so nothing is unmatched any more.
+    assert_eq!(report["expectations"]["unmatched"], json!([]));
     assert_eq!(std::fs::read_to_string(&copy).unwrap(), UPDATED);
     // The committed fixture is untouched.
     assert!(std::fs::read_to_string(file("ratchet.toml"))
@@ -534,7 +533,7 @@ fn update_expectations_rewrites_a_copy_of_the_file_to_the_current_results() {
     assert_eq!(std::fs::read_to_string(&copy).unwrap(), UPDATED);
     assert!(
         r.stdout.contains(&format!(
-            "expectations: rewrote {} to the current results",
+            "expectations: wrote 8 entries to {}: 0 added, 0 removed, 0 changed",
             copy.display()
         )),
         "{}",
@@ -635,4 +634,127 @@ fn an_unreadable_or_invalid_expectations_file_is_a_usage_error() {
     r.expect_code(2);
     let r = run(["run", "tests/fixtures/failing", "--strict-expectations"]);
     r.expect_code(2);
+}
+
+/// Writes `text` to a fresh expectations file; the directory lives as long as the guard.
+fn temp_file(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("expectations.toml");
+    std::fs::write(&path, text).unwrap();
+    (tmp, path)
+}
+
+/// New-user report #3: `--update-expectations` sorted the entries, so the broader glob
+/// (`*` sorts before letters) took over and the specific entry that was in effect was dropped.
+#[test]
+fn report_3_update_keeps_the_entry_that_wins_and_the_file_order() {
+    let text = "[[expect]]\ncase = \"failing/gather_grad_*\"\nstatus = \"failed\"\nreason = \"B: specific, listed first so it wins\"\n\n\
+                [[expect]]\ncase = \"failing/*grad*\"\nstatus = \"failed\"\nreason = \"A: broader\"\n";
+    let (_tmp, path) = temp_file(text);
+    let filter = "^failing/gather_grad_wrong_value$";
+    let reason = |report: &Value| {
+        expectation(report, "failing/gather_grad_wrong_value")["reason"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (code, before) = json_with(filter, &path, &[]);
+    assert_eq!(code, 0, "{before:#}");
+    assert_eq!(reason(&before), "B: specific, listed first so it wins");
+    let (code, after) = json_with(filter, &path, &["--update-expectations"]);
+    assert_eq!(code, 0, "{after:#}");
+    assert_eq!(reason(&after), "B: specific, listed first so it wins");
+    let written = std::fs::read_to_string(&path).unwrap();
+    // B is first and still there; A, which matches cases the filter left out
+    // (failing/gather_elements_grad_wrong_value), is kept as it was.
+    let b = written
+        .find("case = \"failing/gather_grad_*\"")
+        .expect(&written);
+    let a = written.find("case = \"failing/*grad*\"").expect(&written);
+    assert!(b < a, "{written}");
+    let (_, again) = json_with(filter, &path, &[]);
+    assert_eq!(reason(&again), "B: specific, listed first so it wins");
+}
+
+/// New-user report #9: an entry whose opset range excluded the only case it names was never
+/// reported as unmatched.
+#[test]
+fn report_9_an_entry_whose_opset_range_excludes_every_case_it_names_is_unmatched() {
+    // failing/wrong_value imports ai.onnx 13.
+    let text = "[[expect]]\ncase = \"failing/wrong_value\"\nstatus = \"failed\"\nreason = \"only opset 11-12\"\nopset = { min = 11, max = 12 }\n";
+    let (_tmp, path) = temp_file(text);
+    let (code, report) = json_with("^failing/wrong_value$", &path, &[]);
+    assert_eq!(code, 1, "the case fails, uncovered");
+    assert_eq!(
+        report["expectations"]["unmatched"],
+        json!(["failing/wrong_value"])
+    );
+    let r = run_with("^failing/wrong_value$", &path, &[]);
+    assert!(
+        r.stdout.contains(&format!(
+            "expectations warning: the entry for 'failing/wrong_value' in {} matches no case",
+            path.display()
+        )),
+        "{}",
+        r.stdout
+    );
+    let (_, report) = json_with("^failing/wrong_value$", &path, &["--strict-expectations"]);
+    let reasons = report["summary"]["gate"]["reasons"].to_string();
+    assert!(
+        reasons.contains("matches no case (--strict-expectations)"),
+        "{reasons}"
+    );
+    // An entry whose cases a filter left out is not unmatched: they may be in its range.
+    let (code, report) = json_with("^failing/wrong_shape$", &path, &["--strict-expectations"]);
+    assert_eq!(code, 1, "wrong_shape fails on its own");
+    assert_eq!(report["expectations"]["unmatched"], json!([]));
+}
+
+/// New-user report #10: the update run printed the case lines judged by the old file and the
+/// summary judged by the new one, kept entries that match no case, and never said what it wrote.
+#[test]
+fn report_10_an_update_reports_one_state_and_says_what_it_wrote() {
+    let text = "[[expect]]\ncase = \"failing/wrong_value\"\nstatus = \"failed\"\nreason = \"runtime#1\"\nuntil = 2020-01-31\n\n\
+                [[expect]]\ncase = \"passing/nan_payloads_are_equal\"\nstatus = \"failed\"\nreason = \"fixed since\"\n\n\
+                [[expect]]\ncase = \"failing/does_not_exist_*\"\nstatus = \"failed\"\nreason = \"renamed\"\n";
+    let (_tmp, path) = temp_file(text);
+    let filter = "^(failing/(wrong_value|wrong_shape)|passing/nan_payloads_are_equal)$";
+    let r = run_with(filter, &path, &["--update-expectations"]);
+    let out = &r.stdout;
+    // One state: the new file's. wrong_shape is an expected failure under its new TODO entry in
+    // the case lines and in the summary alike.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("  XFAIL [") && l.ends_with("] failing/wrong_shape")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("   PASS [") && l.ends_with("] passing/nan_payloads_are_equal")),
+        "{out}"
+    );
+    assert!(!out.contains("  FAIL ["), "{out}");
+    assert!(
+        out.contains(&format!(
+            "expectations: wrote 2 entries to {}: 1 added, 2 removed, 1 changed, 1 expired kept",
+            path.display()
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "has expired (its `until` date has passed): renew the date or remove the entry"
+        ),
+        "{out}"
+    );
+    // The expired entry is kept (its date is the author's call, and it gained its signature)
+    // and still fails the run.
+    r.expect_code(1);
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(written.contains("until = 2020-01-31"), "{written}");
+    assert!(!written.contains("does_not_exist"), "{written}");
+    assert!(!written.contains("nan_payloads"), "{written}");
+    // Renewing the date makes the same run green.
+    std::fs::write(&path, written.replace("2020-01-31", "2999-01-31")).unwrap();
+    run_with(filter, &path, &[]).expect_code(0);
 }

@@ -311,7 +311,7 @@ fn require_op_refuses_what_the_registry_does_not_know() {
 }
 
 #[test]
-fn jobs_beyond_the_bound_are_a_usage_error_that_names_it() {
+fn report_4_jobs_beyond_the_bound_are_a_usage_error_that_names_it() {
     let start = std::time::Instant::now();
     let r = run(["run", "tests/fixtures/passing", "--jobs", "100000"]);
     r.expect_code(2);
