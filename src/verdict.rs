@@ -259,7 +259,9 @@ pub struct ExpectationNote {
     pub fails_gate: bool,
 }
 
-/// Verdict counts.
+/// Counts that partition cases: each case is counted once, under its verdict unless the
+/// expectations list it, in which case under what they make of it (an expected failure, an
+/// unexpected pass, an expired entry).
 ///
 /// ```
 /// use onnx_idx_check::{check, CheckOptions};
@@ -267,30 +269,77 @@ pub struct ExpectationNote {
 /// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gathernd"))?;
 /// let counts = &report.summary.by_op["GatherND-13"];
 /// assert_eq!((counts.passed, counts.failed, counts.errored, counts.skipped), (3, 0, 0, 0));
+/// assert_eq!(counts.total(), 3);
 /// # Ok::<(), onnx_idx_check::CheckError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
-    /// Passed.
+    /// Passed (and not listed as failing).
     pub passed: usize,
-    /// Failed.
+    /// Failed, and not an expected failure.
     pub failed: usize,
-    /// Errored.
+    /// Errored, and not an expected failure.
     pub errored: usize,
-    /// Skipped.
+    /// Skipped, and not an expected failure.
     pub skipped: usize,
+    /// Listed in the expectations and ending as listed (`XFAIL`).
+    pub xfailed: usize,
+    /// Listed as failing, but passed (`XPASS`).
+    pub xpassed: usize,
+    /// Under an expectations entry whose `until` date has passed (`EXPIRED`).
+    pub expired: usize,
 }
 
 impl Counts {
-    fn add(&mut self, s: Status) {
-        match s {
-            Status::Passed => self.passed += 1,
-            Status::Failed => self.failed += 1,
-            Status::Errored => self.errored += 1,
-            Status::Skipped => self.skipped += 1,
+    /// Counts `case` once: under its expectation outcome when that is an expected failure, an
+    /// unexpected pass or an expiry, else under its verdict.
+    pub(crate) fn add(&mut self, case: &CaseResult) {
+        match case.expectation.as_ref().map(|e| e.outcome) {
+            Some("expected-failure") => self.xfailed += 1,
+            Some("unexpectedly-passed") => self.xpassed += 1,
+            Some("expired") => self.expired += 1,
+            _ => match case.status {
+                Status::Passed => self.passed += 1,
+                Status::Failed => self.failed += 1,
+                Status::Errored => self.errored += 1,
+                Status::Skipped => self.skipped += 1,
+            },
         }
     }
+
+    /// Every case counted.
+    pub fn total(&self) -> usize {
+        self.passed
+            + self.failed
+            + self.errored
+            + self.skipped
+            + self.xfailed
+            + self.xpassed
+            + self.expired
+    }
+
+    /// The non-zero counts in the order people read them, each with its word: `passed` always,
+    /// then `failed`, `errored`, `skipped`, `xfailed`, `xpassed`, `expired`.
+    pub(crate) fn parts(&self) -> Vec<(usize, &'static str)> {
+        let all = [
+            (self.passed, "passed"),
+            (self.failed, "failed"),
+            (self.errored, "errored"),
+            (self.skipped, "skipped"),
+            (self.xfailed, "xfailed"),
+            (self.xpassed, "xpassed"),
+            (self.expired, "expired"),
+        ];
+        all.into_iter()
+            .enumerate()
+            .filter(|(i, (n, _))| *i == 0 || *n > 0)
+            .map(|(_, p)| p)
+            .collect()
+    }
 }
+
+/// The row of the cases whose model could not be read, in [`Summary::by_op`].
+pub const INVALID_MODEL: &str = "(invalid model)";
 
 /// Counts over a run.
 ///
@@ -300,28 +349,36 @@ impl Counts {
 /// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gathernd"))?;
 /// let s = &report.summary;
 /// assert_eq!((s.total, s.passed, s.failed, s.errored, s.skipped), (3, 3, 0, 0, 0));
+/// assert_eq!(s.outcomes.passed, 3);
 /// # Ok::<(), onnx_idx_check::CheckError>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Cases run.
     pub total: usize,
-    /// Passed.
+    /// Passed (the verdict, whatever the expectations say).
     pub passed: usize,
-    /// Failed.
+    /// Failed (the verdict).
     pub failed: usize,
-    /// Errored.
+    /// Errored (the verdict).
     pub errored: usize,
-    /// Skipped.
+    /// Skipped (the verdict).
     pub skipped: usize,
     /// Cases not run because `--fail-fast` stopped the run.
     pub not_run: usize,
-    /// Counts per operator version (`Gather-13`; a bare op type when unresolved).
+    /// The cases partitioned by what they mean for the run (see [`Counts`]): what the summary
+    /// line prints, adding up to `total`.
+    pub outcomes: Counts,
+    /// The same partition per operator version (`Gather-13`; a bare op type when unresolved;
+    /// [`INVALID_MODEL`] for cases whose model could not be read). A case with several
+    /// operators counts in each of their rows.
     pub by_op: BTreeMap<String, Counts>,
     /// Failed, errored or skipped cases that an expectations entry lists as such.
     pub expected_failures: usize,
     /// Cases listed as failing that passed.
     pub unexpected_passes: usize,
+    /// Cases under an expectations entry whose `until` date has passed.
+    pub expired: usize,
 }
 
 impl Summary {
@@ -333,12 +390,17 @@ impl Summary {
             ..Summary::default()
         };
         for c in cases {
-            for op in &c.op_versions {
-                s.by_op.entry(op.clone()).or_default().add(c.status);
+            if c.op_versions.is_empty() {
+                s.by_op.entry(INVALID_MODEL.to_string()).or_default().add(c);
             }
+            for op in &c.op_versions {
+                s.by_op.entry(op.clone()).or_default().add(c);
+            }
+            s.outcomes.add(c);
             match c.expectation.as_ref().map(|e| e.outcome) {
                 Some("expected-failure") => s.expected_failures += 1,
                 Some("unexpectedly-passed") => s.unexpected_passes += 1,
+                Some("expired") => s.expired += 1,
                 _ => {}
             }
             match c.status {

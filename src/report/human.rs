@@ -282,52 +282,42 @@ pub fn unmet_requirements(gate: &Gate, style: Style) -> String {
     s
 }
 
-/// `Summary [   0.420s] 37 cases: 35 passed, 1 failed, 1 skipped`, between rules; categories
-/// other than passed appear only when non-zero.
+/// The per-operator rows (`  Gather-13  5 passed, 2 xfailed`), then the summary line between
+/// rules.
 pub fn summary(summary: &Summary, duration: Duration, style: Style) -> String {
     let mut table = String::new();
     let w = summary.by_op.keys().map(String::len).max().unwrap_or(0);
     for (op, c) in &summary.by_op {
-        let mut parts = Vec::new();
-        for (n, what) in [
-            (c.passed, "passed"),
-            (c.failed, "failed"),
-            (c.errored, "errored"),
-            (c.skipped, "skipped"),
-        ] {
-            if n > 0 {
-                parts.push(format!("{n} {what}"));
-            }
-        }
+        let parts: Vec<String> = c
+            .parts()
+            .into_iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect();
         let _ = writeln!(table, "  {op:<w$}  {}", parts.join(", "));
     }
     format!("{table}{}", summary_line(summary, duration, style))
 }
 
-/// The closing line alone (also printed to stderr when a machine format takes stdout).
+/// The closing line alone (also printed to stderr when a machine format takes stdout):
+/// `Summary [   0.420s] 37 cases: 30 passed, 1 failed, 5 xfailed, 1 expired`. Each case is
+/// counted once (see [`Counts`](crate::verdict::Counts)); categories other than passed appear
+/// only when non-zero.
 pub fn summary_line(summary: &Summary, duration: Duration, style: Style) -> String {
-    let mut parts = vec![style.paint("32", &format!("{} passed", summary.passed))];
-    if summary.failed > 0 {
-        parts.push(style.paint("31", &format!("{} failed", summary.failed)));
-    }
-    if summary.errored > 0 {
-        parts.push(style.paint("35", &format!("{} errored", summary.errored)));
-    }
-    if summary.skipped > 0 {
-        parts.push(style.paint("33", &format!("{} skipped", summary.skipped)));
-    }
-    if summary.expected_failures > 0 {
-        parts.push(style.paint(
-            "33",
-            &format!("{} expected failures", summary.expected_failures),
-        ));
-    }
-    if summary.unexpected_passes > 0 {
-        parts.push(style.paint(
-            "31",
-            &format!("{} unexpectedly passed", summary.unexpected_passes),
-        ));
-    }
+    let mut parts: Vec<String> = summary
+        .outcomes
+        .parts()
+        .into_iter()
+        .map(|(n, what)| {
+            let colour = match what {
+                "passed" => "32",
+                "failed" | "xpassed" | "expired" => "31",
+                "errored" => "35",
+                _ => "33",
+            };
+            style.paint(colour, &format!("{n} {what}"))
+        })
+        .collect();
     if summary.not_run > 0 {
         parts.push(format!("{} not run (--fail-fast)", summary.not_run));
     }

@@ -2,7 +2,7 @@
 //! [`SCHEMA_VERSION`] on any incompatible change.
 
 use super::{millis, Dest, Event, Reporter, RunEnd, ToolInfo};
-use crate::verdict::{CaseResult, DataSetResult, Gate, OutputResult};
+use crate::verdict::{CaseResult, Counts, DataSetResult, Gate, OutputResult};
 use anyhow::Result;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -75,6 +75,8 @@ pub struct JsonSummary<'a> {
     pub expected_failures: usize,
     /// Cases listed as failing that passed (each fails the run).
     pub unexpected_passes: usize,
+    /// Cases under an expired expectations entry (each fails the run).
+    pub expired: usize,
     /// Counts per operator version (`Gather-13`; a bare op type when unresolved).
     pub by_op: BTreeMap<&'a str, JsonCounts>,
     /// The run's own verdict: what decides the exit status.
@@ -99,17 +101,37 @@ pub struct JsonGateReason<'a> {
     pub message: &'a str,
 }
 
-/// Verdict counts of one operator version.
+/// The cases of one operator version, each counted once (see [`Counts`]).
 #[derive(Debug, Serialize)]
 pub struct JsonCounts {
-    /// Passed.
+    /// Passed (and not listed as failing).
     pub passed: usize,
-    /// Failed.
+    /// Failed, and not an expected failure.
     pub failed: usize,
-    /// Errored.
+    /// Errored, and not an expected failure.
     pub errored: usize,
-    /// Skipped.
+    /// Skipped, and not an expected failure.
     pub skipped: usize,
+    /// Expected failures.
+    pub xfailed: usize,
+    /// Listed as failing, but passed.
+    pub xpassed: usize,
+    /// Under an expired expectations entry.
+    pub expired: usize,
+}
+
+impl From<&Counts> for JsonCounts {
+    fn from(c: &Counts) -> JsonCounts {
+        JsonCounts {
+            passed: c.passed,
+            failed: c.failed,
+            errored: c.errored,
+            skipped: c.skipped,
+            xfailed: c.xfailed,
+            xpassed: c.xpassed,
+            expired: c.expired,
+        }
+    }
 }
 
 /// One entry of `cases`.
@@ -215,18 +237,11 @@ pub fn build<'a>(tool: &'a ToolInfo, end: &RunEnd<'a>) -> Report<'a> {
             duration_ms: millis(end.duration),
             expected_failures: summary.expected_failures,
             unexpected_passes: summary.unexpected_passes,
+            expired: summary.expired,
             by_op: summary
                 .by_op
                 .iter()
-                .map(|(op, c)| {
-                    let counts = JsonCounts {
-                        passed: c.passed,
-                        failed: c.failed,
-                        errored: c.errored,
-                        skipped: c.skipped,
-                    };
-                    (op.as_str(), counts)
-                })
+                .map(|(op, c)| (op.as_str(), JsonCounts::from(c)))
                 .collect(),
             gate: gate(end.gate),
         },
