@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 /// The fields an entry may have, in the order [`Expectations::update`](super::Expectations::update)
 /// writes them.
-pub const FIELDS: [&str; 10] = [
+pub const FIELDS: [&str; 12] = [
     "case",
     "status",
     "reason",
@@ -19,6 +19,8 @@ pub const FIELDS: [&str; 10] = [
     "atol",
     "mismatches",
     "first_mismatch",
+    "actual_dtype",
+    "actual_shape",
 ];
 
 /// An opset range: (min, max), inclusive, each bound optional.
@@ -47,6 +49,10 @@ pub struct Entry {
     pub mismatches: Option<usize>,
     /// Expected coordinates of the first mismatch of the failure signature.
     pub first_mismatch: Option<Vec<usize>>,
+    /// The dtype of the wrong output, when the failure is a dtype or shape difference.
+    pub actual_dtype: Option<String>,
+    /// The shape of the wrong output, when the failure is a dtype or shape difference.
+    pub actual_shape: Option<Vec<usize>>,
 }
 
 impl Entry {
@@ -73,12 +79,22 @@ impl Entry {
                 .first_mismatch
                 .as_ref()
                 .is_none_or(|f| Some(f) == sig.first_mismatch.as_ref())
+            && self
+                .actual_dtype
+                .as_ref()
+                .is_none_or(|d| Some(d) == sig.actual_dtype.as_ref())
+            && self
+                .actual_shape
+                .as_ref()
+                .is_none_or(|s| Some(s) == sig.actual_shape.as_ref())
     }
 
     /// Sets the signature fields to `sig`'s (clears them for `None`).
     pub(super) fn set_signature(&mut self, sig: Option<&Signature>) {
         self.mismatches = sig.map(|s| s.mismatches);
         self.first_mismatch = sig.and_then(|s| s.first_mismatch.clone());
+        self.actual_dtype = sig.and_then(|s| s.actual_dtype.clone());
+        self.actual_shape = sig.and_then(|s| s.actual_shape.clone());
     }
 
     pub(super) fn has_tolerance(&self) -> bool {
@@ -88,8 +104,7 @@ impl Entry {
     /// The entry turned into a tolerance-only one.
     pub(super) fn tolerance_only(mut self) -> Entry {
         self.status = None;
-        self.mismatches = None;
-        self.first_mismatch = None;
+        self.set_signature(None);
         self
     }
 
@@ -107,6 +122,14 @@ impl Entry {
                 let _ = write!(s, " with the first mismatch at {}", coords(at));
             }
             (None, None) => {}
+        }
+        if self.actual_dtype.is_some() || self.actual_shape.is_some() {
+            let dtype = self.actual_dtype.as_deref().unwrap_or("any dtype");
+            let shape = self
+                .actual_shape
+                .as_ref()
+                .map_or("any shape".to_string(), |s| format!("{s:?}"));
+            let _ = write!(s, " (got {dtype} {shape})");
         }
         s
     }

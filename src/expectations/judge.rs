@@ -213,7 +213,7 @@ mod tests {
             vec![
                 different("expected errored, got failed"),
                 different("expected failed with 3 mismatches first at [1,0], got 5 mismatches first at [0,2]"),
-                different("expected failed with 1 mismatch, got 0 mismatches (dtype or shape differs)"),
+                different("expected failed with 1 mismatch, got 0 mismatches (got float [3, 2])"),
                 different("expected failed with the first mismatch at [2], got 1 mismatch first at [3]"),
                 different("expected failed, got skipped"),
             ]

@@ -19,7 +19,7 @@ pub enum Problem {
     #[error("missing (it is required)")]
     Missing,
     /// A field that entries do not have.
-    #[error("unknown field (expected one of case, status, reason, link, until, opset, rtol, atol, mismatches, first_mismatch)")]
+    #[error("unknown field (expected one of case, status, reason, link, until, opset, rtol, atol, mismatches, first_mismatch, actual_dtype, actual_shape)")]
     Unknown,
     /// A value of the wrong TOML type.
     #[error("expected {expected}, found {found}")]
@@ -178,6 +178,21 @@ impl Ctx<'_> {
         Ok(Some(x))
     }
 
+    /// An optional array of non-negative integers (coordinates, a shape).
+    fn counts(&self, f: &Fields, key: &str) -> Result<Option<Vec<usize>>, ExpectationsError> {
+        let Some(v) = f.get(key) else {
+            return Ok(None);
+        };
+        let Value::Array(items) = v.get_ref() else {
+            return Err(self.type_err(key, v, "an array of integers"));
+        };
+        items
+            .iter()
+            .map(|x| self.count(key, x, v.span()))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+
     fn count(&self, key: &str, v: &Value, span: Range<usize>) -> Result<usize, ExpectationsError> {
         match *v {
             Value::Integer(n) => {
@@ -274,20 +289,15 @@ impl Ctx<'_> {
             None => None,
             Some(v) => Some(self.count("mismatches", v.get_ref(), v.span())?),
         };
-        let first_mismatch = match f.get("first_mismatch") {
-            None => None,
-            Some(v) => {
-                let Value::Array(items) = v.get_ref() else {
-                    return Err(self.type_err("first_mismatch", v, "an array of integers"));
-                };
-                let coords = items
-                    .iter()
-                    .map(|x| self.count("first_mismatch", x, v.span()))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Some(coords)
-            }
-        };
-        for key in ["mismatches", "first_mismatch"] {
+        let first_mismatch = self.counts(f, "first_mismatch")?;
+        let actual_shape = self.counts(f, "actual_shape")?;
+        let actual_dtype = self.string(f, "actual_dtype")?;
+        for key in [
+            "mismatches",
+            "first_mismatch",
+            "actual_dtype",
+            "actual_shape",
+        ] {
             if let Some(v) = f.get(key) {
                 if status != Some(Status::Failed) {
                     return Err(self.err(key, Some(v.span()), Problem::NeedsFailed));
@@ -305,6 +315,8 @@ impl Ctx<'_> {
             atol: self.tolerance(f, "atol")?,
             mismatches,
             first_mismatch,
+            actual_dtype,
+            actual_shape,
         };
         Ok((entry, matcher))
     }
@@ -372,6 +384,8 @@ mod tests {
                     atol: Some(1e-5),
                     mismatches: Some(3),
                     first_mismatch: Some(vec![1, 0]),
+                    actual_dtype: None,
+                    actual_shape: None,
                 },
                 Entry {
                     case: "spec-examples/**".to_string(),
@@ -384,6 +398,8 @@ mod tests {
                     atol: None,
                     mismatches: None,
                     first_mismatch: None,
+                    actual_dtype: None,
+                    actual_shape: None,
                 },
             ]
         );

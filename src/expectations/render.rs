@@ -71,6 +71,13 @@ pub(super) fn render(entries: &[Entry]) -> String {
             let parts: Vec<String> = at.iter().map(usize::to_string).collect();
             let _ = writeln!(s, "first_mismatch = [{}]", parts.join(", "));
         }
+        if let Some(dtype) = &e.actual_dtype {
+            let _ = writeln!(s, "actual_dtype = {}", quote(dtype));
+        }
+        if let Some(shape) = &e.actual_shape {
+            let parts: Vec<String> = shape.iter().map(usize::to_string).collect();
+            let _ = writeln!(s, "actual_shape = [{}]", parts.join(", "));
+        }
     }
     s
 }

@@ -242,6 +242,8 @@ fn exact_entry(r: &CaseResult, reason: String) -> Entry {
         atol: None,
         mismatches: None,
         first_mismatch: None,
+        actual_dtype: None,
+        actual_shape: None,
     };
     e.set_signature(Signature::of(r).as_ref());
     e
@@ -341,7 +343,7 @@ mod tests {
              # order (which decides between globs), new ones last; comments not kept. Fill in every\n\
              # reason = \"TODO\" (an issue, a missing feature) before committing.\n\
              \n[[expect]]\ncase = \"new/f\"\nstatus = \"failed\"\nreason = \"TODO\"\nmismatches = 2\nfirst_mismatch = [0, 1]\n\
-             \n[[expect]]\ncase = \"new/shape\"\nstatus = \"failed\"\nreason = \"TODO\"\nmismatches = 0\n\
+             \n[[expect]]\ncase = \"new/shape\"\nstatus = \"failed\"\nreason = \"TODO\"\nmismatches = 0\nactual_dtype = \"float\"\nactual_shape = [3, 2]\n\
              \n[[expect]]\ncase = \"new/e\"\nstatus = \"errored\"\nreason = \"TODO\"\n\
              \n[[expect]]\ncase = \"odd[[]1[]]\"\nstatus = \"skipped\"\nreason = \"TODO\"\n"
         );

@@ -489,6 +489,8 @@ case = "failing/wrong_shape"
 status = "failed"
 reason = "TODO"
 mismatches = 0
+actual_dtype = "float"
+actual_shape = [3, 2]
 "#;
 
 #[test]
@@ -555,7 +557,7 @@ fn update_expectations_starts_a_missing_file() {
     let text = std::fs::read_to_string(&new).unwrap();
     assert!(
         text.ends_with(
-            "\n[[expect]]\ncase = \"failing/wrong_shape\"\nstatus = \"failed\"\nreason = \"TODO\"\nmismatches = 0\n"
+            "\n[[expect]]\ncase = \"failing/wrong_shape\"\nstatus = \"failed\"\nreason = \"TODO\"\nmismatches = 0\nactual_dtype = \"float\"\nactual_shape = [3, 2]\n"
         ),
         "{text}"
     );
@@ -806,4 +808,26 @@ fn report_6_each_case_is_counted_once_and_an_expired_entry_shows_its_date() {
     );
     assert_eq!(s["by_op"]["Gather-13"]["expired"], 1);
     assert_eq!(s["by_op"]["com.microsoft.GatherGrad-1"]["xfailed"], 1);
+}
+
+/// New-user report #7: a shape failure that turned into another wrong shape still counted as the
+/// expected failure, since the signature was only `mismatches = 0`.
+#[test]
+fn report_7_a_shape_failure_that_changes_shape_fails_differently() {
+    // failing/wrong_shape: the expected file says [2, 3], onnx-idx-check computes [3, 2].
+    let entry = |shape: &str| {
+        format!(
+            "[[expect]]\ncase = \"failing/wrong_shape\"\nstatus = \"failed\"\nreason = \"r\"\nmismatches = 0\nactual_dtype = \"float\"\nactual_shape = {shape}\n"
+        )
+    };
+    let (_tmp, path) = temp_file(&entry("[3, 2]"));
+    let (code, report) = json_with("^failing/wrong_shape$", &path, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let (_tmp, path) = temp_file(&entry("[2, 2]"));
+    let (code, report) = json_with("^failing/wrong_shape$", &path, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        expectation(&report, "failing/wrong_shape")["detail"],
+        "expected failed with 0 mismatches (got float [2, 2]), got 0 mismatches (got float [3, 2])"
+    );
 }
