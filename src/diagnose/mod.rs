@@ -148,6 +148,21 @@ pub fn classify_all(
     found
 }
 
+/// Whether a scatter with reduction "none" writes one output element more than once: input the
+/// spec says should not occur ("indices should not have duplicate entries"), which D7 resolves
+/// as the last write and a runtime may refuse.
+pub fn duplicate_writes(subj: &Subject<'_>) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    match semantics(subj, &Quirks::default()) {
+        Some(Semantics::Scattered {
+            pairs,
+            reduction: Reduction::None,
+            ..
+        }) => pairs.iter().any(|p| !seen.insert(p.0)),
+        _ => false,
+    }
+}
+
 /// Whether the op reads one data element twice (gathers) or writes one output element more than
 /// once (scatters): the "duplicates" trait of coverage.
 pub fn has_duplicates(subj: &Subject<'_>) -> bool {

@@ -34,12 +34,22 @@ pub(super) fn load_actual(
         .collect()
 }
 
-/// The runtime's outputs, all present; a missing one errors the data set with its path.
-pub(super) fn all_present(actual: Vec<(String, Option<Tensor>)>) -> Result<Vec<Tensor>, Verdict> {
+/// The runtime's outputs, all present but those it may leave out (`excused[k]`, kept as
+/// `None`); any other missing one errors the data set with its path.
+pub(super) fn all_present(
+    actual: Vec<(String, Option<Tensor>)>,
+    excused: &[bool],
+) -> Result<Vec<Option<Tensor>>, Verdict> {
     actual
         .into_iter()
-        .map(|(shown, t)| {
-            t.ok_or_else(|| Verdict(Status::Errored, format!("actual output {shown} is missing")))
+        .enumerate()
+        .map(|(k, (shown, t))| match t {
+            Some(t) => Ok(Some(t)),
+            None if excused.get(k).copied().unwrap_or(false) => Ok(None),
+            None => Err(Verdict(
+                Status::Errored,
+                format!("actual output {shown} is missing"),
+            )),
         })
         .collect()
 }

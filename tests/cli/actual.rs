@@ -401,3 +401,37 @@ fn an_output_where_the_spec_requires_an_error_is_not_compared_with_a_scalar() {
         r.stdout
     );
 }
+
+/// New-user report #8: with reduction "none" the spec says indices should not hold duplicates,
+/// yet a runtime that refused such input was errored (`actual output ... is missing`), unlike
+/// one refusing out-of-range indices. Refusing passes now; an output that differs from D7 (the
+/// last write wins) stays failed with its diagnosis.
+#[test]
+fn report_8_a_runtime_may_refuse_duplicate_indices_under_reduction_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = tmp.path().join("cases");
+    let dup = cases.join("dup");
+    crate::support::copy_case(&fixtures().join("failing/diagnosed_first_write_wins"), &dup);
+    // Its expected file is what a first-write-wins runtime writes: make it that runtime's
+    // output, and leave the case without an expected file (our D7 result is the reference).
+    let fww = tmp.path().join("first_write_wins/dup/test_data_set_0");
+    std::fs::create_dir_all(&fww).unwrap();
+    std::fs::rename(
+        dup.join("test_data_set_0/output_0.pb"),
+        fww.join("output_0.pb"),
+    )
+    .unwrap();
+    let refused = tmp.path().join("refused");
+    std::fs::create_dir(&refused).unwrap();
+
+    let (code, report) = run_json(&cases, &["--actual", refused.to_str().unwrap()]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(case(&report, "dup")["status"], "passed", "{report:#}");
+
+    let actual = tmp.path().join("first_write_wins");
+    let (code, report) = run_json(&cases, &["--actual", actual.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let c = case(&report, "dup");
+    assert_eq!(c["status"], "failed", "{c:#}");
+    assert_eq!(output(c)["diagnosis"], "first-write-wins", "{c:#}");
+}
