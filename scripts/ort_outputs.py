@@ -75,8 +75,12 @@ def main():
         print(f"ort_outputs: no case (no model.onnx) under {src}", file=sys.stderr)
     written = refused = 0
     for case in cases:
+        # The output tree mirrors case names, as onnx-idx-check reads it: the path below SRC, or
+        # the directory's own name when SRC is the case itself.
         rel = case.relative_to(src)
-        label = rel.as_posix() if rel != pathlib.Path(".") else case.name
+        if rel == pathlib.Path("."):
+            rel = pathlib.Path(case.resolve().name)
+        label = rel.as_posix()
         data_sets = numbered(case, r"test_data_set_(\d+)")
         # Outputs left by an earlier run would be judged as this run's: remove them first.
         for ds in data_sets:

@@ -16,7 +16,7 @@ pub struct Case {
     /// The case directory.
     pub dir: PathBuf,
     /// The case directory relative to the argument it was found under (empty when the argument
-    /// is the case itself); `--actual` trees mirror it.
+    /// is the case itself).
     pub rel: PathBuf,
     /// Its data sets, in numeric order.
     pub data_sets: Vec<DataSet>,

@@ -79,6 +79,21 @@ pub enum CheckError {
         /// Directories or entries discovery could not read (perhaps where the cases are).
         warnings: Vec<String>,
     },
+    /// Two cases found under different paths have the same name, which selection, the
+    /// expectations, `actual` and `pending` could not tell apart.
+    #[error(
+        "{} cases are named '{name}' ({}): names must be unique, since --filter, the expectations, \
+         --actual and --pending identify cases by name; run each path on its own, or give a \
+         common parent",
+        dirs.len(),
+        list(dirs)
+    )]
+    DuplicateName {
+        /// The name.
+        name: String,
+        /// The case directories that have it.
+        dirs: Vec<PathBuf>,
+    },
     /// The expectations file cannot be read (a missing one included) or is not valid.
     #[error(transparent)]
     Expectations(Box<ExpectationsError>),

@@ -168,6 +168,16 @@ pub(crate) struct Selected {
 /// cases.
 pub(crate) fn select(paths: &[PathBuf], filter: &CaseFilter) -> Result<Selected, CheckError> {
     let found = discover::discover(paths)?;
+    let mut dirs_of: std::collections::BTreeMap<&str, Vec<PathBuf>> = Default::default();
+    for c in &found.cases {
+        dirs_of.entry(&c.name).or_default().push(c.dir.clone());
+    }
+    if let Some((name, dirs)) = dirs_of.into_iter().find(|(_, dirs)| dirs.len() > 1) {
+        return Err(CheckError::DuplicateName {
+            name: name.to_string(),
+            dirs,
+        });
+    }
     let names: Vec<String> = found.cases.iter().map(|c| c.name.clone()).collect();
     let cases: Vec<Case> = found
         .cases

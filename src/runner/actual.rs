@@ -16,7 +16,9 @@ pub(super) fn load_actual(
     opts: &RunOptions,
     record: &mut Record,
 ) -> Result<Vec<(String, Option<Tensor>)>, Verdict> {
-    let dir = root.join(&case.rel).join(&ds.name);
+    // The tree mirrors case names, as `--pending` does (a case given as PATH itself is named by
+    // its directory).
+    let dir = root.join(&case.name).join(&ds.name);
     (0..n)
         .map(|k| {
             let path = dir.join(format!("output_{k}.pb"));

@@ -435,3 +435,38 @@ fn report_8_a_runtime_may_refuse_duplicate_indices_under_reduction_none() {
     assert_eq!(c["status"], "failed", "{c:#}");
     assert_eq!(output(c)["diagnosis"], "first-write-wins", "{c:#}");
 }
+
+/// New-user report #13: with a case directory itself as PATH, the case was named by its
+/// directory and `--pending` wrote under `DIR/<name>/`, but `--actual` looked in `DIR/` itself.
+/// All three now follow the name.
+#[test]
+fn report_13_a_case_given_as_path_maps_by_its_name_for_actual_and_pending() {
+    let tmp = tempfile::tempdir().unwrap();
+    let case_dir = fixtures()
+        .join(ACTUAL)
+        .join("cases/no_expected_output_differs");
+    // The runtime's output, mirrored under the case's name.
+    let actual = tmp.path().join("actual");
+    crate::support::copy_case(
+        &outputs_dir().join("no_expected_output_differs"),
+        &actual.join("no_expected_output_differs"),
+    );
+    let (code, report) = run_json(&case_dir, &["--actual", actual.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let c = case(&report, "no_expected_output_differs");
+    assert_eq!(c["status"], "failed", "{c:#}");
+    // Where it looked is in the digests: DIR/<name>/test_data_set_0/output_0.pb.
+    let files = c["files"].to_string();
+    assert!(
+        files.contains("actual/no_expected_output_differs/test_data_set_0/output_0.pb"),
+        "{files}"
+    );
+
+    // --pending writes under the same name.
+    let pending = tmp.path().join("pending");
+    // (the case has no expected output: our result is a new snapshot).
+    run_json(&case_dir, &["--pending", pending.to_str().unwrap()]);
+    assert!(pending
+        .join("no_expected_output_differs/test_data_set_0/output_0.pb.new")
+        .is_file());
+}

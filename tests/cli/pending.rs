@@ -412,3 +412,41 @@ fn report_5_a_passing_rerun_removes_the_stale_snapshot() {
         ]
     );
 }
+
+/// New-user report #15: the same case name under two roots printed two identical blocks, and
+/// the second snapshot overwrote the first. Such a run is refused up front.
+#[test]
+fn report_15_two_cases_with_one_name_under_two_paths_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    for root in ["r1", "r2"] {
+        crate::support::copy_case(
+            &crate::support::fixture("failing/wrong_value"),
+            &tmp.path().join(root).join("mine/wrong_value"),
+        );
+    }
+    let pending = tmp.path().join("pending");
+    let r = crate::support::run([
+        "run".as_ref(),
+        tmp.path().join("r1").as_os_str(),
+        tmp.path().join("r2").as_os_str(),
+        "--pending".as_ref(),
+        pending.as_os_str(),
+    ]);
+    r.expect_code(2);
+    assert!(
+        r.stderr.contains("2 cases are named 'mine/wrong_value' (")
+            && r.stderr.contains("names must be unique"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert!(!pending.exists());
+    // One root at a time works.
+    let r = crate::support::run([
+        "run".as_ref(),
+        tmp.path().join("r1").as_os_str(),
+        "--pending".as_ref(),
+        pending.as_os_str(),
+    ]);
+    r.expect_code(1);
+}
