@@ -323,3 +323,141 @@ fn report_4_jobs_beyond_the_bound_are_a_usage_error_that_names_it() {
     let r = run(["coverage", "tests/fixtures/passing", "--jobs", "100000"]);
     r.expect_code(2);
 }
+
+/// What Jenkins xunit's strict schema (`junit-10.xsd`) allows: per element, its attributes and
+/// its child elements. Transcribed by hand from the schema, independently of the writer.
+const JUNIT_10: &[(&str, &[&str], &[&str])] = &[
+    (
+        "testsuites",
+        &["name", "time", "tests", "failures", "errors"],
+        &["testsuite"],
+    ),
+    (
+        "testsuite",
+        &[
+            "name",
+            "tests",
+            "failures",
+            "errors",
+            "group",
+            "time",
+            "skipped",
+            "timestamp",
+            "hostname",
+            "id",
+            "package",
+            "file",
+            "log",
+            "url",
+        ],
+        &[
+            "testsuite",
+            "properties",
+            "testcase",
+            "system-out",
+            "system-err",
+        ],
+    ),
+    ("properties", &[], &["property"]),
+    ("property", &["name", "value"], &[]),
+    (
+        "testcase",
+        &["name", "time", "classname", "group"],
+        &[
+            "skipped",
+            "error",
+            "failure",
+            "rerunFailure",
+            "rerunError",
+            "flakyFailure",
+            "flakyError",
+            "system-out",
+            "system-err",
+        ],
+    ),
+    ("failure", &["type", "message"], &[]),
+    ("error", &["type", "message"], &[]),
+    ("skipped", &["type", "message"], &[]),
+    ("system-out", &[], &[]),
+    ("system-err", &[], &[]),
+];
+
+/// Every element, attribute and nesting of `xml` that the strict schema does not allow.
+fn junit_10_violations(xml: &str) -> Vec<String> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut stack: Vec<String> = Vec::new();
+    let mut found = Vec::new();
+    let mut check = |e: &quick_xml::events::BytesStart<'_>, stack: &[String]| {
+        let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+        let Some((_, attrs, _)) = JUNIT_10.iter().find(|(n, ..)| *n == name) else {
+            found.push(format!("element <{name}> is not in the schema"));
+            return name;
+        };
+        match stack.last() {
+            None if name != "testsuites" => found.push(format!("root <{name}>")),
+            Some(parent) => {
+                let allowed = JUNIT_10.iter().find(|(n, ..)| n == parent).map(|x| x.2);
+                if !allowed.is_some_and(|a| a.contains(&name.as_str())) {
+                    found.push(format!("<{name}> inside <{parent}>"));
+                }
+            }
+            None => {}
+        }
+        for a in e.attributes() {
+            let key = String::from_utf8_lossy(a.unwrap().key.as_ref()).into_owned();
+            if !attrs.contains(&key.as_str()) {
+                found.push(format!("attribute {key} on <{name}>"));
+            }
+        }
+        name
+    };
+    loop {
+        match reader.read_event().unwrap() {
+            Event::Start(e) => {
+                let name = check(&e, &stack);
+                stack.push(name);
+            }
+            Event::Empty(e) => {
+                check(&e, &stack);
+            }
+            Event::End(_) => {
+                stack.pop();
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    found
+}
+
+/// New-user report #16: per-case `<properties>` and `skipped` on `<testsuites>` made the report
+/// invalid against the strict schema CI servers use.
+#[test]
+fn report_16_the_junit_report_keeps_to_the_strict_schema() {
+    // Every verdict, expectations outcomes and a failed requirement.
+    let r = run([
+        "run",
+        crate::support::fixtures().to_str().unwrap(),
+        "--expectations",
+        crate::expectations::file("ratchet.toml").to_str().unwrap(),
+        "--require-op",
+        "GatherND-12",
+        "--format",
+        "junit",
+    ]);
+    r.expect_code(1);
+    assert!(r.stdout.contains("<testcase "), "{}", r.stdout);
+    assert!(r.stdout.contains("<system-out>"), "{}", r.stdout);
+    let found = junit_10_violations(&r.stdout);
+    assert!(found.is_empty(), "{found:#?}");
+    // The checker itself finds what the report used to hold.
+    let old = "<testsuites tests=\"1\" skipped=\"0\"><testsuite name=\"a\" tests=\"1\" failures=\"0\" errors=\"0\"><testcase name=\"c\"><properties/></testcase></testsuite></testsuites>";
+    assert_eq!(
+        junit_10_violations(old),
+        [
+            "attribute skipped on <testsuites>",
+            "<properties> inside <testcase>"
+        ]
+    );
+}
