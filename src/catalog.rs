@@ -194,7 +194,7 @@ pub fn render_matrix() -> String {
     s.push_str("float8* = float8e4m3fn float8e4m3fnuz float8e5m2 float8e5m2fnuz float8e8m0\n");
     s.push_str(
         "Reductions apply to integer and float types; bool: add (OR), mul (AND); string: add\n\
-         (concatenation); complex: add, mul. Other combinations are skipped (SEMANTICS D8).\n",
+         (concatenation); complex: add, mul. Other combinations are skipped.\n",
     );
     s
 }

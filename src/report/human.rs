@@ -167,7 +167,7 @@ pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> S
         }
     }
     if o.mismatches > 0 {
-        let fmt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.6e}"));
+        let fmt = |v: Option<f64>| v.map_or("-".to_string(), short);
         let _ = writeln!(
             s,
             "    mismatches: {}, max abs diff {}, max rel diff {}",
@@ -460,5 +460,51 @@ impl Reporter for HumanReporter {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// A difference for people: 6 significant digits without trailing zeros (`3.3`, `0.425`), in
+/// exponent form only when very small or very large (`1.5e-9`).
+fn short(x: f64) -> String {
+    let trim = |s: String| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    if (-4..6).contains(&magnitude) {
+        let decimals = usize::try_from(5 - magnitude).unwrap_or(0);
+        trim(format!("{x:.decimals$}"))
+    } else {
+        let s = format!("{x:.5e}");
+        match s.split_once('e') {
+            Some((m, e)) => format!("{}e{e}", trim(m.to_string())),
+            None => s,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short;
+
+    #[test]
+    fn differences_read_as_people_write_them() {
+        assert_eq!(short(3.3000000000000003), "3.3");
+        assert_eq!(short(4.0), "4");
+        assert_eq!(short(0.425), "0.425");
+        assert_eq!(short(0.3666666666), "0.366667");
+        assert_eq!(short(123456.7), "123457");
+        assert_eq!(short(1234567.0), "1.23457e6");
+        assert_eq!(short(99999.5), "99999.5");
+        assert_eq!(short(0.0001), "0.0001");
+        assert_eq!(short(1.5e-9), "1.5e-9");
+        assert_eq!(short(0.0), "0");
+        assert_eq!(short(f64::INFINITY), "inf");
     }
 }

@@ -174,7 +174,7 @@ fn pending_writes_a_snapshot_and_a_diff_for_each_failed_or_missing_output() {
         "\n--- failing/wrong_value test_data_set_0 output 'output'\n\
          \x20   1 of 4 elements differ; first at [1,0]: expected 7.0, got 5.0\n\
          \x20   expected float [2, 2], got float [2, 2]; exact comparison\n\
-         \x20   mismatches: 1, max abs diff 2.000000e0, max rel diff 2.857143e-1\n\
+         \x20   mismatches: 1, max abs diff 2, max rel diff 0.285714\n\
          \x20   index  expected  actual  correct value from\n\
          \x20   [1,0]  7.0       5.0     data[2,0], from indices[1] = 2 on axis 0\n"
     );

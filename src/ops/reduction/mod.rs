@@ -125,7 +125,7 @@ pub(crate) fn apply<V: Visit>(
     use Reduction::*;
     let unsupported = || {
         SpecError::Unsupported(format!(
-            "reduction '{}' on {dtype} is not implemented (D8: only add/mul for bool and complex, only add for string)",
+            "reduction '{}' on {dtype} is not implemented (only add and mul are defined for bool and complex, only add for string)",
             reduction.name()
         ))
     };
