@@ -187,8 +187,12 @@ pub struct ReviewArgs {
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Accept every snapshot without asking.
-    #[arg(long, conflicts_with_all = ["reject_all", "list"])]
+    #[arg(long, conflicts_with_all = ["reject_all", "list", "accept_new"])]
     pub accept_all: bool,
+    /// Accept only the snapshots of outputs that have no expected file yet (new cases), and
+    /// leave the others pending.
+    #[arg(long, conflicts_with_all = ["reject_all", "list"])]
+    pub accept_new: bool,
     /// Reject every snapshot without asking.
     #[arg(long, conflicts_with = "list")]
     pub reject_all: bool,

@@ -29,6 +29,9 @@ pub enum Mode {
     Interactive,
     /// Accept every snapshot (`--accept-all`).
     AcceptAll,
+    /// Accept the snapshots of outputs that have no expected file yet, leave the others
+    /// (`--accept-new`).
+    AcceptNew,
     /// Reject every snapshot (`--reject-all`).
     RejectAll,
     /// List the snapshots, change nothing (`--list`).
@@ -42,8 +45,11 @@ pub struct ReviewSummary {
     pub accepted: usize,
     /// Snapshots deleted.
     pub rejected: usize,
-    /// Snapshots left pending (skipped, not reached after quit, listed, or not reviewable).
+    /// Snapshots left pending (skipped, listed, not new under `--accept-new`, or not
+    /// reviewable).
     pub skipped: usize,
+    /// Snapshots not reached because the review was quit.
+    pub not_reviewed: usize,
     /// Snapshots that ran into a problem: no case or several cases of that name, a `.new` file
     /// refused on accept, pending files that could not be removed. Each is also counted as
     /// skipped, except an accepted one whose pending files could not be removed afterwards.
@@ -58,6 +64,9 @@ impl fmt::Display for ReviewSummary {
             "{} accepted, {} rejected, {} skipped",
             self.accepted, self.rejected, self.skipped
         )?;
+        if self.not_reviewed > 0 {
+            write!(f, ", {} not reviewed (quit)", self.not_reviewed)?;
+        }
         if self.problems > 0 {
             write!(f, " ({} with problems)", self.problems)?;
         }
@@ -81,6 +90,14 @@ pub enum ReviewError {
 
 /// The prompt of interactive mode.
 pub const PROMPT: &str = "accept (a), reject (r), skip (s), quit (q)? ";
+
+/// Where the answers come from.
+pub enum Answers<'a> {
+    /// One answer per line: `a`, `accept`, ... (a pipe, a file).
+    Lines(&'a mut dyn BufRead),
+    /// One key per answer, no Enter (a terminal); `None` at the end of input.
+    Keys(&'a mut dyn FnMut() -> std::io::Result<Option<char>>),
+}
 
 /// The most of a `.diff` file shown.
 const DIFF_LIMIT: u64 = 256 << 10;
@@ -114,13 +131,17 @@ pub fn review(
     dir: &Path,
     cases: &[Case],
     mode: Mode,
-    input: &mut dyn BufRead,
+    mut input: Answers<'_>,
     out: &mut dyn Write,
     color: bool,
 ) -> Result<ReviewSummary, ReviewError> {
     let o = ReviewError::Output;
     let style = Painter { color };
-    let pending = pending::find(dir)?;
+    // No DIR at all: `run --pending` found nothing to write, which is nothing to review.
+    let pending = match pending::find(dir) {
+        Err(PendingError::Missing(_)) => Vec::new(),
+        found => found?,
+    };
     let n = pending.len();
     let mut summary = ReviewSummary::default();
     if n == 0 {
@@ -150,7 +171,7 @@ pub fn review(
     let mut quit = false;
     for (i, p) in pending.iter().enumerate() {
         if quit {
-            summary.skipped += 1;
+            summary.not_reviewed += 1;
             continue;
         }
         writeln!(
@@ -186,11 +207,22 @@ pub fn review(
             .dir
             .join(&p.data_set)
             .join(format!("output_{}.pb", p.output));
+        let exists = std::fs::symlink_metadata(&target).is_ok();
         let decision = match mode {
             Mode::AcceptAll => Decision::Accept,
+            Mode::AcceptNew if exists => {
+                writeln!(
+                    out,
+                    "  {}: not new (the expected file exists)",
+                    style.paint("33", "skipped")
+                )
+                .map_err(o)?;
+                summary.skipped += 1;
+                continue;
+            }
+            Mode::AcceptNew => Decision::Accept,
             Mode::RejectAll => Decision::Reject,
             Mode::List | Mode::Interactive => {
-                let exists = std::fs::symlink_metadata(&target).is_ok();
                 writeln!(
                     out,
                     "  expected output: {} ({})",
@@ -202,8 +234,9 @@ pub fn review(
                     }
                 )
                 .map_err(o)?;
+                out.write_all(inputs_text(case, p).as_bytes()).map_err(o)?;
                 out.write_all(diff_text(p).as_bytes()).map_err(o)?;
-                ask(input, out, &style)?
+                ask(&mut input, out, &style)?
             }
         };
         match decision {
@@ -256,7 +289,7 @@ pub fn review(
             }
             Decision::Quit => {
                 quit = true;
-                summary.skipped += 1;
+                summary.not_reviewed += 1;
             }
         }
     }
@@ -285,10 +318,14 @@ fn resolve<'a>(cases: &'a [Case], p: &Pending) -> Result<&'a Case, String> {
 
 /// Prompts until a valid answer; end of input quits.
 fn ask(
-    input: &mut dyn BufRead,
+    input: &mut Answers<'_>,
     out: &mut dyn Write,
     style: &Painter,
 ) -> Result<Decision, ReviewError> {
+    let input = match input {
+        Answers::Lines(lines) => &mut **lines,
+        Answers::Keys(next) => return ask_key(&mut **next, out, style),
+    };
     let o = ReviewError::Output;
     loop {
         write!(out, "{}", style.paint("1", PROMPT)).map_err(o)?;
@@ -310,6 +347,72 @@ fn ask(
             _ => writeln!(out, "please answer a, r, s or q").map_err(o)?,
         }
     }
+}
+
+/// Prompts until a valid key; end of input, Ctrl-D and Esc quit. The key is echoed.
+fn ask_key(
+    next: &mut dyn FnMut() -> std::io::Result<Option<char>>,
+    out: &mut dyn Write,
+    style: &Painter,
+) -> Result<Decision, ReviewError> {
+    let o = ReviewError::Output;
+    loop {
+        write!(out, "{}", style.paint("1", PROMPT)).map_err(o)?;
+        out.flush().map_err(o)?;
+        let key = next().map_err(ReviewError::Input)?;
+        let decision = match key.map(|c| c.to_ascii_lowercase()) {
+            None | Some('\u{4}' | '\u{1b}') => Some(Decision::Quit),
+            Some('a') => Some(Decision::Accept),
+            Some('r') => Some(Decision::Reject),
+            Some('s') => Some(Decision::Skip),
+            Some('q') => Some(Decision::Quit),
+            Some(_) => None,
+        };
+        match decision {
+            Some(d) => {
+                let shown = key.filter(char::is_ascii_alphabetic).unwrap_or(' ');
+                writeln!(out, "{shown}").map_err(o)?;
+                return Ok(d);
+            }
+            None => writeln!(out, "\n  press a, r, s or q").map_err(o)?,
+        }
+    }
+}
+
+/// Most bytes of one input file shown in review.
+const INPUT_LIMIT: usize = 64 << 20;
+
+/// The data set's inputs, one compact line each (`input_0.pb 'data': float [3, 2], 6 values:
+/// ...`), so a snapshot is not accepted on trust.
+fn inputs_text(case: &Case, p: &Pending) -> String {
+    let ds = case.dir.join(&p.data_set);
+    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(&ds)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            let k = name
+                .strip_prefix("input_")?
+                .strip_suffix(".pb")?
+                .parse()
+                .ok()?;
+            Some((k, e.path()))
+        })
+        .collect();
+    files.sort();
+    let mut s = String::from("  inputs:\n");
+    for (k, path) in files {
+        let shown = format!("{}/input_{k}.pb", p.data_set);
+        let line = match load::load_tensor_file(&path, &shown, INPUT_LIMIT) {
+            Ok((name, t)) => format!("input_{k}.pb '{name}': {}", pending::preview(&t)),
+            Err(e) => format!("input_{k}.pb: cannot read: {e}"),
+        };
+        s.push_str("    ");
+        s.push_str(&one_line(&line));
+        s.push('\n');
+    }
+    s
 }
 
 /// The `.diff` file's text for the terminal (control characters escaped), ending with a newline.
@@ -541,7 +644,7 @@ mod tests {
             &f.pending,
             &f.cases,
             mode,
-            &mut answers.as_bytes(),
+            Answers::Lines(&mut answers.as_bytes()),
             &mut out,
             false,
         )
@@ -573,6 +676,7 @@ mod tests {
                 accepted: 1,
                 rejected: 1,
                 skipped: 0,
+                not_reviewed: 0,
                 problems: 0
             }
         );
@@ -605,7 +709,11 @@ mod tests {
     fn skip_keeps_and_bad_answers_reask_and_eof_quits() {
         let f = fixture();
         let (s, out) = run(&f, Mode::Interactive, "what\n\ns\n");
-        assert_eq!((s.accepted, s.rejected, s.skipped), (0, 0, 2));
+        // One skipped; the end of input quits before the second.
+        assert_eq!(
+            (s.accepted, s.rejected, s.skipped, s.not_reviewed),
+            (0, 0, 1, 1)
+        );
         assert_eq!(
             out.matches("please answer a, r, s or q").count(),
             2,
@@ -614,8 +722,12 @@ mod tests {
         assert_eq!(pending_of(&f), vec!["a", "sub/b"]);
         assert_eq!(expected(&f, "a"), Some(floats(&[1.0, 2.0])));
         // Quit leaves the rest.
-        let (s, _) = run(&f, Mode::Interactive, "q\na\n");
-        assert_eq!((s.accepted, s.skipped), (0, 2));
+        let (s, out) = run(&f, Mode::Interactive, "q\na\n");
+        assert_eq!((s.accepted, s.skipped, s.not_reviewed), (0, 0, 2));
+        assert!(
+            out.ends_with("0 accepted, 0 rejected, 0 skipped, 2 not reviewed (quit)\n"),
+            "{out}"
+        );
         assert_eq!(pending_of(&f), vec!["a", "sub/b"]);
     }
 
@@ -665,7 +777,7 @@ mod tests {
             &f.pending,
             &only_b,
             Mode::AcceptAll,
-            &mut "".as_bytes(),
+            Answers::Lines(&mut "".as_bytes()),
             &mut out,
             false,
         )
@@ -691,7 +803,7 @@ mod tests {
             &f.pending,
             &twice,
             Mode::AcceptAll,
-            &mut "".as_bytes(),
+            Answers::Lines(&mut "".as_bytes()),
             &mut out,
             false,
         )
@@ -760,7 +872,7 @@ mod tests {
             dir.path(),
             &[],
             Mode::Interactive,
-            &mut "".as_bytes(),
+            Answers::Lines(&mut "".as_bytes()),
             &mut out,
             false,
         )
@@ -769,16 +881,57 @@ mod tests {
         assert!(String::from_utf8(out)
             .unwrap()
             .ends_with("0 accepted, 0 rejected, 0 skipped\n"));
-        assert!(matches!(
-            review(
-                &dir.path().join("missing"),
-                &[],
-                Mode::List,
-                &mut "".as_bytes(),
-                &mut Vec::new(),
-                false
-            ),
-            Err(ReviewError::Pending(PendingError::Missing(_)))
-        ));
+        // No DIR at all: `run --pending` wrote nothing, so nothing is pending either.
+        let mut out = Vec::new();
+        let s = review(
+            &dir.path().join("missing"),
+            &[],
+            Mode::List,
+            Answers::Lines(&mut "".as_bytes()),
+            &mut out,
+            false,
+        )
+        .unwrap();
+        assert_eq!(s, ReviewSummary::default());
+        assert!(String::from_utf8(out)
+            .unwrap()
+            .starts_with("no pending snapshots in "));
+    }
+
+    #[test]
+    fn keys_answer_without_enter_and_accept_new_leaves_changed_snapshots() {
+        let f = fixture();
+        // A key per answer: an unknown key asks again, then `a` accepts and `Esc` quits.
+        let mut keys = "xa\u{1b}".chars();
+        let mut next = || Ok(keys.next());
+        let mut out = Vec::new();
+        let s = review(
+            &f.pending,
+            &f.cases,
+            Mode::Interactive,
+            Answers::Keys(&mut next),
+            &mut out,
+            false,
+        )
+        .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!((s.accepted, s.not_reviewed), (1, 1), "{out}");
+        assert!(
+            out.contains(&format!("{PROMPT}\n  press a, r, s or q\n{PROMPT}a\n")),
+            "{out}"
+        );
+        // The inputs are shown before the diff.
+        assert!(out.contains("  inputs:\n"), "{out}");
+
+        // --accept-new: `a`'s expected file exists (not new), `sub/b` has none.
+        let f = fixture();
+        std::fs::remove_file(f.tree.join("sub/b/test_data_set_0/output_0.pb")).unwrap();
+        let (s, out) = run(&f, Mode::AcceptNew, "");
+        assert_eq!((s.accepted, s.skipped), (1, 1), "{out}");
+        assert!(
+            out.contains("skipped: not new (the expected file exists)"),
+            "{out}"
+        );
+        assert_eq!(pending_of(&f), vec!["a"]);
     }
 }

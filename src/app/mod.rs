@@ -80,6 +80,8 @@ fn review(args: ReviewArgs) -> Result<u8> {
     warn(&found.warnings);
     let mode = if args.accept_all {
         crate::review::Mode::AcceptAll
+    } else if args.accept_new {
+        crate::review::Mode::AcceptNew
     } else if args.reject_all {
         crate::review::Mode::RejectAll
     } else if args.list {
@@ -87,14 +89,30 @@ fn review(args: ReviewArgs) -> Result<u8> {
     } else {
         crate::review::Mode::Interactive
     };
+    use std::io::IsTerminal;
     let stdin = std::io::stdin();
-    let mut input = stdin.lock();
+    let mut lines = stdin.lock();
+    // In a terminal one key answers, as in `cargo insta review`; piped answers are lines.
+    let term = console::Term::stdout();
+    let mut key = || -> std::io::Result<Option<char>> {
+        Ok(match term.read_key()? {
+            console::Key::Char(c) => Some(c),
+            console::Key::Escape => Some('\u{1b}'),
+            console::Key::Enter => Some('\n'),
+            _ => Some('?'),
+        })
+    };
+    let input = if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        crate::review::Answers::Keys(&mut key)
+    } else {
+        crate::review::Answers::Lines(&mut lines)
+    };
     let mut out = std::io::stdout().lock();
     let summary = crate::review::review(
         &args.dir,
         &found.cases,
         mode,
-        &mut input,
+        input,
         &mut out,
         config::use_color(args.color),
     )

@@ -135,6 +135,18 @@ pub fn expectations(e: &ExpectationsReport, style: Style) -> String {
 /// The details of one failed output: header, reason, shapes, differences, diagnosis and the
 /// mismatch table (also the `.diff` of a pending snapshot).
 pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> String {
+    details_with(case, ds, o, style, ("expected", "actual"))
+}
+
+/// [`output_details`] with the two sides named (`expected`/`actual` in a run; `current
+/// file`/`would write` in a pending snapshot's diff).
+fn details_with(
+    case: &str,
+    ds: &str,
+    o: &OutputResult,
+    style: Style,
+    (left, right): (&str, &str),
+) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -145,13 +157,25 @@ pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> S
         o.name
     );
     if let Some(r) = &o.reason {
+        // The comparison's own words are expected/got; a snapshot's diff names its sides.
+        let r = if left == "expected" {
+            r.clone()
+        } else {
+            r.replacen(": expected ", &format!(": {left} "), 1)
+                .replacen(", got ", &format!(", {right} "), 1)
+        };
         let _ = writeln!(s, "    {r}");
     }
     match &o.expected_shape {
         Some(shape) => {
+            let (l, r) = if left == "expected" {
+                ("expected", "got")
+            } else {
+                (left, right)
+            };
             let _ = writeln!(
                 s,
-                "    expected {} {shape:?}, got {} {:?}; {} comparison",
+                "    {l} {} {shape:?}, {r} {} {:?}; {} comparison",
                 o.dtype,
                 o.actual_dtype,
                 o.actual_shape,
@@ -205,8 +229,18 @@ pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> S
             })
             .collect();
         let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(5);
-        let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max(8);
-        let w2 = rows.iter().map(|r| r.2.len()).max().unwrap_or(0).max(6);
+        let w1 = rows
+            .iter()
+            .map(|r| r.1.len())
+            .max()
+            .unwrap_or(0)
+            .max(left.len());
+        let w2 = rows
+            .iter()
+            .map(|r| r.2.len())
+            .max()
+            .unwrap_or(0)
+            .max(right.len());
         let from = if rows.iter().any(|r| !r.3.is_empty()) {
             "correct value from"
         } else {
@@ -214,7 +248,7 @@ pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> S
         };
         let head = format!(
             "    {:<w0$}  {:<w1$}  {:<w2$}  {from}",
-            "index", "expected", "actual"
+            "index", left, right
         );
         let _ = writeln!(s, "{}", head.trim_end());
         for (i, e, a, src) in rows {
@@ -237,7 +271,9 @@ pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> S
 /// preview of what onnx-idx-check computed (`ours`).
 pub fn pending_diff(case: &str, ds: &str, k: usize, o: &OutputResult, ours: &Tensor) -> String {
     if o.expected_shape.is_some() {
-        return output_details(case, ds, o, Style { color: false });
+        let sides = ("current file", "would write");
+        let text = details_with(case, ds, o, Style { color: false }, sides);
+        return text.trim_start_matches('\n').to_string();
     }
     format!(
         "--- {case} {ds} output '{}'\n    no expected output file ({ds}/output_{k}.pb); onnx-idx-check computed:\n    {}\n",

@@ -171,12 +171,13 @@ fn pending_writes_a_snapshot_and_a_diff_for_each_failed_or_missing_output() {
         |case: &str| std::fs::read_to_string(w.pending().join(snapshot(case, "diff"))).unwrap();
     assert_eq!(
         diff("failing/wrong_value"),
-        "\n--- failing/wrong_value test_data_set_0 output 'output'\n\
-         \x20   1 of 4 elements differ; first at [1,0]: expected 7.0, got 5.0\n\
-         \x20   expected float [2, 2], got float [2, 2]; exact comparison\n\
+        // The sides named for review: what the file holds, what accepting writes.
+        "--- failing/wrong_value test_data_set_0 output 'output'\n\
+         \x20   1 of 4 elements differ; first at [1,0]: current file 7.0, would write 5.0\n\
+         \x20   current file float [2, 2], would write float [2, 2]; exact comparison\n\
          \x20   mismatches: 1, max abs diff 2, max rel diff 0.285714\n\
-         \x20   index  expected  actual  correct value from\n\
-         \x20   [1,0]  7.0       5.0     data[2,0], from indices[1] = 2 on axis 0\n"
+         \x20   index  current file  would write  correct value from\n\
+         \x20   [1,0]  7.0           5.0          data[2,0], from indices[1] = 2 on axis 0\n"
     );
     assert_eq!(
         diff("errored/missing_output"),
