@@ -361,10 +361,16 @@ impl DataSetFiles {
         ] {
             let lenient = lenient_outputs && kind == "output";
             if let Some(missing) = (0..want as u64).find(|k| !lenient && !have.contains(k)) {
+                // A case just written has no expected outputs yet: say how to make them.
+                let hint = if kind == "output" {
+                    "; no expected output yet? run with --pending DIR to compute it for review"
+                } else {
+                    ""
+                };
                 return Err(Verdict(
                     Status::Errored,
                     format!(
-                        "{ds}/{kind}_{missing}.pb is missing: the graph has {want} {kind}(s) to match by position"
+                        "{ds}/{kind}_{missing}.pb is missing: the graph has {want} {kind}(s) to match by position{hint}"
                     ),
                 ));
             }

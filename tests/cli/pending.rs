@@ -185,12 +185,14 @@ fn pending_writes_a_snapshot_and_a_diff_for_each_failed_or_missing_output() {
          \x20   no expected output file (test_data_set_0/output_0.pb); onnx-idx-check computed:\n\
          \x20   float [2, 2], 4 values: 1.0, 2.0, 5.0, 6.0\n"
     );
-    // Without --pending, the missing output is a malformed data set, as before.
+    // Without --pending, the missing output errors the data set, with the way to produce it
+    // (new-user report #21).
     let r = w.run(&["run", "{tree}"]);
     r.expect_code(1);
     assert!(
         r.stdout.contains(
-            "test_data_set_0/output_0.pb is missing: the graph has 1 output(s) to match by position"
+            "test_data_set_0/output_0.pb is missing: the graph has 1 output(s) to match by position; \
+             no expected output yet? run with --pending DIR to compute it for review"
         ),
         "{}",
         r.stdout
