@@ -264,24 +264,44 @@ pub fn list_case(case: &Case, max_tensor_bytes: usize) -> Listed {
 
 /// The `list` table.
 pub fn render_list(cases: &[Listed]) -> String {
-    let w = cases.iter().map(|c| c.name.len()).max().unwrap_or(4).max(4);
+    // Every column aligned (by characters, so non-ASCII names line up too).
+    let rows: Vec<[String; 4]> = cases
+        .iter()
+        .map(|c| {
+            let what = if c.resolved.is_empty() {
+                c.ops.join(" ")
+            } else {
+                c.resolved.join(" ")
+            };
+            let opset: Vec<String> = c.opset.iter().map(|(d, v)| format!("{d} {v}")).collect();
+            let status = match &c.reason {
+                Some(r) => format!("{}: {r}", c.status),
+                None => c.status.to_string(),
+            };
+            [
+                c.name.clone(),
+                what,
+                format!("[{}]", opset.join(", ")),
+                status,
+            ]
+        })
+        .collect();
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2) = (width(0).max(4), width(1), width(2));
     let mut s = String::new();
-    for c in cases {
-        let what = if c.resolved.is_empty() {
-            c.ops.join(" ")
-        } else {
-            c.resolved.join(" ")
-        };
-        let opset: Vec<String> = c.opset.iter().map(|(d, v)| format!("{d} {v}")).collect();
-        let status = match &c.reason {
-            Some(r) => format!("{}: {r}", c.status),
-            None => c.status.to_string(),
+    for [name, what, opset, status] in &rows {
+        let pad = |text: &str, w: usize| {
+            format!(
+                "{text}{}",
+                " ".repeat(w.saturating_sub(text.chars().count()))
+            )
         };
         let _ = writeln!(
             s,
-            "{:<w$}  {what}  [{}]  {status}",
-            c.name,
-            opset.join(", ")
+            "{}  {}  {}  {status}",
+            pad(name, w0),
+            pad(what, w1),
+            pad(opset, w2)
         );
     }
     let supported = cases.iter().filter(|c| c.status == "supported").count();

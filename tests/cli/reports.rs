@@ -461,3 +461,21 @@ fn report_16_the_junit_report_keeps_to_the_strict_schema() {
         ]
     );
 }
+
+/// New-user report #27: `list` aligned only the names, so the opset and status columns were
+/// ragged between operators of different name lengths.
+#[test]
+fn report_27_list_aligns_every_column() {
+    let r = run(["list", "testdata/spec-examples"]);
+    r.expect_code(0);
+    let rows: Vec<&str> = r.stdout.lines().filter(|l| l.contains(" [ai.onnx ")).collect();
+    assert!(rows.len() > 10, "{}", r.stdout);
+    // The opset column starts at one position, and so does the status column.
+    let column = |l: &str, needle: &str| l.find(needle).unwrap_or_else(|| panic!("{l}"));
+    let opset = column(rows[0], " [ai.onnx ");
+    let status = column(rows[0], "supported");
+    for l in &rows {
+        assert_eq!(column(l, " [ai.onnx "), opset, "{}", r.stdout);
+        assert_eq!(column(l, "supported"), status, "{}", r.stdout);
+    }
+}
