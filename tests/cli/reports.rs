@@ -468,7 +468,11 @@ fn report_16_the_junit_report_keeps_to_the_strict_schema() {
 fn report_27_list_aligns_every_column() {
     let r = run(["list", "testdata/spec-examples"]);
     r.expect_code(0);
-    let rows: Vec<&str> = r.stdout.lines().filter(|l| l.contains(" [ai.onnx ")).collect();
+    let rows: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" [ai.onnx "))
+        .collect();
     assert!(rows.len() > 10, "{}", r.stdout);
     // The opset column starts at one position, and so does the status column.
     let column = |l: &str, needle: &str| l.find(needle).unwrap_or_else(|| panic!("{l}"));
