@@ -289,20 +289,9 @@ pub fn render_list(cases: &[Listed]) -> String {
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
     let (w0, w1, w2) = (width(0).max(4), width(1), width(2));
     let mut s = String::new();
+    // `{:<w$}` pads by characters.
     for [name, what, opset, status] in &rows {
-        let pad = |text: &str, w: usize| {
-            format!(
-                "{text}{}",
-                " ".repeat(w.saturating_sub(text.chars().count()))
-            )
-        };
-        let _ = writeln!(
-            s,
-            "{}  {}  {}  {status}",
-            pad(name, w0),
-            pad(what, w1),
-            pad(opset, w2)
-        );
+        let _ = writeln!(s, "{name:<w0$}  {what:<w1$}  {opset:<w2$}  {status}");
     }
     let supported = cases.iter().filter(|c| c.status == "supported").count();
     let _ = writeln!(s, "{} cases, {supported} supported", cases.len());

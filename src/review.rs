@@ -867,35 +867,29 @@ mod tests {
     #[test]
     fn nothing_pending_says_so() {
         let dir = tempfile::tempdir().unwrap();
-        let mut out = Vec::new();
-        let s = review(
-            dir.path(),
-            &[],
-            Mode::Interactive,
-            Answers::Lines(&mut "".as_bytes()),
-            &mut out,
-            false,
-        )
-        .unwrap();
+        let review_of = |pending: &Path| {
+            let mut out = Vec::new();
+            let s = review(
+                pending,
+                &[],
+                Mode::Interactive,
+                Answers::Lines(&mut "".as_bytes()),
+                &mut out,
+                false,
+            )
+            .unwrap();
+            (s, String::from_utf8(out).unwrap())
+        };
+        let (s, out) = review_of(dir.path());
         assert_eq!(s, ReviewSummary::default());
-        assert!(String::from_utf8(out)
-            .unwrap()
-            .ends_with("0 accepted, 0 rejected, 0 skipped\n"));
+        assert!(
+            out.ends_with("0 accepted, 0 rejected, 0 skipped\n"),
+            "{out}"
+        );
         // No DIR at all: `run --pending` wrote nothing, so nothing is pending either.
-        let mut out = Vec::new();
-        let s = review(
-            &dir.path().join("missing"),
-            &[],
-            Mode::List,
-            Answers::Lines(&mut "".as_bytes()),
-            &mut out,
-            false,
-        )
-        .unwrap();
+        let (s, out) = review_of(&dir.path().join("missing"));
         assert_eq!(s, ReviewSummary::default());
-        assert!(String::from_utf8(out)
-            .unwrap()
-            .starts_with("no pending snapshots in "));
+        assert!(out.starts_with("no pending snapshots in "), "{out}");
     }
 
     #[test]

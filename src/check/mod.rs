@@ -368,7 +368,7 @@ impl Prepared {
             self.jobs,
             self.options.fail_fast,
             // As a case finishes, what the expectations say of it alone.
-            |r| match expect::note_alone(exp, r, today) {
+            |r| match expect::note_alone(exp.filter(|_| !deferred), r, today) {
                 _ if deferred => {} // reported below
                 None => on_event(&Event::CaseFinished(r)),
                 Some(note) => {

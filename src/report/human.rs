@@ -135,18 +135,35 @@ pub fn expectations(e: &ExpectationsReport, style: Style) -> String {
 /// The details of one failed output: header, reason, shapes, differences, diagnosis and the
 /// mismatch table (also the `.diff` of a pending snapshot).
 pub fn output_details(case: &str, ds: &str, o: &OutputResult, style: Style) -> String {
-    details_with(case, ds, o, style, ("expected", "actual"))
+    details_with(case, ds, o, style, &RUN_SIDES)
 }
 
-/// [`output_details`] with the two sides named (`expected`/`actual` in a run; `current
-/// file`/`would write` in a pending snapshot's diff).
-fn details_with(
-    case: &str,
-    ds: &str,
-    o: &OutputResult,
-    style: Style,
-    (left, right): (&str, &str),
-) -> String {
+/// What the two sides of a comparison are called.
+struct Sides {
+    /// The value on file (the table's and the shape line's left side).
+    left: &'static str,
+    /// The other value, as the table heads it.
+    right: &'static str,
+    /// The other value, as the shape line introduces it.
+    got: &'static str,
+}
+
+/// In a run: the expected file against what was computed or produced.
+const RUN_SIDES: Sides = Sides {
+    left: "expected",
+    right: "actual",
+    got: "got",
+};
+
+/// In a pending snapshot's diff: what the file holds against what accepting writes.
+const REVIEW_SIDES: Sides = Sides {
+    left: "current file",
+    right: "would write",
+    got: "would write",
+};
+
+/// [`output_details`] with the two sides named.
+fn details_with(case: &str, ds: &str, o: &OutputResult, style: Style, sides: &Sides) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -157,26 +174,16 @@ fn details_with(
         o.name
     );
     if let Some(r) = &o.reason {
-        // The comparison's own words are expected/got; a snapshot's diff names its sides.
-        let r = if left == "expected" {
-            r.clone()
-        } else {
-            r.replacen(": expected ", &format!(": {left} "), 1)
-                .replacen(", got ", &format!(", {right} "), 1)
-        };
         let _ = writeln!(s, "    {r}");
     }
     match &o.expected_shape {
         Some(shape) => {
-            let (l, r) = if left == "expected" {
-                ("expected", "got")
-            } else {
-                (left, right)
-            };
             let _ = writeln!(
                 s,
-                "    {l} {} {shape:?}, {r} {} {:?}; {} comparison",
+                "    {} {} {shape:?}, {} {} {:?}; {} comparison",
+                sides.left,
                 o.dtype,
+                sides.got,
                 o.actual_dtype,
                 o.actual_shape,
                 if o.tolerant { "tolerant" } else { "exact" }
@@ -228,19 +235,18 @@ fn details_with(
                 )
             })
             .collect();
-        let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(5);
-        let w1 = rows
-            .iter()
-            .map(|r| r.1.len())
-            .max()
-            .unwrap_or(0)
-            .max(left.len());
-        let w2 = rows
-            .iter()
-            .map(|r| r.2.len())
-            .max()
-            .unwrap_or(0)
-            .max(right.len());
+        // Widths in characters, as `{:<w$}` pads (a string value may be non-ASCII).
+        let width = |cells: Vec<&str>, head: &str| {
+            cells
+                .into_iter()
+                .chain([head])
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        let w0 = width(rows.iter().map(|r| r.0.as_str()).collect(), "index");
+        let w1 = width(rows.iter().map(|r| r.1).collect(), sides.left);
+        let w2 = width(rows.iter().map(|r| r.2).collect(), sides.right);
         let from = if rows.iter().any(|r| !r.3.is_empty()) {
             "correct value from"
         } else {
@@ -248,7 +254,7 @@ fn details_with(
         };
         let head = format!(
             "    {:<w0$}  {:<w1$}  {:<w2$}  {from}",
-            "index", left, right
+            "index", sides.left, sides.right
         );
         let _ = writeln!(s, "{}", head.trim_end());
         for (i, e, a, src) in rows {
@@ -271,8 +277,13 @@ fn details_with(
 /// preview of what onnx-idx-check computed (`ours`).
 pub fn pending_diff(case: &str, ds: &str, k: usize, o: &OutputResult, ours: &Tensor) -> String {
     if o.expected_shape.is_some() {
-        let sides = ("current file", "would write");
-        let text = details_with(case, ds, o, Style { color: false }, sides);
+        // The comparison's reason says expected/got; the diff names its sides as review does.
+        let mut o = o.clone();
+        o.reason = o.reason.map(|r| {
+            r.replacen(": expected ", ": current file ", 1)
+                .replacen(", got ", ", would write ", 1)
+        });
+        let text = details_with(case, ds, &o, Style { color: false }, &REVIEW_SIDES);
         return text.trim_start_matches('\n').to_string();
     }
     format!(
