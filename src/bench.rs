@@ -98,15 +98,15 @@ fn bytes_moved(p: &Prepared, output_bytes: usize) -> u64 {
 
 /// The human rendering.
 pub fn render(r: &BenchResult) -> String {
-    let ms = |ns: u64| ns as f64 / 1e6;
+    let time = |ns: u64| crate::report::human::duration_text(std::time::Duration::from_nanos(ns));
     let mut s = format!(
-        "{} ({}): {} iterations\n  min {:.3} ms   median {:.3} ms   max {:.3} ms\n  {} bytes moved, {:.2} GB/s at the median\n",
+        "{} ({}): {} iterations\n  min {}   median {}   max {}\n  {} bytes moved, {:.2} GB/s at the median\n",
         r.case,
         r.data_set,
         r.iters,
-        ms(r.min_ns),
-        ms(r.median_ns),
-        ms(r.max_ns),
+        time(r.min_ns),
+        time(r.median_ns),
+        time(r.max_ns),
         r.bytes_moved,
         r.gbps
     );

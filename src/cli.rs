@@ -153,6 +153,10 @@ pub struct RunArgs {
     /// is errored at its next node, data set or output, and the run goes on.
     #[arg(long, value_name = "SECS", default_value = "60")]
     pub timeout: String,
+    /// List the N slowest cases before the summary (0: every case, slowest first), as pytest's
+    /// --durations.
+    #[arg(long, value_name = "N")]
+    pub durations: Option<usize>,
     /// When to colour the human output (NO_COLOR is honoured by auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,

@@ -257,6 +257,8 @@ pub struct ExpectationNote {
     pub detail: Option<String>,
     /// Whether this fails the run.
     pub fails_gate: bool,
+    /// The line of the entry's `[[expect]]` in the expectations file, from 1.
+    pub line: Option<usize>,
 }
 
 /// Counts that partition cases: each case is counted once, under its verdict unless the
@@ -444,6 +446,14 @@ pub struct ExpectationsReport {
     /// Case patterns of entries that matched no case (a warning; an error with
     /// `--strict-expectations`).
     pub unmatched: Vec<String>,
+    /// The line in the file of each entry of `expired`, in the same order (not in the JSON
+    /// report).
+    #[serde(skip)]
+    pub expired_lines: Vec<Option<usize>>,
+    /// The line in the file of each entry of `unmatched`, in the same order (not in the JSON
+    /// report).
+    #[serde(skip)]
+    pub unmatched_lines: Vec<Option<usize>>,
     /// Whether `--strict-expectations` makes unmatched entries fail the run (not in the JSON
     /// report: the gate says what failed).
     #[serde(skip)]
@@ -773,6 +783,7 @@ mod tests {
             link: None,
             detail: None,
             fails_gate: true,
+            line: Some(1),
         });
         let mut xfail = case("y", Status::Failed, &["Gather-13"]);
         xfail.expectation = Some(ExpectationNote {

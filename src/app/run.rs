@@ -8,6 +8,7 @@ use crate::check::Prepared;
 use crate::cli::{Format, RunArgs};
 use crate::config::{self, ReportSpec};
 use crate::exit;
+use crate::report::github::{self, GithubDest, GithubReporter};
 use crate::report::{human, json, junit, markdown, shell_quote, Dest, Reporters, Rerun};
 use anyhow::Result;
 
@@ -32,7 +33,7 @@ pub(super) fn run_cases(args: RunArgs) -> Result<u8> {
 
 /// The reporters of a run: the human output (streaming on the terminal, or its summary alone on
 /// stderr when a report takes stdout), then the report of `--format` / `--output` and each
-/// `--report`.
+/// `--report`, then GitHub's annotations when the run is a GitHub Actions step.
 fn reporters(args: &RunArgs, reports: &[ReportSpec], terminal: bool) -> Reporters {
     let rerun = rerun_command(args);
     let mut reporters = Reporters::default();
@@ -40,17 +41,18 @@ fn reporters(args: &RunArgs, reports: &[ReportSpec], terminal: bool) -> Reporter
         let style = human::Style {
             color: config::use_color(args.color),
         };
-        reporters.push(Box::new(human::HumanReporter::terminal(
-            style,
-            rerun.clone(),
-        )));
+        reporters.push(Box::new(
+            human::HumanReporter::terminal(style, rerun.clone()).with_durations(args.durations),
+        ));
     } else if reports.iter().any(|r| r.dest == Dest::Stdout) {
         reporters.push(Box::new(human::HumanReporter::brief()));
     }
     for spec in reports {
         let dest = spec.dest.clone();
         reporters.push(match spec.format {
-            Format::Human => Box::new(human::HumanReporter::document(dest, rerun.clone())),
+            Format::Human => Box::new(
+                human::HumanReporter::document(dest, rerun.clone()).with_durations(args.durations),
+            ),
             Format::Json => Box::new(json::JsonReporter { dest }),
             Format::Junit => Box::new(junit::JunitReporter { dest }),
             Format::Markdown => Box::new(markdown::MarkdownReporter {
@@ -58,6 +60,17 @@ fn reporters(args: &RunArgs, reports: &[ReportSpec], terminal: bool) -> Reporter
                 rerun: rerun.clone(),
             }),
         });
+    }
+    if github::wanted() {
+        let stdout_taken = reports.iter().any(|r| r.dest == Dest::Stdout);
+        reporters.push(Box::new(GithubReporter {
+            dest: if stdout_taken {
+                GithubDest::Stderr
+            } else {
+                GithubDest::Stdout
+            },
+            rerun,
+        }));
     }
     reporters
 }

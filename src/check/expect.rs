@@ -83,6 +83,7 @@ pub(crate) fn judge(
     // Whether entry `i` may apply to a case that was found but not run (its opset unknown).
     let elsewhere = |i: usize| left_out.iter().any(|n| exp.pattern_matches(i, n));
     let expired: Vec<String> = judgement.expired.iter().map(pattern).collect();
+    let expired_lines = judgement.expired.iter().map(|&i| exp.line(i)).collect();
     // An expired entry fails the gate through the cases it applies to, in the run (the shard)
     // that ran them; one that applies to no case at all fails every run by itself.
     let expired_alone: Vec<String> = judgement
@@ -93,12 +94,13 @@ pub(crate) fn judge(
         .collect();
     // Unmatched: applies to no case of the run (name and opset range), nor possibly to one left
     // out.
-    let unmatched: Vec<String> = judgement
+    let unmatched_at: Vec<usize> = judgement
         .unmatched
         .iter()
-        .filter(|&&i| !elsewhere(i))
-        .map(pattern)
+        .copied()
+        .filter(|&i| !elsewhere(i))
         .collect();
+    let unmatched: Vec<String> = unmatched_at.iter().map(pattern).collect();
     let mut gate = Vec::new();
     for e in &expired_alone {
         gate.push(format!(
@@ -118,6 +120,8 @@ pub(crate) fn judge(
         written,
         expired,
         unmatched,
+        expired_lines,
+        unmatched_lines: unmatched_at.iter().map(|&i| exp.line(i)).collect(),
         strict: options.strict_expectations,
     };
     Ok(Judged { report, gate })
@@ -141,5 +145,6 @@ fn note(exp: &Expectations, judgement: &Judgement, index: usize) -> Option<Expec
         link: entry.link.clone(),
         detail,
         fails_gate: j.outcome.fails_gate(),
+        line: exp.line(j.entry),
     })
 }

@@ -85,6 +85,9 @@ pub struct Expectations {
     path: PathBuf,
     entries: Vec<Entry>,
     matchers: Vec<Matcher>,
+    /// The line of each entry's `[[expect]]` in the file, from 1 (empty for entries not read
+    /// from a file).
+    lines: Vec<usize>,
 }
 
 impl Expectations {
@@ -96,5 +99,10 @@ impl Expectations {
     /// The entries, in file order.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// The line of entry `i` in the file, from 1, for pointing at it (GitHub annotations).
+    pub fn line(&self, i: usize) -> Option<usize> {
+        self.lines.get(i).copied()
     }
 }

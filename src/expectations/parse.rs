@@ -340,6 +340,7 @@ impl Expectations {
         })?;
         let mut entries = Vec::with_capacity(raw.expect.len());
         let mut matchers = Vec::with_capacity(raw.expect.len());
+        let mut lines = Vec::with_capacity(raw.expect.len());
         for (i, table) in raw.expect.iter().enumerate() {
             let ctx = Ctx {
                 path,
@@ -348,6 +349,7 @@ impl Expectations {
                 line: line_of(text, table.span().start),
             };
             let (entry, matcher) = ctx.entry(table.get_ref())?;
+            lines.push(ctx.line);
             entries.push(entry);
             matchers.push(matcher);
         }
@@ -355,6 +357,7 @@ impl Expectations {
             path: path.to_owned(),
             entries,
             matchers,
+            lines,
         })
     }
 }

@@ -217,6 +217,7 @@ fn view(path: &std::path::Path, work: &[Work]) -> Expectations {
         path: path.to_path_buf(),
         entries: work.iter().map(|w| w.entry.clone()).collect(),
         matchers: work.iter().map(|w| w.matcher.clone()).collect(),
+        lines: Vec::new(),
     }
 }
 

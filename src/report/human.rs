@@ -6,7 +6,9 @@
 use super::progress::Progress;
 use super::{needs_rerun, Dest, Event, Reporter, Rerun, RunEnd};
 use crate::tensor::Tensor;
-use crate::verdict::{CaseResult, ExpectationsReport, Gate, OutputResult, Status, Summary};
+use crate::verdict::{
+    CaseResult, ExpectationNote, ExpectationsReport, Gate, OutputResult, Status, Summary,
+};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::io::Write;
@@ -39,9 +41,34 @@ impl Style {
     }
 }
 
-/// `[   0.012s]`.
-fn seconds(d: Duration) -> String {
-    format!("[{:>8.3}s]", d.as_secs_f64())
+/// A duration to three significant digits in the unit that shows them: `812ns`, `41.2µs`,
+/// `3.07ms`, `1.25s`; at most 8 characters below 100,000 s, so the case lines stay aligned.
+pub(crate) fn duration_text(d: Duration) -> String {
+    let ns = d.as_nanos();
+    if ns < 1_000 {
+        return format!("{ns}ns");
+    }
+    let (value, unit) = if ns < 1_000_000 {
+        (ns as f64 / 1e3, "µs")
+    } else if ns < 1_000_000_000 {
+        (ns as f64 / 1e6, "ms")
+    } else {
+        (d.as_secs_f64(), "s")
+    };
+    // Decimals so that three digits show; 999.96 rounds to "1000", still in this unit.
+    let decimals = if value < 10.0 {
+        2
+    } else if value < 100.0 {
+        1
+    } else {
+        0
+    };
+    format!("{value:.decimals$}{unit}")
+}
+
+/// `[  41.2µs]`: the duration in brackets, padded to 8 characters.
+fn bracketed(d: Duration) -> String {
+    format!("[{:>8}]", duration_text(d))
 }
 
 /// The line printed when a case finishes, plus its reason on a second line when it did not pass.
@@ -56,38 +83,43 @@ pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
         Some("expired") => style.paint("1;31", &format!("{:>7}", "EXPIRED")),
         _ => style.status(c.status),
     };
-    let mut s = format!("{label} {} {}\n", seconds(c.duration), c.name);
+    let mut s = format!("{label} {} {}\n", bracketed(c.duration), c.name);
     if let Some(reason) = &c.reason {
         let _ = writeln!(s, "{:>17} {reason}", "");
     }
     if let Some(e) = &c.expectation {
-        let link = e.link.as_ref().map_or(String::new(), |l| format!(" <{l}>"));
-        let text = match e.outcome {
-            "expected-failure" => format!("expected: {}{link}", e.reason),
-            "unexpectedly-passed" => format!(
-                "unexpectedly passed: the expectations list '{}' as failing ({}); remove the entry{link}",
-                e.entry, e.reason
-            ),
-            "different" => format!(
-                "fails differently than expected: {} (entry '{}': {}){link}",
-                e.detail.as_deref().unwrap_or(""),
-                e.entry,
-                e.reason
-            ),
-            "expired" => format!(
-                "expectation expired: {} (entry '{}': {}); renew its date or remove it{link}",
-                e.detail.as_deref().unwrap_or(""),
-                e.entry,
-                e.reason
-            ),
-            _ => format!("tolerance from the expectations: {}{link}", e.reason),
-        };
-        let _ = writeln!(s, "{:>17} {text}", "");
+        let _ = writeln!(s, "{:>17} {}", "", expectation_text(e));
     }
     if matches!(c.status, Status::Failed | Status::Errored) && needs_rerun(c) {
         let _ = writeln!(s, "{:>17} {} {rerun}", "", style.paint("2", "rerun:"));
     }
     s
+}
+
+/// What an expectations entry makes of a case, for people: `expected: REASON <LINK>`,
+/// `unexpectedly passed: ...; remove the entry`, and so on.
+pub(crate) fn expectation_text(e: &ExpectationNote) -> String {
+    let link = e.link.as_ref().map_or(String::new(), |l| format!(" <{l}>"));
+    match e.outcome {
+        "expected-failure" => format!("expected: {}{link}", e.reason),
+        "unexpectedly-passed" => format!(
+            "unexpectedly passed: the expectations list '{}' as failing ({}); remove the entry{link}",
+            e.entry, e.reason
+        ),
+        "different" => format!(
+            "fails differently than expected: {} (entry '{}': {}){link}",
+            e.detail.as_deref().unwrap_or(""),
+            e.entry,
+            e.reason
+        ),
+        "expired" => format!(
+            "expectation expired: {} (entry '{}': {}); renew its date or remove it{link}",
+            e.detail.as_deref().unwrap_or(""),
+            e.entry,
+            e.reason
+        ),
+        _ => format!("tolerance from the expectations: {}{link}", e.reason),
+    }
 }
 
 /// Problems of the expectations file itself: expired entries (each fails the run) and entries
@@ -329,6 +361,31 @@ pub fn unmet_requirements(gate: &Gate, style: Style) -> String {
     s
 }
 
+/// The `n` slowest cases, slowest first (all of them for 0), between a heading and a blank line;
+/// ties keep case order.
+pub fn slowest(results: &[CaseResult], n: usize) -> String {
+    let mut by_time: Vec<&CaseResult> = results.iter().collect();
+    by_time.sort_by_key(|c| std::cmp::Reverse(c.duration));
+    let shown = if n == 0 {
+        by_time.len()
+    } else {
+        n.min(by_time.len())
+    };
+    if shown == 0 {
+        return String::new();
+    }
+    let mut s = if shown == by_time.len() {
+        format!("\nDurations, slowest first ({shown} cases):\n")
+    } else {
+        format!("\nThe {shown} slowest of {} cases:\n", by_time.len())
+    };
+    for c in &by_time[..shown] {
+        let _ = writeln!(s, "  {:>8}  {}", duration_text(c.duration), c.name);
+    }
+    s.push('\n');
+    s
+}
+
 /// The per-operator rows (`  Gather-13  5 passed, 2 xfailed`), then the summary line between
 /// rules.
 pub fn summary(summary: &Summary, duration: Duration, style: Style) -> String {
@@ -347,7 +404,7 @@ pub fn summary(summary: &Summary, duration: Duration, style: Style) -> String {
 }
 
 /// The closing line alone (also printed to stderr when a machine format takes stdout):
-/// `Summary [   0.420s] 37 cases: 30 passed, 1 failed, 5 xfailed, 1 expired`. Each case is
+/// `Summary [   420ms] 37 cases: 30 passed, 1 failed, 5 xfailed, 1 expired`. Each case is
 /// counted once (see [`Counts`](crate::verdict::Counts)); categories other than passed appear
 /// only when non-zero.
 pub fn summary_line(summary: &Summary, duration: Duration, style: Style) -> String {
@@ -373,7 +430,7 @@ pub fn summary_line(summary: &Summary, duration: Duration, style: Style) -> Stri
     format!(
         "{rule}\n{} {} {} {noun}: {}\n",
         style.paint("1", "Summary"),
-        seconds(duration),
+        bracketed(duration),
         summary.total,
         parts.join(", ")
     )
@@ -398,6 +455,8 @@ pub struct HumanReporter {
     mode: Mode,
     style: Style,
     rerun: Rerun,
+    /// How many of the slowest cases to list (`--durations N`; 0 for all).
+    durations: Option<usize>,
     /// The first error writing a streamed line (reported when the run ends).
     error: Option<std::io::Error>,
 }
@@ -413,6 +472,7 @@ impl HumanReporter {
             },
             style,
             rerun,
+            durations: None,
             error: None,
         }
     }
@@ -423,6 +483,7 @@ impl HumanReporter {
             mode: Mode::Document(dest),
             style: Style { color: false },
             rerun,
+            durations: None,
             error: None,
         }
     }
@@ -433,8 +494,15 @@ impl HumanReporter {
             mode: Mode::Brief,
             style: Style { color: false },
             rerun: Rerun::default(),
+            durations: None,
             error: None,
         }
+    }
+
+    /// Lists the `n` slowest cases before the summary (0 for all of them).
+    pub fn with_durations(mut self, n: Option<usize>) -> HumanReporter {
+        self.durations = n;
+        self
     }
 
     /// Everything after the case lines: failure details, the expectations file's problems,
@@ -445,6 +513,9 @@ impl HumanReporter {
             tail.push_str(&expectations(er, self.style));
         }
         tail.push_str(&unmet_requirements(end.gate, self.style));
+        if let Some(n) = self.durations {
+            tail.push_str(&slowest(end.results, n));
+        }
         tail.push_str(&summary(end.summary, end.duration, self.style));
         tail
     }
@@ -538,7 +609,25 @@ fn short(x: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::short;
+    use super::{duration_text, short};
+    use std::time::Duration;
+
+    #[test]
+    fn durations_show_three_digits_in_their_unit() {
+        let ns = Duration::from_nanos;
+        assert_eq!(duration_text(ns(0)), "0ns");
+        assert_eq!(duration_text(ns(812)), "812ns");
+        assert_eq!(duration_text(ns(1_000)), "1.00µs");
+        assert_eq!(duration_text(ns(41_240)), "41.2µs");
+        assert_eq!(duration_text(ns(412_400)), "412µs");
+        assert_eq!(duration_text(ns(3_071_000)), "3.07ms");
+        assert_eq!(duration_text(ns(420_000_000)), "420ms");
+        assert_eq!(duration_text(ns(1_250_000_000)), "1.25s");
+        assert_eq!(duration_text(Duration::from_secs(125)), "125s");
+        // Rounding up stays in the unit and within the column.
+        assert_eq!(duration_text(ns(999_999)), "1000µs");
+        assert!(duration_text(Duration::from_secs(99_999)).chars().count() <= 8);
+    }
 
     #[test]
     fn differences_read_as_people_write_them() {

@@ -1,7 +1,7 @@
 //! The JSON report (`--format json`). This file is the only definition of its shape; bump
 //! [`SCHEMA_VERSION`] on any incompatible change.
 
-use super::{millis, Dest, Event, Reporter, RunEnd, ToolInfo};
+use super::{millis, nanos, Dest, Event, Reporter, RunEnd, ToolInfo};
 use crate::verdict::{CaseResult, Counts, DataSetResult, Gate, OutputResult};
 use anyhow::Result;
 use serde::Serialize;
@@ -69,8 +69,10 @@ pub struct JsonSummary<'a> {
     pub skipped: usize,
     /// Not run because of `--fail-fast`.
     pub not_run: usize,
-    /// Wall time of the run.
+    /// Wall time of the run, in milliseconds (rounded down).
     pub duration_ms: u64,
+    /// Wall time of the run, in nanoseconds.
+    pub duration_ns: u64,
     /// Cases an expectations entry lists as failing that still fail the same way.
     pub expected_failures: usize,
     /// Cases listed as failing that passed (each fails the run).
@@ -149,8 +151,10 @@ pub struct JsonCase<'a> {
     pub status: &'static str,
     /// Why it did not pass.
     pub reason: Option<&'a str>,
-    /// Wall time.
+    /// Wall time, in milliseconds (rounded down).
     pub duration_ms: u64,
+    /// Wall time, in nanoseconds.
+    pub duration_ns: u64,
     /// What the expectations file says of the case (null without one, or when no entry applies).
     pub expectation: Option<JsonExpectation<'a>>,
     /// Where the data comes from, when the case tree says (a PROVENANCE file or a README naming
@@ -235,6 +239,7 @@ pub fn build<'a>(tool: &'a ToolInfo, end: &RunEnd<'a>) -> Report<'a> {
             skipped: summary.skipped,
             not_run: summary.not_run,
             duration_ms: millis(end.duration),
+            duration_ns: nanos(end.duration),
             expected_failures: summary.expected_failures,
             unexpected_passes: summary.unexpected_passes,
             expired: summary.expired,
@@ -273,6 +278,7 @@ fn case(c: &CaseResult) -> JsonCase<'_> {
         status: c.status.as_str(),
         reason: c.reason.as_deref(),
         duration_ms: millis(c.duration),
+        duration_ns: nanos(c.duration),
         origin: c.origin.as_deref(),
         expectation: c.expectation.as_ref().map(|e| JsonExpectation {
             outcome: e.outcome,

@@ -23,6 +23,7 @@
 //! # Ok::<(), onnx_idx_check::CheckError>(())
 //! ```
 
+pub(crate) mod github;
 pub(crate) mod human;
 pub(crate) mod json;
 #[cfg(feature = "cli")]
@@ -54,6 +55,11 @@ pub(crate) const TOOL: ToolInfo = ToolInfo {
 /// Milliseconds, rounded down, for reports.
 pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Nanoseconds, for reports (saturating after 584 years).
+pub(crate) fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Something that happened in a run, in the order it happened.

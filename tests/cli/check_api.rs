@@ -7,8 +7,8 @@ use std::path::Path;
 
 /// Durations differ between runs; everything else must not.
 fn without_durations(s: &str) -> String {
-    let re = regex::Regex::new(r#""duration_ms": \d+"#).unwrap();
-    re.replace_all(s, r#""duration_ms": "[D]""#).into_owned()
+    let re = regex::Regex::new(r#""duration_(ms|ns)": \d+"#).unwrap();
+    re.replace_all(s, r#""duration_$1": "[D]""#).into_owned()
 }
 
 /// `run PATH --format json ARGS` and `check(PATH, options)` write the same document, and `run`'s

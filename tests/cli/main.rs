@@ -16,6 +16,8 @@ mod coverage;
 mod diagnosis;
 // `run --expectations`: known failures with ratchet semantics (tests/fixtures/expectations).
 mod expectations;
+// GitHub Actions annotations when GITHUB_ACTIONS is true.
+mod github;
 // Official ONNX node tests from outside the operator families (tests/fixtures/onnx-node-sample).
 mod onnx_node_sample;
 // The Markdown report against GitHub-flavoured Markdown's rendering rules.

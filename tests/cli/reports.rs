@@ -10,7 +10,10 @@ const MIXED: &str = crate::snapshots::MIXED;
 
 /// Durations differ between runs; everything else must not.
 fn without_durations(s: &str) -> String {
-    let re = regex::Regex::new(r#"\[\s*\d+\.\d+s\]|time="[0-9.]+"|"duration_ms": \d+"#).unwrap();
+    let re = regex::Regex::new(
+        r#"\[\s*\d+(\.\d+)?(ns|µs|ms|s)\]|time="[0-9.]+"|"duration_(ms|ns)": \d+"#,
+    )
+    .unwrap();
     re.replace_all(s, "[D]").into_owned()
 }
 

@@ -17,8 +17,8 @@ pub const MIXED: &str = "^(passing/reduction_within_tolerance|failing/wrong_valu
 pub fn settings() -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.set_snapshot_path("../snapshots");
-    // `[   0.001s]` in the human report.
-    s.add_filter(r"\[\s*\d+\.\d+s\]", "[DURATION]");
+    // `[  41.2µs]` in the human report.
+    s.add_filter(r"\[\s*\d+(\.\d+)?(ns|µs|ms|s)\]", "[DURATION]");
     // time="0.001" in JUnit.
     s.add_filter(r#"time="[0-9.]+""#, r#"time="[DURATION]""#);
     s.add_filter(
@@ -60,6 +60,8 @@ fn the_json_report_of_a_mixed_run_is_stable() {
             ".tool.version" => "[VERSION]",
             ".summary.duration_ms" => "[DURATION]",
             ".cases[].duration_ms" => "[DURATION]",
+            ".summary.duration_ns" => "[DURATION]",
+            ".cases[].duration_ns" => "[DURATION]",
         })
     });
 }

@@ -108,3 +108,107 @@ fn a_case_counts_once_per_operator_version_it_tests() {
     assert_eq!(by_op["org.openvinotoolkit.Gather-8"], plain(1, 1, 2, 0));
     assert_eq!(by_op["TensorScatter-24"], plain(0, 1, 5, 0));
 }
+
+/// The case line's and the summary's durations: three digits in an adaptive unit, in a
+/// 10-character bracket so that the names stay aligned.
+fn is_duration(s: &str) -> bool {
+    regex::Regex::new(r"^\d+(\.\d+)?(ns|µs|ms|s)$")
+        .unwrap()
+        .is_match(s)
+}
+
+/// Report #23: times in adaptive units rather than `[   0.000s]` everywhere, and pytest's
+/// `--durations N` listing the slowest cases. The order is checked against the JSON report of
+/// the same run (`--report json=FILE`), which carries every case's nanoseconds.
+#[test]
+fn report_23_durations_lists_the_slowest_cases_in_adaptive_units() {
+    let dir = tempfile::tempdir().unwrap();
+    let json_file = dir.path().join("r.json");
+    let r = run([
+        "run",
+        crate::support::root().join("testdata").to_str().unwrap(),
+        "--durations",
+        "5",
+        "--color",
+        "never",
+        "--report",
+        &format!("json={}", json_file.display()),
+    ]);
+    r.expect_code(0);
+    for line in r
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("PASS ["))
+    {
+        let inside = line.split_once('[').unwrap().1.split_once(']').unwrap().0;
+        assert_eq!(inside.chars().count(), 8, "{line}");
+        assert!(is_duration(inside.trim_start()), "{line}");
+    }
+    assert!(!r.stdout.contains("0.000s"), "{}", r.stdout);
+
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    let total = report["cases"].as_array().unwrap().len();
+    let mut by_time: Vec<(u64, String)> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["duration_ns"].as_u64().unwrap(),
+                c["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    by_time.sort_by_key(|c| std::cmp::Reverse(c.0));
+
+    let heading = format!("The 5 slowest of {total} cases:");
+    let listing: Vec<&str> = r
+        .stdout
+        .lines()
+        .skip_while(|l| *l != heading)
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(listing.len(), 5, "{}", r.stdout);
+    let names: Vec<&str> = listing
+        .iter()
+        .map(|l| {
+            let (time, name) = l.trim_start().split_once("  ").unwrap();
+            assert!(is_duration(time), "{l}");
+            name.trim_start()
+        })
+        .collect();
+    // Ties in nanoseconds may come in either order; the times themselves must be the top five.
+    let top: Vec<u64> = by_time.iter().take(5).map(|(ns, _)| *ns).collect();
+    for name in &names {
+        let ns = by_time.iter().find(|(_, n)| n == name).unwrap().0;
+        assert!(
+            ns >= top[4],
+            "{name} ({ns} ns) is not among the 5 slowest: {by_time:?}"
+        );
+    }
+}
+
+/// `--durations 0` lists every case, as pytest does.
+#[test]
+fn durations_zero_lists_every_case() {
+    let r = run([
+        "run",
+        fixtures().to_str().unwrap(),
+        "--filter",
+        "^passing/",
+        "--durations",
+        "0",
+        "--color",
+        "never",
+    ]);
+    let passing = r.stdout.lines().filter(|l| l.contains("PASS [")).count();
+    assert!(passing > 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains(&format!("Durations, slowest first ({passing} cases):")),
+        "{}",
+        r.stdout
+    );
+}

@@ -70,14 +70,17 @@ impl Run {
     }
 }
 
-/// A command for the binary, run from the package root with a fixed terminal width and no
-/// colour preference from the environment.
+/// A command for the binary, run from the package root with a fixed terminal width, no
+/// colour preference from the environment and outside GitHub Actions.
 pub fn command() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_onnx-idx-check"));
     cmd.current_dir(root())
         .env("COLUMNS", "100")
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
+        // A test run as a GitHub Actions step must not see annotations it did not ask for.
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_WORKSPACE")
         .timeout(Duration::from_secs(60));
     cmd
 }
