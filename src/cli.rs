@@ -153,6 +153,14 @@ pub struct RunArgs {
     /// is errored at its next node, data set or output, and the run goes on.
     #[arg(long, value_name = "SECS", default_value = "60")]
     pub timeout: String,
+    /// Run only the selected cases that failed the gate in the last run (failed, errored, passed
+    /// unexpectedly, ...), as pytest's --lf; every case when none of them did.
+    #[arg(long)]
+    pub rerun_failed: bool,
+    /// Where each run records the cases that failed, for --rerun-failed [default:
+    /// $ONNX_IDX_CHECK_LAST_RUN, else .onnx-idx-check/last-run.json].
+    #[arg(long, value_name = "FILE")]
+    pub last_run: Option<PathBuf>,
     /// List the N slowest cases before the summary (0: every case, slowest first), as pytest's
     /// --durations.
     #[arg(long, value_name = "N")]

@@ -518,6 +518,42 @@ pub struct Gate {
     pub reasons: Vec<GateReason>,
 }
 
+/// How `c` fails the gate, if it does: an index into the ways [`Gate::of`] counts (failed,
+/// errored, skipped under `deny_skip`, passed unexpectedly, failed differently, expired).
+fn gate_failure(c: &CaseResult, deny_skip: bool) -> Option<usize> {
+    match &c.expectation {
+        Some(n) if n.outcome != "tolerance-only" => match n.outcome {
+            _ if !n.fails_gate => None,
+            "unexpectedly-passed" => Some(3),
+            "expired" => Some(5),
+            _ => Some(4),
+        },
+        _ => match c.status {
+            Status::Failed => Some(0),
+            Status::Errored => Some(1),
+            Status::Skipped if deny_skip => Some(2),
+            _ => None,
+        },
+    }
+}
+
+impl CaseResult {
+    /// Whether the case fails the run's gate: it failed or errored and no expectation excuses
+    /// it, an expectation's outcome fails it (an unexpected pass, a different failure, an
+    /// expired entry), or it was skipped under `deny_skip`.
+    ///
+    /// ```
+    /// use onnx_idx_check::{check, CheckOptions};
+    ///
+    /// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_0$"))?;
+    /// assert!(!report.cases[0].fails_gate(false));
+    /// # Ok::<(), onnx_idx_check::CheckError>(())
+    /// ```
+    pub fn fails_gate(&self, deny_skip: bool) -> bool {
+        gate_failure(self, deny_skip).is_some()
+    }
+}
+
 /// One reason a run fails.
 ///
 /// ```
@@ -655,21 +691,7 @@ impl Gate {
             ("listed under an expired expectation", 0),
         ];
         for c in cases {
-            let why = match &c.expectation {
-                Some(n) if n.outcome != "tolerance-only" => match n.outcome {
-                    _ if !n.fails_gate => None,
-                    "unexpectedly-passed" => Some(3),
-                    "expired" => Some(5),
-                    _ => Some(4),
-                },
-                _ => match c.status {
-                    Status::Failed => Some(0),
-                    Status::Errored => Some(1),
-                    Status::Skipped if deny_skip => Some(2),
-                    _ => None,
-                },
-            };
-            if let Some(i) = why {
+            if let Some(i) = gate_failure(c, deny_skip) {
                 bad[i].1 += 1;
             }
         }

@@ -1,6 +1,7 @@
 //! One function per subcommand: assembles discover -> runner -> reporters and returns the exit
 //! status. `run`, the one with a pipeline of its own, is in [`run`].
 
+mod last_run;
 mod run;
 
 use crate::check::{self, CaseFilter, CheckError};

@@ -3,32 +3,81 @@
 //! [`CheckOptions`](crate::CheckOptions), the reporters ([`crate::report`]) receive the check's
 //! events, and the exit status follows the run's gate.
 
+use super::last_run;
 use super::{cli_error, warn};
 use crate::check::Prepared;
 use crate::cli::{Format, RunArgs};
+use crate::config::UsageError;
 use crate::config::{self, ReportSpec};
 use crate::exit;
 use crate::report::github::{self, GithubDest, GithubReporter};
 use crate::report::{human, json, junit, markdown, shell_quote, Dest, Reporters, Rerun};
 use anyhow::Result;
+use std::path::Path;
 
 /// `run`: arguments -> the check's options -> select cases -> reporters -> the check's run ->
 /// exit status.
 pub(super) fn run_cases(args: RunArgs) -> Result<u8> {
     let (reports, terminal) = config::reports(&args)?;
     let options = config::check_options(&args, &reports)?;
-    let prepared = Prepared::new(&args.selection.paths, &options).map_err(cli_error)?;
+    let mut prepared = Prepared::new(&args.selection.paths, &options).map_err(cli_error)?;
     warn(prepared.warnings());
+    let record_file = last_run::path(args.last_run.as_deref());
+    if args.rerun_failed {
+        rerun_failed(&mut prepared, &record_file)?;
+    }
     let mut reporters = reporters(&args, &reports, terminal);
     let report = prepared
         .run(&mut |event| reporters.report(event))
         .map_err(config::usage)?;
     reporters.finish()?;
+    record(&record_file, &report.cases, args.deny_skip);
     Ok(if report.passed() {
         exit::OK
     } else {
         exit::CASES_FAILED
     })
+}
+
+/// Narrows the selection to the cases the record lists as failed; when it lists none of them
+/// (or there is no record yet), every selected case runs, as with pytest's `--lf`.
+fn rerun_failed(prepared: &mut Prepared, record_file: &Path) -> Result<()> {
+    let record = last_run::read(record_file).map_err(|e| UsageError(format!("{e:#}")))?;
+    let selected = prepared.cases().len();
+    let Some(record) = record else {
+        eprintln!(
+            "note: no record of a previous run in {}: running all {selected} selected cases",
+            record_file.display()
+        );
+        return Ok(());
+    };
+    let failed = |c: &crate::discover::Case| record.failed.contains_key(&last_run::key(&c.dir));
+    let n = prepared.cases().iter().filter(|c| failed(c)).count();
+    if n == 0 {
+        eprintln!(
+            "note: none of the {selected} selected cases failed in the last run ({}): running them all",
+            record_file.display()
+        );
+    } else {
+        prepared.retain(failed);
+        eprintln!(
+            "note: rerunning the {n} of {selected} selected cases that failed in the last run"
+        );
+    }
+    Ok(())
+}
+
+/// Records the run's failures for the next `--rerun-failed`; a record that cannot be written
+/// is a warning, since the run itself is done.
+fn record(file: &Path, results: &[crate::verdict::CaseResult], deny_skip: bool) {
+    let old = match last_run::read(file) {
+        Ok(r) => r.unwrap_or_default(),
+        // A damaged record is replaced by this run's.
+        Err(_) => Default::default(),
+    };
+    if let Err(e) = old.update(results, deny_skip).write(file) {
+        eprintln!("warning: could not record this run's failures for --rerun-failed: {e:#}");
+    }
 }
 
 /// The reporters of a run: the human output (streaming on the terminal, or its summary alone on

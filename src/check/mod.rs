@@ -347,6 +347,19 @@ impl Prepared {
         &self.warnings
     }
 
+    /// The selected cases.
+    #[cfg(feature = "cli")]
+    pub(crate) fn cases(&self) -> &[Case] {
+        &self.cases
+    }
+
+    /// Narrows the selection further (`--rerun-failed`); the cases left out count as found but
+    /// not run, as those of a `--filter` do.
+    #[cfg(feature = "cli")]
+    pub(crate) fn retain(&mut self, keep: impl FnMut(&Case) -> bool) {
+        self.cases.retain(keep);
+    }
+
     /// Runs the cases (each result to `on_event` as it arrives), judges the expectations and
     /// gates the run.
     pub(crate) fn run(

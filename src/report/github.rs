@@ -8,8 +8,8 @@
 //! Text is escaped as GitHub's toolkit escapes it: `%`, CR and LF in the message, and also `:`
 //! and `,` in the properties, so a case name or a reason cannot end the command early.
 
-use super::{human, needs_rerun, Dest, Event, Reporter, Rerun, RunEnd};
-use crate::verdict::{CaseResult, GateKind, Status};
+use super::{human, Dest, Event, Reporter, Rerun, RunEnd};
+use crate::verdict::{CaseResult, GateKind};
 use anyhow::Result;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -155,6 +155,9 @@ fn case_annotation<'a>(
     exp_file: Option<&str>,
     workspace: Option<&Path>,
 ) -> Option<Annotation<'a>> {
+    if !c.fails_gate(false) {
+        return None;
+    }
     let label = super::label(c);
     if let (Some(e), Some(file)) = (&c.expectation, exp_file) {
         if e.fails_gate {
@@ -170,9 +173,6 @@ fn case_annotation<'a>(
                 message,
             });
         }
-    }
-    if !(matches!(c.status, Status::Failed | Status::Errored) && needs_rerun(c)) {
-        return None;
     }
     let mut message = c.reason.clone().unwrap_or_default();
     let _ = write!(message, "\nrerun: {}", rerun.command(&c.name));

@@ -262,3 +262,151 @@ fn the_rerun_command_keeps_the_expectations_file() {
     );
     assert_eq!(check_reruns(&r), 1);
 }
+
+/// `--rerun-failed`, as pytest's `--lf`: a run records the cases that failed its gate; the next
+/// run with the flag runs only those; once they pass, the record is empty and the flag runs
+/// everything again. The loop a case author goes through: run, fix (here, accept the pending
+/// snapshot), rerun the failures.
+#[test]
+fn rerun_failed_runs_only_the_last_failures_until_they_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("cases");
+    copy_case(&fixture("failing/wrong_value"), &tree.join("wrong_value"));
+    copy_case(
+        &fixture("passing/reduction_within_tolerance"),
+        &tree.join("fine"),
+    );
+    copy_case(
+        &fixture("errored/gather_index_out_of_range"),
+        &tree.join("out_of_range"),
+    );
+    let record = tmp.path().join("state/last.json");
+    let record_arg = record.to_str().unwrap();
+    let tree_arg = tree.to_str().unwrap();
+    let names = |r: &Run| -> Vec<String> {
+        let v = r.json();
+        v["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let go = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            tree_arg,
+            "--format",
+            "json",
+            "--last-run",
+            record_arg,
+        ];
+        args.extend_from_slice(extra);
+        run(args)
+    };
+
+    // Without a record, --rerun-failed runs everything and says so.
+    let first = go(&["--rerun-failed"]);
+    first.expect_code(1);
+    assert_eq!(names(&first), ["fine", "out_of_range", "wrong_value"]);
+    assert!(
+        first
+            .stderr
+            .contains("note: no record of a previous run in"),
+        "{}",
+        first.stderr
+    );
+    let recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let labels: Vec<(&str, &str)> = recorded["failed"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|f| (f["name"].as_str().unwrap(), f["label"].as_str().unwrap()))
+        .collect();
+    assert_eq!(labels, [("out_of_range", "ERROR"), ("wrong_value", "FAIL")]);
+
+    // The two failures alone.
+    let second = go(&["--rerun-failed"]);
+    second.expect_code(1);
+    assert_eq!(names(&second), ["out_of_range", "wrong_value"]);
+    assert!(
+        second
+            .stderr
+            .contains("note: rerunning the 2 of 3 selected cases that failed in the last run"),
+        "{}",
+        second.stderr
+    );
+
+    // A filtered run that fixes one of them leaves the other recorded.
+    let pending = tmp.path().join("pending");
+    run([
+        "run",
+        tree_arg,
+        "--filter",
+        "^wrong_value$",
+        "--pending",
+        pending.to_str().unwrap(),
+        "--last-run",
+        record_arg,
+    ])
+    .expect_code(1);
+    run([
+        "review",
+        pending.to_str().unwrap(),
+        tree_arg,
+        "--accept-all",
+    ])
+    .expect_code(0);
+    go(&["--rerun-failed", "--filter", "^wrong_value$"]).expect_code(0);
+    let third = go(&["--rerun-failed"]);
+    assert_eq!(names(&third), ["out_of_range"]);
+
+    // Once nothing selected failed last time, every case runs again.
+    let fourth = go(&["--rerun-failed", "--filter", "^(fine|wrong_value)$"]);
+    fourth.expect_code(0);
+    assert_eq!(names(&fourth), ["fine", "wrong_value"]);
+    assert!(
+        fourth
+            .stderr
+            .contains("none of the 2 selected cases failed in the last run"),
+        "{}",
+        fourth.stderr
+    );
+}
+
+/// A damaged record is named, and stops a `--rerun-failed` run (exit 2) rather than silently
+/// running everything; a plain run replaces it.
+#[test]
+fn a_damaged_record_is_a_usage_error_for_rerun_failed_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let record = tmp.path().join("last.json");
+    std::fs::write(&record, "[1, 2").unwrap();
+    let args = |extra: &'static str| {
+        let mut a = vec![
+            "run".to_string(),
+            fixture("passing/reduction_within_tolerance")
+                .display()
+                .to_string(),
+            "--last-run".to_string(),
+            record.display().to_string(),
+        ];
+        if !extra.is_empty() {
+            a.push(extra.to_string());
+        }
+        a
+    };
+    let r = run(args("--rerun-failed"));
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("is not a record of onnx-idx-check's last run (delete it, then run again)"),
+        "{}",
+        r.stderr
+    );
+    run(args("")).expect_code(0);
+    let fixed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    assert_eq!(fixed["schema_version"], 1);
+    assert_eq!(fixed["failed"], serde_json::json!({}));
+}

@@ -81,6 +81,11 @@ pub fn command() -> assert_cmd::Command {
         // A test run as a GitHub Actions step must not see annotations it did not ask for.
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_WORKSPACE")
+        // Each run records its failures; in the build's scratch space, not the source tree.
+        .env(
+            "ONNX_IDX_CHECK_LAST_RUN",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/cli-last-run.json"),
+        )
         .timeout(Duration::from_secs(60));
     cmd
 }
