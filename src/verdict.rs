@@ -105,6 +105,9 @@ pub struct OutputResult {
     pub tolerant: bool,
     /// Every known bug class that reproduces the wrong output exactly, most specific first.
     pub diagnoses: Vec<BugClass>,
+    /// onnx-idx-check's result in brief (dtype, shape, first values), for an output that has no
+    /// expected file yet: a new snapshot.
+    pub computed: Option<String>,
 }
 
 impl OutputResult {
@@ -538,6 +541,29 @@ fn gate_failure(c: &CaseResult, deny_skip: bool) -> Option<usize> {
 }
 
 impl CaseResult {
+    /// Whether the case errored only because expected outputs are missing: every output that
+    /// did not pass is a new snapshot (see [`OutputResult::computed`]), as for a case just
+    /// written.
+    ///
+    /// ```
+    /// use onnx_idx_check::{check, CheckOptions};
+    ///
+    /// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_0$"))?;
+    /// assert!(!report.cases[0].is_new());
+    /// # Ok::<(), onnx_idx_check::CheckError>(())
+    /// ```
+    pub fn is_new(&self) -> bool {
+        self.status == Status::Errored
+            && !self.data_sets.is_empty()
+            && self.data_sets.iter().all(|d| {
+                d.status == Status::Passed
+                    || (!d.outputs.is_empty()
+                        && d.outputs
+                            .iter()
+                            .all(|o| o.status == Status::Passed || o.computed.is_some()))
+            })
+    }
+
     /// Whether the case fails the run's gate: it failed or errored and no expectation excuses
     /// it, an expectation's outcome fails it (an unexpected pass, a different failure, an
     /// expired entry), or it was skipped under `deny_skip`.

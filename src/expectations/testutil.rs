@@ -85,6 +85,7 @@ fn output(name: &str, failed: bool, mismatches: usize, first: Option<Vec<usize>>
             .collect(),
         tolerant: false,
         diagnoses: Vec::new(),
+        computed: None,
     }
 }
 

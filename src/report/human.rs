@@ -81,17 +81,55 @@ pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
         Some("expected-failure") => style.paint("1;33", &format!("{:>7}", "XFAIL")),
         Some("unexpectedly-passed") => style.paint("1;31", &format!("{:>7}", "XPASS")),
         Some("expired") => style.paint("1;31", &format!("{:>7}", "EXPIRED")),
+        _ if c.is_new() => style.paint("1;34", &format!("{:>7}", "NEW")),
         _ => style.status(c.status),
     };
     let mut s = format!("{label} {} {}\n", bracketed(c.duration), c.name);
     if let Some(reason) = &c.reason {
         let _ = writeln!(s, "{:>17} {reason}", "");
     }
+    s.push_str(&computed_lines(c, style));
     if let Some(e) = &c.expectation {
         let _ = writeln!(s, "{:>17} {}", "", expectation_text(e));
     }
     if matches!(c.status, Status::Failed | Status::Errored) && needs_rerun(c) {
         let _ = writeln!(s, "{:>17} {} {rerun}", "", style.paint("2", "rerun:"));
+    }
+    s
+}
+
+/// At most this many new outputs are shown under a case line.
+const COMPUTED_SHOWN: usize = 4;
+
+/// Under a case with outputs that have no expected file yet, what onnx-idx-check computed for
+/// them: `computed test_data_set_0 'y': float [2, 2], 4 values: ...`.
+fn computed_lines(c: &CaseResult, style: Style) -> String {
+    let new: Vec<(&str, &OutputResult, &str)> = c
+        .data_sets
+        .iter()
+        .flat_map(|d| {
+            d.outputs
+                .iter()
+                .filter_map(move |o| o.computed.as_deref().map(|v| (d.name.as_str(), o, v)))
+        })
+        .collect();
+    let mut s = String::new();
+    for (ds, o, value) in new.iter().take(COMPUTED_SHOWN) {
+        let _ = writeln!(
+            s,
+            "{:>17} {} {ds} '{}': {value}",
+            "",
+            style.paint("2", "computed"),
+            o.name
+        );
+    }
+    if new.len() > COMPUTED_SHOWN {
+        let _ = writeln!(
+            s,
+            "{:>17} ... and {} more new outputs",
+            "",
+            new.len() - COMPUTED_SHOWN
+        );
     }
     s
 }
@@ -221,11 +259,20 @@ fn details_with(case: &str, ds: &str, o: &OutputResult, style: Style, sides: &Si
                 if o.tolerant { "tolerant" } else { "exact" }
             );
         }
+        None if o.computed.is_some() => {
+            let _ = writeln!(
+                s,
+                "    no expected output yet; {} {} {:?}",
+                sides.got, o.actual_dtype, o.actual_shape
+            );
+        }
+        // The only other output without an expected shape: the spec requires an error.
         None => {
             let _ = writeln!(
                 s,
-                "    no expected output; got {} {:?}",
-                o.actual_dtype, o.actual_shape
+                "    the spec requires an error for these inputs (any expected output file is \
+                 ignored); {} {} {:?}",
+                sides.got, o.actual_dtype, o.actual_shape
             );
         }
     }

@@ -149,6 +149,9 @@ pub struct JsonCase<'a> {
     pub opset: &'a BTreeMap<String, i64>,
     /// passed / failed / errored / skipped.
     pub status: &'static str,
+    /// The label of the human report: `PASS`, `FAIL`, `ERROR`, `SKIP`, `NEW` (errored only for
+    /// want of expected outputs), `XFAIL`, `XPASS` or `EXPIRED`.
+    pub label: &'static str,
     /// Why it did not pass.
     pub reason: Option<&'a str>,
     /// Wall time, in milliseconds (rounded down).
@@ -193,8 +196,10 @@ pub struct JsonDataSet<'a> {
 pub struct JsonOutput<'a> {
     /// Graph output name.
     pub name: &'a str,
-    /// passed / failed.
+    /// passed / failed / errored (no expected output yet).
     pub status: &'static str,
+    /// Why it did not pass.
+    pub reason: Option<&'a str>,
     /// Expected dtype.
     pub dtype: &'static str,
     /// Our dtype.
@@ -220,6 +225,9 @@ pub struct JsonOutput<'a> {
     /// Every known bug class that reproduces the wrong output exactly, most specific first
     /// (`diagnosis` is the first); empty when none does.
     pub diagnoses: Vec<&'static str>,
+    /// onnx-idx-check's result in brief (`float [2, 2], 4 values: 1.0, 2.0, 3.0, 4.0`) when the
+    /// output has no expected file yet; null otherwise.
+    pub computed: Option<&'a str>,
 }
 
 /// Builds the document.
@@ -276,6 +284,7 @@ fn case(c: &CaseResult) -> JsonCase<'_> {
         ops: &c.ops,
         opset: &c.opset,
         status: c.status.as_str(),
+        label: super::label(c),
         reason: c.reason.as_deref(),
         duration_ms: millis(c.duration),
         duration_ns: nanos(c.duration),
@@ -310,6 +319,7 @@ fn output(o: &OutputResult) -> JsonOutput<'_> {
     JsonOutput {
         name: &o.name,
         status: o.status.as_str(),
+        reason: o.reason.as_deref(),
         dtype: o.dtype.name(),
         actual_dtype: o.actual_dtype.name(),
         expected_shape: o.expected_shape.as_deref(),
@@ -321,6 +331,7 @@ fn output(o: &OutputResult) -> JsonOutput<'_> {
         first_mismatches: &o.first_mismatches,
         diagnosis: o.diagnosis().map(|c| c.id()),
         diagnoses: o.diagnoses.iter().map(|c| c.id()).collect(),
+        computed: o.computed.as_deref(),
     }
 }
 

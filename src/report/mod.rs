@@ -237,13 +237,15 @@ pub(crate) fn shell_quote(word: &str) -> String {
     }
 }
 
-/// The label of a case in the human and Markdown reports: `PASS`, `FAIL`, `ERROR`, `SKIP`, or
+/// The label of a case in the human and Markdown reports: `PASS`, `FAIL`, `ERROR`, `SKIP`,
+/// `NEW` for a case errored only for want of expected outputs (insta's new snapshot), or
 /// `XFAIL` / `XPASS` / `EXPIRED` for a case an expectations entry lists.
 pub(crate) fn label(c: &CaseResult) -> &'static str {
     match c.expectation.as_ref().map(|e| e.outcome) {
         Some("expected-failure") => "XFAIL",
         Some("unexpectedly-passed") => "XPASS",
         Some("expired") => "EXPIRED",
+        _ if c.is_new() => "NEW",
         _ => match c.status {
             crate::verdict::Status::Passed => "PASS",
             crate::verdict::Status::Failed => "FAIL",

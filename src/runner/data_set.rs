@@ -67,10 +67,10 @@ fn load_and_evaluate(
     record: &mut Record,
 ) -> Result<Vec<OutputResult>, Verdict> {
     let files = DataSetFiles::scan(ds)?;
-    // Under --actual and --pending the expected files are optional: our kernels stand in where
-    // they are missing (--actual), or their result is written for review (--pending).
-    let lenient = opts.actual.is_some() || opts.pending.is_some();
-    files.check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name, lenient)?;
+    // Expected outputs are optional: under --actual our kernels stand in where they are
+    // missing; otherwise the output is a new snapshot, shown (and under --pending written for
+    // review) rather than compared.
+    files.check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name)?;
     let mut inputs = Vec::with_capacity(plan.inputs.len());
     for (k, info) in plan.inputs.iter().enumerate() {
         let file = format!("{}/input_{k}.pb", ds.name);
@@ -82,7 +82,7 @@ fn load_and_evaluate(
     }
     let mut expected: Vec<Option<Tensor>> = Vec::with_capacity(plan.outputs.len());
     for k in 0..plan.outputs.len() {
-        if !files.outputs.contains(&(k as u64)) {
+        if !files.has_output(k) {
             expected.push(None);
             continue;
         }
@@ -177,7 +177,7 @@ fn load_and_evaluate(
             None => match &expected[k] {
                 Some(e) => (&value.tensor, e),
                 None => {
-                    // Only --pending gets here: no expected file to compare with.
+                    // No expected file to compare with: a new snapshot.
                     results.push(missing_expected(
                         case,
                         ds,
@@ -200,10 +200,11 @@ fn load_and_evaluate(
                             return Err(Verdict(
                                 Status::Errored,
                                 format!(
-                                    "reference disputes expected output: output '{}' of {}/output_{k}.pb differs from onnx-idx-check's result: {}",
+                                    "reference disputes expected output: output '{}' of {}/output_{k}.pb differs from onnx-idx-check's result: {}; {}",
                                     info.name,
                                     ds.name,
-                                    d.reason.unwrap_or_default()
+                                    d.reason.as_deref().unwrap_or_default(),
+                                    three_way(e, &value.tensor, actual, &d, value.arithmetic, tolerance)
                                 ),
                             ));
                         }
@@ -240,6 +241,7 @@ fn load_and_evaluate(
             first_mismatches: d.first_mismatches,
             tolerant: d.tolerant,
             diagnoses: Vec::new(),
+            computed: None,
         };
         if !d.passed {
             if let Some(t) = plan.producer_step(k).and_then(trace) {
@@ -284,6 +286,51 @@ fn load_and_evaluate(
     Ok(results)
 }
 
+/// Where the expected file and onnx-idx-check's result disagree, which of them the runtime's
+/// output agrees with, and the three values at the first disputed element:
+/// `the runtime agrees with the file; at [1,0]: file 9.0, onnx-idx-check 5.7, runtime 9.0`.
+fn three_way(
+    file: &Tensor,
+    ours: &Tensor,
+    runtime: &Tensor,
+    dispute: &crate::compare::Diff,
+    arithmetic: bool,
+    tolerance: &crate::compare::Tolerance,
+) -> String {
+    let with_file = compare(file, runtime, arithmetic, tolerance).passed;
+    let with_ours = compare(ours, runtime, arithmetic, tolerance).passed;
+    let side = match (with_file, with_ours) {
+        (true, _) => "the runtime agrees with the file",
+        (false, true) => "the runtime agrees with onnx-idx-check",
+        (false, false) => "the runtime agrees with neither",
+    };
+    let Some(m) = dispute.first_mismatches.first() else {
+        // A dtype or shape dispute: the reason already names both; add the runtime's.
+        return format!(
+            "{side} (the runtime wrote {} {:?})",
+            runtime.dtype(),
+            runtime.shape()
+        );
+    };
+    let at = if runtime.shape() == ours.shape() && m.index.len() == runtime.rank() {
+        let flat: usize = crate::tensor::strides(runtime.shape())
+            .iter()
+            .zip(&m.index)
+            .map(|(s, i)| s * i)
+            .sum();
+        crate::tensor::value::display(runtime, flat)
+    } else {
+        format!("{} {:?}", runtime.dtype(), runtime.shape())
+    };
+    let idx: Vec<String> = m.index.iter().map(ToString::to_string).collect();
+    format!(
+        "{side}; at [{}]: file {}, onnx-idx-check {}, runtime {at}",
+        idx.join(","),
+        m.expected,
+        m.actual
+    )
+}
+
 /// The verdict of a runtime output produced where the spec requires an error.
 fn spec_error_output(
     name: &str,
@@ -307,6 +354,7 @@ fn spec_error_output(
         first_mismatches: Vec::new(),
         tolerant: false,
         diagnoses,
+        computed: None,
     }
 }
 
@@ -346,31 +394,28 @@ impl DataSetFiles {
         Ok(files)
     }
 
-    /// Exactly `input_0..n` and `output_0..m`, matched by K to the graph's inputs and outputs.
-    /// With `lenient_outputs`, missing output files are allowed (extra ones still are not).
+    /// Whether `output_k.pb` is present.
+    pub(super) fn has_output(&self, k: usize) -> bool {
+        self.outputs.contains(&(k as u64))
+    }
+
+    /// Exactly `input_0..n`, and `output_K` only for K < m, matched by K to the graph's inputs
+    /// and outputs. A missing output file is a new snapshot, not an error here.
     pub(super) fn check_counts(
         &self,
         n_inputs: usize,
         n_outputs: usize,
         ds: &str,
-        lenient_outputs: bool,
     ) -> Result<(), Verdict> {
         for (kind, have, want) in [
             ("input", &self.inputs, n_inputs),
             ("output", &self.outputs, n_outputs),
         ] {
-            let lenient = lenient_outputs && kind == "output";
-            if let Some(missing) = (0..want as u64).find(|k| !lenient && !have.contains(k)) {
-                // A case just written has no expected outputs yet: say how to make them.
-                let hint = if kind == "output" {
-                    "; no expected output yet? run with --pending DIR to compute it for review"
-                } else {
-                    ""
-                };
+            if let Some(missing) = (0..want as u64).find(|k| kind == "input" && !have.contains(k)) {
                 return Err(Verdict(
                     Status::Errored,
                     format!(
-                        "{ds}/{kind}_{missing}.pb is missing: the graph has {want} {kind}(s) to match by position{hint}"
+                        "{ds}/{kind}_{missing}.pb is missing: the graph has {want} {kind}(s) to match by position"
                     ),
                 ));
             }

@@ -48,8 +48,8 @@ fn note(written: Result<std::path::PathBuf, crate::pending::PendingError>) -> St
     }
 }
 
-/// Under `--pending`, an output with no expected file: our result is written for review and the
-/// output is errored (a missing file is a malformed case until the result is accepted).
+/// An output with no expected file, a new snapshot: errored (the case is not complete until a
+/// result is accepted), with our result in brief; under `--pending` written for review.
 pub(super) fn missing_expected(
     case: &Case,
     ds: &DataSet,
@@ -61,7 +61,10 @@ pub(super) fn missing_expected(
     let mut out = OutputResult {
         name: name.to_string(),
         status: Status::Errored,
-        reason: Some(format!("{}/output_{k}.pb is missing", ds.name)),
+        reason: Some(format!(
+            "no expected output yet: {}/output_{k}.pb is missing",
+            ds.name
+        )),
         dtype: ours.dtype(),
         actual_dtype: ours.dtype(),
         expected_shape: None,
@@ -72,8 +75,13 @@ pub(super) fn missing_expected(
         first_mismatches: Vec::new(),
         tolerant: false,
         diagnoses: Vec::new(),
+        computed: Some(crate::pending::preview(ours)),
     };
-    snapshot(case, ds, k, &mut out, ours, opts);
+    if opts.pending.is_some() {
+        snapshot(case, ds, k, &mut out, ours, opts);
+    } else if let Some(r) = &mut out.reason {
+        r.push_str("; run with --pending DIR to compute it for review");
+    }
     out
 }
 

@@ -13,8 +13,8 @@ pub struct Prepared {
     model: crate::pb::ModelProto,
     initializers: Vec<(String, Tensor)>,
     inputs: Vec<Tensor>,
-    /// The data set's expected outputs.
-    pub expected: Vec<Tensor>,
+    /// The data set's expected outputs, `None` where the file is missing (timing needs none).
+    pub expected: Vec<Option<Tensor>>,
     dir: std::path::PathBuf,
     max_bytes: usize,
 }
@@ -31,7 +31,7 @@ impl Prepared {
                 initializers(&plan, case, opts.max_tensor_bytes).map_err(|e| e.to_string())?;
             let files = DataSetFiles::scan(ds).map_err(|Verdict(_, m)| m)?;
             files
-                .check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name, false)
+                .check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name)
                 .map_err(|Verdict(_, m)| m)?;
             let load = |kind: &str, k: usize| {
                 let file = format!("{}/{kind}_{k}.pb", ds.name);
@@ -47,7 +47,13 @@ impl Prepared {
                 .map(|k| load("input", k))
                 .collect::<Result<Vec<_>, _>>()?;
             let expected = (0..plan.outputs.len())
-                .map(|k| load("output", k))
+                .map(|k| {
+                    if files.has_output(k) {
+                        load("output", k).map(Some)
+                    } else {
+                        Ok(None)
+                    }
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             (initializers, inputs, expected)
         };

@@ -217,10 +217,45 @@ fn an_expected_output_onnx_idx_check_disputes_errors_the_case() {
         c["reason"],
         "test_data_set_0: reference disputes expected output: output 'output' of \
          test_data_set_0/output_0.pb differs from onnx-idx-check's result: 1 of 4 elements \
-         differ; first at [1,0]: expected 7.0, got 5.0"
+         differ; first at [1,0]: expected 7.0, got 5.0; the runtime agrees with onnx-idx-check; \
+         at [1,0]: file 7.0, onnx-idx-check 5.0, runtime 5.0"
     );
     // Neither side is trusted: nothing is compared with the runtime's output.
     assert_eq!(c["data_sets"][0]["outputs"], json!([]));
+}
+
+/// Report #25: a disputed expected output says which side the runtime's output agrees with,
+/// and the three values at the first disputed element. Here the runtime wrote the file's
+/// values (a copy of the expected output_0.pb, 7 at [1,0] where the gather gives 5).
+#[test]
+fn report_25_a_dispute_shows_the_file_the_reference_and_the_runtime() {
+    let tmp = tempfile::tempdir().unwrap();
+    let case = fixtures().join("actual/cases/disputed_expected_output");
+    let out = tmp.path().join("disputed_expected_output/test_data_set_0");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::copy(
+        case.join("test_data_set_0/output_0.pb"),
+        out.join("output_0.pb"),
+    )
+    .unwrap();
+    let (code, report) = run_json(
+        &fixtures().join("actual/cases"),
+        &[
+            "--filter",
+            "^disputed_expected_output$",
+            "--actual",
+            tmp.path().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 1);
+    let reason = cases(&report)[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.ends_with(
+            "first at [1,0]: expected 7.0, got 5.0; the runtime agrees with the file; at [1,0]: \
+             file 7.0, onnx-idx-check 5.0, runtime 7.0"
+        ),
+        "{reason}"
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! `--reject-all`), on copies of fixtures in a temporary directory. The interactive flow in a
 //! real terminal is `tests/review_tty.rs`.
 
-use crate::support::{case_lines, copy_case, files_under, fixture, read_floats, run, Run};
+use crate::support::{blocks, case_lines, copy_case, files_under, fixture, read_floats, run, Run};
 use std::path::{Path, PathBuf};
 
 /// A naive sha256 is not at hand; the `sha2` crate is independent of the code under test.
@@ -85,7 +85,7 @@ fn pending_writes_a_snapshot_and_a_diff_for_each_failed_or_missing_output() {
     assert_eq!(
         case_lines(&r.stdout),
         [
-            ("ERROR".to_string(), "errored/missing_output".to_string()),
+            ("NEW".to_string(), "errored/missing_output".to_string()),
             ("FAIL".to_string(), "failing/wrong_value".to_string()),
             (
                 "PASS".to_string(),
@@ -159,8 +159,8 @@ fn pending_writes_a_snapshot_and_a_diff_for_each_failed_or_missing_output() {
     );
     assert!(
         r.stdout.contains(&format!(
-            "test_data_set_0: output 'output': test_data_set_0/output_0.pb is missing; \
-             onnx-idx-check's result is pending review in {}",
+            "test_data_set_0: output 'output': no expected output yet: \
+             test_data_set_0/output_0.pb is missing; onnx-idx-check's result is pending review in {}",
             new_file("errored/missing_output")
         )),
         "{}",
@@ -185,17 +185,20 @@ fn pending_writes_a_snapshot_and_a_diff_for_each_failed_or_missing_output() {
          \x20   no expected output file (test_data_set_0/output_0.pb); onnx-idx-check computed:\n\
          \x20   float [2, 2], 4 values: 1.0, 2.0, 5.0, 6.0\n"
     );
-    // Without --pending, the missing output errors the data set, with the way to produce it
-    // (new-user report #21).
+    // Without --pending, the missing output errors the case as a new snapshot (`NEW`), with
+    // the values computed and the way to write them (new-user report #21). The values: Gather
+    // of data [[1, 2], [3, 4], [5, 6]] at rows [0, 2], as the input files' bytes read by hand.
     let r = w.run(&["run", "{tree}"]);
     r.expect_code(1);
-    assert!(
-        r.stdout.contains(
-            "test_data_set_0/output_0.pb is missing: the graph has 1 output(s) to match by position; \
-             no expected output yet? run with --pending DIR to compute it for review"
-        ),
-        "{}",
-        r.stdout
+    let b = &blocks(&r.stdout)["errored/missing_output"];
+    assert_eq!(b.label, "NEW");
+    assert_eq!(
+        b.lines[..2],
+        [
+            "test_data_set_0: output 'output': no expected output yet: test_data_set_0/output_0.pb \
+             is missing; run with --pending DIR to compute it for review",
+            "computed test_data_set_0 'output': float [2, 2], 4 values: 1.0, 2.0, 5.0, 6.0",
+        ]
     );
 }
 
@@ -277,7 +280,7 @@ fn review_reject_all_deletes_the_snapshots_and_leaves_the_cases_as_they_were() {
             .into_iter()
             .map(|(label, _)| label)
             .collect::<Vec<_>>(),
-        ["ERROR", "FAIL", "PASS"]
+        ["NEW", "FAIL", "PASS"]
     );
     // Nothing is left to review.
     let r = w.run(&["review", "{pending}", "{tree}", "--list"]);

@@ -246,14 +246,18 @@ pub fn read_floats(path: &Path) -> (Vec<i64>, Vec<f32>) {
     (t.dims.clone(), values)
 }
 
-/// The name and status label (`PASS`, `FAIL`, `ERROR`, `SKIP`, `XFAIL`, `XPASS`) of every case
+/// The name and status label (`PASS`, `FAIL`, `ERROR`, `SKIP`, `NEW`, `XFAIL`, `XPASS`, `EXPIRED`) of every case
 /// line of a human report without colour, in order.
 pub fn case_lines(human: &str) -> Vec<(String, String)> {
     human
         .lines()
         .filter_map(|l| {
             let (label, rest) = l.trim_start().split_once(' ')?;
-            if !["PASS", "FAIL", "ERROR", "SKIP", "XFAIL", "XPASS"].contains(&label) {
+            if ![
+                "PASS", "FAIL", "ERROR", "SKIP", "NEW", "XFAIL", "XPASS", "EXPIRED",
+            ]
+            .contains(&label)
+            {
                 return None;
             }
             let name = rest.trim_start().strip_prefix('[')?.split_once("s] ")?.1;
