@@ -42,8 +42,8 @@ pub struct Document<'a> {
 /// A tensor with its values.
 #[derive(Debug, Serialize)]
 pub struct JsonTensor<'a> {
-    /// The file (a tensor file given as PATH, or relative to the case directory); absent for
-    /// tensors inside a model.
+    /// The file given as PATH; absent in a case (the data set's entry names it) and for tensors
+    /// inside a model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<&'a str>,
     /// sha256 of the file, in hex.
@@ -371,9 +371,9 @@ fn tensor(t: &Tensor, full: bool) -> JsonTensor<'_> {
     }
 }
 
-fn loaded<'a>(file: &'a str, t: &'a LoadedTensor, full: bool) -> JsonTensor<'a> {
+fn loaded<'a>(file: Option<&'a str>, t: &'a LoadedTensor, full: bool) -> JsonTensor<'a> {
     JsonTensor {
-        file: Some(file),
+        file,
         sha256: t.sha256.as_deref(),
         name: Some(&t.name),
         storage: Some(storage(t)),
@@ -382,7 +382,7 @@ fn loaded<'a>(file: &'a str, t: &'a LoadedTensor, full: bool) -> JsonTensor<'a> 
 }
 
 fn tensor_file(f: &TensorFile, full: bool) -> JsonTensor<'_> {
-    loaded(&f.file, &f.loaded, full)
+    loaded(Some(&f.file), &f.loaded, full)
 }
 
 fn model(m: &Model, full: bool) -> JsonModel<'_> {
@@ -517,7 +517,7 @@ fn data_set(d: &DataSetView, full: bool) -> JsonDataSet<'_> {
 
 fn slot(s: &Slot, full: bool) -> JsonSlot<'_> {
     let (status, tensor, error) = match &s.content {
-        SlotContent::Loaded(t) => ("ok", Some(loaded(&s.file, t, full)), None),
+        SlotContent::Loaded(t) => ("ok", Some(loaded(None, t, full)), None),
         SlotContent::Missing => ("missing", None, None),
         SlotContent::Error(e) => ("error", None, Some(e.as_str())),
     };
