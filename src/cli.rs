@@ -51,6 +51,16 @@ pub enum Command {
     /// rank-0 indices, zero-size dims, batch_dims > 0, each reduction or mode, each data type,
     /// raw and typed storage.
     Coverage(CoverageArgs),
+    /// Print what a tensor file, a model or a case holds: a .pb file's name, dtype, shape,
+    /// storage, sha256 and values; a model's header, graph inputs and outputs and nodes with their
+    /// attributes; for a case directory, the model and then every test_data_set_N with its inputs
+    /// (named by the graph inputs they bind to) and expected outputs.
+    ///
+    /// Large tensors are summarized (the first and last values along each long axis) unless
+    /// --full. Exit status: 0 when everything was shown, 1 when a file of the case could not be
+    /// read (it is shown with its error, and the rest still is), 2 when PATH itself cannot be
+    /// used.
+    Show(ShowArgs),
 }
 
 /// Where cases are found and which of them are selected.
@@ -251,6 +261,24 @@ pub struct BenchArgs {
     pub max_tensor_bytes: String,
 }
 
+/// Arguments of `show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// A tensor file (.pb), a model (.onnx) or a case directory (containing model.onnx).
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Human)]
+    pub format: ListFormat,
+    /// Show every value of every tensor (by default tensors of more than 1000 values are
+    /// summarized, and long strings and attribute lists are cut).
+    #[arg(long)]
+    pub full: bool,
+    /// Largest tensor that may be loaded, in bytes (suffixes as for `run`).
+    #[arg(long, value_name = "N", default_value = "4GiB")]
+    pub max_tensor_bytes: String,
+}
+
 /// Report formats of `run`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -264,7 +292,7 @@ pub enum Format {
     Markdown,
 }
 
-/// Formats of `list`, `ops` and `bench`.
+/// Formats of `list`, `ops`, `bench`, `coverage` and `show`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ListFormat {
     /// A table for people.

@@ -177,8 +177,9 @@ fn origin_in(dir: &Path) -> Option<String> {
     re.captures(&readme).map(|c| format!("ONNX {}", &c[1]))
 }
 
-/// `test_data_set_N` directories (not symlinks) of a case, ordered by N.
-fn data_sets(dir: &Path, warnings: &mut Vec<String>) -> Vec<DataSet> {
+/// `test_data_set_N` directories (not symlinks) of a case, ordered by N; a directory that cannot
+/// be listed adds a warning.
+pub(crate) fn data_sets(dir: &Path, warnings: &mut Vec<String>) -> Vec<DataSet> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
@@ -203,6 +204,43 @@ fn data_sets(dir: &Path, warnings: &mut Vec<String>) -> Vec<DataSet> {
         .collect();
     sets.sort_by_key(|(n, _)| *n);
     sets.into_iter().map(|(_, d)| d).collect()
+}
+
+/// The `input_K.pb` / `output_K.pb` numbers present in a data set directory, each list sorted.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct TensorFiles {
+    /// K of every `input_K.pb`.
+    pub inputs: Vec<u64>,
+    /// K of every `output_K.pb`.
+    pub outputs: Vec<u64>,
+}
+
+impl DataSet {
+    /// The tensor files of the data set (names that are not exactly `input_K.pb` or
+    /// `output_K.pb` with K in decimal digits are not listed).
+    pub fn tensor_files(&self) -> std::io::Result<TensorFiles> {
+        let mut files = TensorFiles::default();
+        for e in std::fs::read_dir(&self.dir)?.filter_map(Result::ok) {
+            let Some(name) = e.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let number = |prefix: &str| {
+                let digits = name.strip_prefix(prefix)?.strip_suffix(".pb")?;
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                digits.parse::<u64>().ok()
+            };
+            if let Some(k) = number("input_") {
+                files.inputs.push(k);
+            } else if let Some(k) = number("output_") {
+                files.outputs.push(k);
+            }
+        }
+        files.inputs.sort_unstable();
+        files.outputs.sort_unstable();
+        Ok(files)
+    }
 }
 
 /// N of `test_data_set_N`.

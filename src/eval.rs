@@ -193,13 +193,7 @@ pub fn plan(model: &ModelProto) -> Result<Plan<'_>, PlanError> {
             }
         }
     }
-    let init: std::collections::HashSet<&str> =
-        graph.initializer.iter().map(|t| t.name.as_str()).collect();
-    let inputs: Vec<&ValueInfoProto> = graph
-        .input
-        .iter()
-        .filter(|v| !init.contains(v.name.as_str()))
-        .collect();
+    let inputs = data_inputs(graph);
     let outputs: Vec<&ValueInfoProto> = graph.output.iter().collect();
     for (role, list) in [("input", &inputs), ("output", &outputs)] {
         for v in list.iter() {
@@ -222,6 +216,19 @@ pub fn plan(model: &ModelProto) -> Result<Plan<'_>, PlanError> {
         inputs,
         outputs,
     })
+}
+
+/// The graph inputs that data sets must provide, in order: those that are not initializers (an
+/// initializer with a graph input's name is that input's default, and `input_K.pb` files bind to
+/// the others by position).
+pub fn data_inputs(graph: &GraphProto) -> Vec<&ValueInfoProto> {
+    let init: std::collections::HashSet<&str> =
+        graph.initializer.iter().map(|t| t.name.as_str()).collect();
+    graph
+        .input
+        .iter()
+        .filter(|v| !init.contains(v.name.as_str()))
+        .collect()
 }
 
 /// D15: every tensor has one producer. No two node outputs share a name, and no node output

@@ -68,6 +68,8 @@ pub mod report;
 #[cfg(feature = "cli")]
 pub(crate) mod review;
 pub(crate) mod runner;
+#[cfg(feature = "cli")]
+pub(crate) mod show;
 pub mod tensor;
 pub mod verdict;
 

@@ -371,7 +371,7 @@ pub(crate) fn remove_empty_dirs(dir: &Path, from: &Path) {
 pub const PREVIEW_VALUES: usize = 16;
 
 /// A rendered value longer than this many characters is cut (long strings).
-const PREVIEW_VALUE_CHARS: usize = 60;
+pub const PREVIEW_VALUE_CHARS: usize = 60;
 
 /// A short text preview of a tensor: its dtype, shape and first values, for the diff of an output
 /// that had no expected file. E.g. `float [3, 2], 6 values: 1.0, 1.2, 2.3, 3.4, 4.5, 5.7`, or
@@ -393,20 +393,22 @@ pub fn preview(t: &Tensor) -> String {
         let _ = write!(s, ", the first {shown}");
     }
     s.push_str(": ");
-    let values: Vec<String> = (0..shown)
-        .map(|i| {
-            let v = value::display(t, i);
-            match v.char_indices().nth(PREVIEW_VALUE_CHARS) {
-                Some((cut, _)) => format!("{}...", &v[..cut]),
-                None => v,
-            }
-        })
-        .collect();
+    let values: Vec<String> = (0..shown).map(|i| short_value(t, i)).collect();
     s.push_str(&values.join(", "));
     if shown < n {
         s.push_str(", ...");
     }
     s
+}
+
+/// Element `i` of `t` rendered by [`value::display`], cut after [`PREVIEW_VALUE_CHARS`]
+/// characters with `...` (long strings).
+pub fn short_value(t: &Tensor, i: usize) -> String {
+    let v = value::display(t, i);
+    match v.char_indices().nth(PREVIEW_VALUE_CHARS) {
+        Some((cut, _)) => format!("{}...", &v[..cut]),
+        None => v,
+    }
 }
 
 /// The components of a case name, each a plain name; anything that could leave DIR is refused.

@@ -471,7 +471,7 @@ fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
 }
 
 /// Text with every control character escaped (names, paths, messages).
-fn one_line(s: &str) -> String {
+pub(crate) fn one_line(s: &str) -> String {
     escape_controls(s, false)
 }
 

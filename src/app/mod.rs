@@ -7,6 +7,7 @@ mod run;
 use crate::check::{self, CaseFilter, CheckError};
 use crate::cli::{
     BenchArgs, Cli, Command, CoverageArgs, ListArgs, ListFormat, OpsArgs, ReviewArgs, Selection,
+    ShowArgs,
 };
 use crate::config::{self, UsageError};
 use crate::discover::{self, Case};
@@ -25,6 +26,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Bench(args) => bench(args),
         Command::Review(args) => review(args),
         Command::Coverage(args) => coverage(args),
+        Command::Show(args) => show(args),
     }
 }
 
@@ -175,6 +177,28 @@ fn bench(args: BenchArgs) -> Result<u8> {
     };
     write_stdout(&doc)?;
     Ok(exit::OK)
+}
+
+/// `show`: 0 when everything was shown, 1 when some file of a case could not be, 2 (a usage
+/// error) when PATH itself cannot be.
+fn show(args: ShowArgs) -> Result<u8> {
+    let opts = crate::show::Options {
+        full: args.full,
+        max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
+    };
+    let shown = crate::show::load(&args.path, &opts).map_err(|e| UsageError(e.to_string()))?;
+    let doc = match args.format {
+        ListFormat::Human => crate::show::human::render(&shown, opts.full),
+        ListFormat::Json => {
+            crate::show::json::render(&shown, opts.full).context("serialising the document")?
+        }
+    };
+    write_stdout(&doc)?;
+    Ok(if shown.problems() > 0 {
+        exit::CASES_FAILED
+    } else {
+        exit::OK
+    })
 }
 
 /// A JSON document with a trailing newline, pretty-printed or on one line.

@@ -202,6 +202,18 @@ impl StorageForm {
             StorageForm::Typed
         }
     }
+
+    /// Where a tensor of `dtype` stored this way keeps its values, as the proto names it:
+    /// `raw_data`, the typed field the dtype uses (`float_data`, `int64_data`, ...), `external
+    /// data`, or `no data` for an empty tensor.
+    pub fn field(self, dtype: crate::tensor::DType) -> &'static str {
+        match self {
+            StorageForm::Raw => "raw_data",
+            StorageForm::Typed => tensor::typed_field_for(dtype),
+            StorageForm::External => "external data",
+            StorageForm::Empty => "no data",
+        }
+    }
 }
 
 /// A tensor file, loaded.

@@ -223,7 +223,7 @@ fn typed_fields(p: &TensorProto) -> Vec<(&'static str, usize)> {
 }
 
 /// The typed field a dtype's values live in.
-fn typed_field_for(dtype: DType) -> &'static str {
+pub(crate) fn typed_field_for(dtype: DType) -> &'static str {
     use DType::*;
     match dtype {
         Float | Complex64 => "float_data",

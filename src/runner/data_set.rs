@@ -366,32 +366,13 @@ pub(super) struct DataSetFiles {
 
 impl DataSetFiles {
     pub(super) fn scan(ds: &DataSet) -> Result<DataSetFiles, Verdict> {
-        let entries = std::fs::read_dir(&ds.dir)
+        let files = ds
+            .tensor_files()
             .map_err(|e| Verdict(Status::Errored, format!("{}: {e}", ds.name)))?;
-        let mut files = DataSetFiles {
-            inputs: Vec::new(),
-            outputs: Vec::new(),
-        };
-        for e in entries.filter_map(Result::ok) {
-            let Some(name) = e.file_name().to_str().map(str::to_string) else {
-                continue;
-            };
-            let number = |prefix: &str| {
-                let digits = name.strip_prefix(prefix)?.strip_suffix(".pb")?;
-                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                    return None;
-                }
-                digits.parse::<u64>().ok()
-            };
-            if let Some(k) = number("input_") {
-                files.inputs.push(k);
-            } else if let Some(k) = number("output_") {
-                files.outputs.push(k);
-            }
-        }
-        files.inputs.sort_unstable();
-        files.outputs.sort_unstable();
-        Ok(files)
+        Ok(DataSetFiles {
+            inputs: files.inputs,
+            outputs: files.outputs,
+        })
     }
 
     /// Whether `output_k.pb` is present.

@@ -30,6 +30,8 @@ mod provenance;
 mod rerun;
 // `--shard K/N`.
 mod shard;
+// `show PATH`: a tensor file, a model or a case, for people and as JSON.
+mod show;
 // Hostile inputs that cannot be committed: symbolic links, hard links, FIFOs, huge claims.
 mod hostile;
 // Options of `run` and the other subcommands.
