@@ -277,8 +277,17 @@ mod tests {
         let dir = root.path().join("test_gather_0");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("model.onnx"), b"").unwrap();
-        let found = discover(&[dir]).unwrap();
+        let found = discover(std::slice::from_ref(&dir)).unwrap();
         assert_eq!(found.cases[0].name, "test_gather_0");
+        // Its model.onnx given instead is the same case, named and placed alike.
+        let by_model = discover(&[dir.join("model.onnx")]).unwrap();
+        assert_eq!(by_model.cases, found.cases);
+        // Any other file is no case.
+        std::fs::write(dir.join("notes.txt"), b"").unwrap();
+        assert!(matches!(
+            discover(&[dir.join("notes.txt")]),
+            Err(DiscoverError::NotADirectory(_))
+        ));
     }
 
     #[test]
@@ -329,24 +338,6 @@ mod tests {
         assert_eq!(found.cases[0].name, "real");
         // `link` and `loop`, counted for the message when no case is found.
         assert_eq!(found.symlinks_not_followed, 2);
-    }
-
-    #[test]
-    fn a_model_onnx_given_as_path_is_its_case_directory() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("test_gather_0");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("model.onnx"), b"").unwrap();
-        let found = discover(&[dir.join("model.onnx")]).unwrap();
-        let given_dir = discover(std::slice::from_ref(&dir)).unwrap();
-        assert_eq!(found.cases, given_dir.cases);
-        assert_eq!(found.cases[0].name, "test_gather_0");
-        // Any other file is no case.
-        std::fs::write(dir.join("notes.txt"), b"").unwrap();
-        assert!(matches!(
-            discover(&[dir.join("notes.txt")]),
-            Err(DiscoverError::NotADirectory(_))
-        ));
     }
 
     #[test]

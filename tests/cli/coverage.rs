@@ -13,14 +13,22 @@ use serde_json::{json, Value};
 pub const SELECTION: &str = "^(passing/(nan_payloads_are_equal|default_domain_imported_as_ai_onnx|gather_int32_negative_indices_typed)|failing/wrong_value)$";
 
 pub fn coverage(format: &str) -> crate::support::Run {
-    let r = run([
+    coverage_of(SELECTION, format, &[])
+}
+
+/// `coverage` of the fixtures `filter` selects, in `format`, with `extra` flags.
+fn coverage_of(filter: &str, format: &str, extra: &[&str]) -> crate::support::Run {
+    let fixtures = fixtures();
+    let mut args = vec![
         "coverage",
-        fixtures().to_str().unwrap(),
+        fixtures.to_str().unwrap(),
         "--filter",
-        SELECTION,
+        filter,
         "--format",
         format,
-    ]);
+    ];
+    args.extend(extra);
+    let r = run(args);
     // Coverage reports; it does not judge.
     r.expect_code(0);
     r
@@ -144,17 +152,7 @@ fn report_24_json_is_a_document_with_its_schema_version_and_counts() {
 
 #[test]
 fn report_24_all_shows_every_version_in_the_order_of_run() {
-    let r = run([
-        "coverage",
-        fixtures().to_str().unwrap(),
-        "--filter",
-        SELECTION,
-        "--format",
-        "json",
-        "--all",
-    ]);
-    r.expect_code(0);
-    let doc = r.json();
+    let doc = coverage_of(SELECTION, "json", &["--all"]).json();
     assert_eq!(ops_of(&doc), EVERY_VERSION);
     assert_eq!(
         (&doc["versions_shown"], &doc["versions_left_out"]),
@@ -257,16 +255,7 @@ fn report_24_versions_come_in_the_order_of_the_run_summary() {
 
 #[test]
 fn a_failing_case_adds_no_trait() {
-    let r = run([
-        "coverage",
-        fixtures().to_str().unwrap(),
-        "--filter",
-        "^failing/wrong_value$",
-        "--format",
-        "json",
-    ]);
-    r.expect_code(0);
-    let doc = r.json();
+    let doc = coverage_of("^failing/wrong_value$", "json", &[]).json();
     assert_eq!((&doc["cases"], &doc["passed"]), (&json!(1), &json!(0)));
     // Its version is shown (the suite uses it), with nothing covered.
     assert_eq!(ops_of(&doc), ["Gather-13"]);

@@ -21,6 +21,15 @@ fn three_cases(root: &Path) {
     copy_case(&fixture("errored/truncated_model"), &root.join("truncated"));
 }
 
+/// `list` of the three cases of [`three_cases`], for people.
+fn list_three_cases() -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    three_cases(tmp.path());
+    let r = run(["list", tmp.path().to_str().unwrap()]);
+    r.expect_code(0);
+    r.stdout
+}
+
 fn list_json(root: &Path) -> Value {
     let r = run(["list", root.to_str().unwrap(), "--format", "json"]);
     r.expect_code(0);
@@ -60,15 +69,11 @@ fn report_27_list_says_a_case_without_data_set_is_not_runnable_in_run_s_words() 
 
 #[test]
 fn report_27_list_shows_an_unreadable_model_without_empty_brackets() {
-    let tmp = tempfile::tempdir().unwrap();
-    three_cases(tmp.path());
-    let r = run(["list", tmp.path().to_str().unwrap()]);
-    r.expect_code(0);
-    let line = r
-        .stdout
+    let table = list_three_cases();
+    let line = table
         .lines()
         .find(|l| l.starts_with("truncated "))
-        .unwrap_or_else(|| panic!("{}", r.stdout));
+        .unwrap_or_else(|| panic!("{table}"));
     assert!(!line.contains("[]"), "{line}");
     // Name, no operators, no opsets, the status: nothing can be read from the model.
     let words: Vec<&str> = line.split_whitespace().collect();
@@ -81,11 +86,8 @@ fn report_27_list_shows_an_unreadable_model_without_empty_brackets() {
 
 #[test]
 fn report_27_the_list_table_is_stable() {
-    let tmp = tempfile::tempdir().unwrap();
-    three_cases(tmp.path());
-    let r = run(["list", tmp.path().to_str().unwrap()]);
-    r.expect_code(0);
-    settings().bind(|| insta::assert_snapshot!("list_human", r.stdout));
+    let table = list_three_cases();
+    settings().bind(|| insta::assert_snapshot!("list_human", table));
 }
 
 #[cfg(unix)]
