@@ -208,13 +208,14 @@ pub struct Listed {
     pub path: String,
     /// Operators.
     pub ops: Vec<String>,
-    /// Resolved `Op-version`s (empty unless supported).
+    /// Resolved `Op-version`s (empty unless the model is supported).
     pub resolved: Vec<String>,
     /// Opset imports.
     pub opset: BTreeMap<String, i64>,
     /// Data sets found.
     pub data_sets: usize,
-    /// `supported`, `unsupported` or `invalid`.
+    /// `supported`, `unsupported`, `invalid` or `no-data-set` (supported, but without a
+    /// `test_data_set_N` directory, which `run` errors).
     pub status: &'static str,
     /// Why not supported.
     pub reason: Option<String>,
@@ -249,6 +250,12 @@ pub fn list_case(case: &Case, max_tensor_bytes: usize) -> Listed {
             .collect();
     }
     match eval::plan(&model) {
+        // `run` judges the model before looking for data, so only a supported case gets here.
+        Ok(p) if case.data_sets.is_empty() => {
+            l.resolved = p.resolved_ops();
+            l.status = "no-data-set";
+            l.reason = Some(crate::runner::NO_DATA_SET.to_string());
+        }
         Ok(p) => l.resolved = p.resolved_ops(),
         Err(PlanError::Unsupported(r)) => {
             l.status = "unsupported";
@@ -268,22 +275,24 @@ pub fn render_list(cases: &[Listed]) -> String {
     let rows: Vec<[String; 4]> = cases
         .iter()
         .map(|c| {
-            let what = if c.resolved.is_empty() {
-                c.ops.join(" ")
-            } else {
-                c.resolved.join(" ")
+            // `-` where the model says nothing (it could not be read): an empty column or `[]`
+            // reads as a column gone missing.
+            let what = match (&c.resolved[..], &c.ops[..]) {
+                ([], []) => "-".to_string(),
+                ([], ops) => ops.join(" "),
+                (resolved, _) => resolved.join(" "),
             };
             let opset: Vec<String> = c.opset.iter().map(|(d, v)| format!("{d} {v}")).collect();
+            let opset = if opset.is_empty() {
+                "-".to_string()
+            } else {
+                format!("[{}]", opset.join(", "))
+            };
             let status = match &c.reason {
                 Some(r) => format!("{}: {r}", c.status),
                 None => c.status.to_string(),
             };
-            [
-                c.name.clone(),
-                what,
-                format!("[{}]", opset.join(", ")),
-                status,
-            ]
+            [c.name.clone(), what, opset, status]
         })
         .collect();
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);

@@ -239,6 +239,9 @@ pub struct CoverageArgs {
     /// (but 16 at least and 1024 at most): more is a usage error.
     #[arg(long, short, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Show every operator version onnx-idx-check knows, not only those the selected cases use.
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// Arguments of `bench`.

@@ -42,7 +42,7 @@ pub enum DiscoverError {
         /// Why.
         source: std::io::Error,
     },
-    /// The path is not a directory.
+    /// The path is neither a directory nor a case's `model.onnx`.
     #[error("{0} is not a directory")]
     NotADirectory(String),
 }
@@ -54,19 +54,31 @@ pub struct Discovery {
     pub cases: Vec<Case>,
     /// Directories or entries that could not be read (the walk went on without them).
     pub warnings: Vec<String>,
+    /// Symbolic links to directories the walk passed over (it never follows one), so that
+    /// finding no case can say why a tree of links looked empty.
+    pub symlinks_not_followed: usize,
 }
 
-/// Walks `roots` and returns every case below them, sorted by directory path.
+/// Walks `roots` and returns every case below them, sorted by directory path. A root that names a
+/// `model.onnx` stands for its directory.
 pub fn discover(roots: &[PathBuf]) -> Result<Discovery, DiscoverError> {
     let mut found = Discovery::default();
-    for root in roots {
-        let meta = std::fs::metadata(root).map_err(|source| DiscoverError::Unreadable {
-            path: root.display().to_string(),
+    for given in roots {
+        let meta = std::fs::metadata(given).map_err(|source| DiscoverError::Unreadable {
+            path: given.display().to_string(),
             source,
         })?;
-        if !meta.is_dir() {
-            return Err(DiscoverError::NotADirectory(root.display().to_string()));
-        }
+        // A case's own `model.onnx` given as PATH (tab completion stops there) means the case:
+        // its directory becomes the root, so the case is named and mapped (`--actual`,
+        // `--pending`) exactly as when that directory is given.
+        let root = match model_dir(given) {
+            Some(dir) if meta.is_file() => dir,
+            _ if !meta.is_dir() => {
+                return Err(DiscoverError::NotADirectory(given.display().to_string()))
+            }
+            _ => given.clone(),
+        };
+        let root = &root;
         for entry in WalkDir::new(root).follow_links(false).sort_by_file_name() {
             let entry = match entry {
                 Ok(e) => e,
@@ -77,6 +89,10 @@ pub fn discover(roots: &[PathBuf]) -> Result<Discovery, DiscoverError> {
                     continue;
                 }
             };
+            if entry.file_type().is_symlink() && entry.path().is_dir() {
+                found.symlinks_not_followed += 1;
+                continue;
+            }
             if entry.file_name() != "model.onnx" || entry.file_type().is_dir() {
                 continue;
             }
@@ -100,6 +116,17 @@ pub fn discover(roots: &[PathBuf]) -> Result<Discovery, DiscoverError> {
     found.cases.sort_by(|a, b| a.dir.cmp(&b.dir));
     found.cases.dedup_by(|a, b| a.dir == b.dir);
     Ok(found)
+}
+
+/// The directory of `path` when `path` names a `model.onnx` (`.` for a bare `model.onnx`).
+fn model_dir(path: &Path) -> Option<PathBuf> {
+    if path.file_name()? != "model.onnx" {
+        return None;
+    }
+    match path.parent()? {
+        p if p.as_os_str().is_empty() => Some(PathBuf::from(".")),
+        p => Some(p.to_path_buf()),
+    }
 }
 
 fn case_name(root: &Path, dir: &Path) -> String {
@@ -288,8 +315,17 @@ mod tests {
         let dir = root.path().join("test_gather_0");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("model.onnx"), b"").unwrap();
-        let found = discover(&[dir]).unwrap();
+        let found = discover(std::slice::from_ref(&dir)).unwrap();
         assert_eq!(found.cases[0].name, "test_gather_0");
+        // Its model.onnx given instead is the same case, named and placed alike.
+        let by_model = discover(&[dir.join("model.onnx")]).unwrap();
+        assert_eq!(by_model.cases, found.cases);
+        // Any other file is no case.
+        std::fs::write(dir.join("notes.txt"), b"").unwrap();
+        assert!(matches!(
+            discover(&[dir.join("notes.txt")]),
+            Err(DiscoverError::NotADirectory(_))
+        ));
     }
 
     #[test]
@@ -338,5 +374,18 @@ mod tests {
         let found = discover(&[root.path().to_path_buf()]).unwrap();
         assert_eq!(found.cases.len(), 1);
         assert_eq!(found.cases[0].name, "real");
+        // `link` and `loop`, counted for the message when no case is found.
+        assert_eq!(found.symlinks_not_followed, 2);
+    }
+
+    #[test]
+    fn model_dir_takes_the_parent_of_a_model_onnx_only() {
+        assert_eq!(
+            model_dir(Path::new("cases/x/model.onnx")),
+            Some(PathBuf::from("cases/x"))
+        );
+        assert_eq!(model_dir(Path::new("model.onnx")), Some(PathBuf::from(".")));
+        assert_eq!(model_dir(Path::new("cases/x/other.onnx")), None);
+        assert_eq!(model_dir(Path::new("cases/x")), None);
     }
 }

@@ -356,6 +356,12 @@ impl Counts {
 /// ```
 pub const INVALID_MODEL: &str = "(invalid model)";
 
+/// Rows keyed by operator version (`Gather-13`, `com.microsoft.GatherGrad-1`): the one order of
+/// every per-operator table, `run`'s summary (human, JSON, Markdown) and `coverage` alike, so a
+/// reader can hold one next to the other. The names' byte order puts the default domain's
+/// operators first and the other domains (lower-case) after them.
+pub type ByOp<T> = BTreeMap<String, T>;
+
 /// Counts over a run.
 ///
 /// ```
@@ -387,7 +393,7 @@ pub struct Summary {
     /// The same partition per operator version (`Gather-13`; a bare op type when unresolved;
     /// [`INVALID_MODEL`] for cases whose model could not be read). A case with several
     /// operators counts in each of their rows.
-    pub by_op: BTreeMap<String, Counts>,
+    pub by_op: ByOp<Counts>,
     /// Failed, errored or skipped cases that an expectations entry lists as such.
     pub expected_failures: usize,
     /// Cases listed as failing that passed.

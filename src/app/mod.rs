@@ -134,23 +134,21 @@ fn coverage(args: CoverageArgs) -> Result<u8> {
         ..RunOptions::default()
     };
     let (results, _) = runner::run_all(&cases, &opts, config::jobs(args.jobs)?, false, |_| {});
-    let rows = crate::coverage::report::report(&results);
+    let cov = crate::coverage::report::report(&results, args.all);
     let doc = match args.format {
-        ListFormat::Human => {
-            let passed = results
-                .iter()
-                .filter(|r| r.status == crate::verdict::Status::Passed)
-                .count();
-            format!(
-                "{}{passed} of {} cases passed; traits counted from passing cases only\n",
-                crate::coverage::report::render(&rows),
-                results.len()
-            )
-        }
-        ListFormat::Json => json_document(&rows, true, "the coverage")?,
+        ListFormat::Human => crate::coverage::report::render(&cov, stdout_width()),
+        ListFormat::Json => json_document(&cov, true, "the coverage")?,
     };
     write_stdout(&doc)?;
     Ok(exit::OK)
+}
+
+/// The terminal's width when stdout is one, else 100 columns (the width of `--help`): a file or
+/// a pipe has no width, and 100 reads well in logs and editors.
+fn stdout_width() -> usize {
+    console::Term::stdout()
+        .size_checked()
+        .map_or(100, |(_, cols)| usize::from(cols))
 }
 
 fn bench(args: BenchArgs) -> Result<u8> {

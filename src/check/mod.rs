@@ -69,13 +69,20 @@ pub enum CheckError {
     #[error(transparent)]
     Path(#[from] DiscoverError),
     /// No case under the paths, or none the patterns select.
-    #[error("no case found under {}: {}", list(paths), none_selected(*found))]
+    #[error(
+        "no case found under {}: {}",
+        list(paths),
+        none_selected(*found, *symlinks_not_followed)
+    )]
     NoCase {
         /// The paths searched.
         paths: Vec<PathBuf>,
         /// How many cases were found before `filter` and `exclude` (0: no directory holds a
         /// `model.onnx`).
         found: usize,
+        /// Symbolic links to directories discovery passed over (it never follows one): where
+        /// the cases are, when a tree holds only links to them.
+        symlinks_not_followed: usize,
         /// Directories or entries discovery could not read (perhaps where the cases are).
         warnings: Vec<String>,
     },
@@ -135,9 +142,15 @@ fn list(paths: &[PathBuf]) -> String {
     shown.join(", ")
 }
 
-fn none_selected(found: usize) -> String {
+fn none_selected(found: usize, symlinks: usize) -> String {
     if found == 0 {
-        "no directory with a model.onnx".to_string()
+        match symlinks {
+            0 => "no directory with a model.onnx".to_string(),
+            n => format!(
+                "no directory with a model.onnx ({n} symlink{} not followed)",
+                if n == 1 { "" } else { "s" }
+            ),
+        }
     } else {
         format!("{found} cases found, none selected by --filter/--exclude")
     }
@@ -434,20 +447,30 @@ mod tests {
 
     #[test]
     fn no_case_says_whether_anything_was_found() {
-        let none = |found| {
+        let none = |found, symlinks_not_followed| {
             CheckError::NoCase {
                 paths: vec![PathBuf::from("a"), PathBuf::from("b c")],
                 found,
+                symlinks_not_followed,
                 warnings: Vec::new(),
             }
             .to_string()
         };
         assert_eq!(
-            none(0),
+            none(0, 0),
             "no case found under a, b c: no directory with a model.onnx"
         );
         assert_eq!(
-            none(3),
+            none(0, 1),
+            "no case found under a, b c: no directory with a model.onnx (1 symlink not followed)"
+        );
+        assert_eq!(
+            none(0, 2),
+            "no case found under a, b c: no directory with a model.onnx (2 symlinks not followed)"
+        );
+        // Once cases were found, the links are not why none was selected.
+        assert_eq!(
+            none(3, 2),
             "no case found under a, b c: 3 cases found, none selected by --filter/--exclude"
         );
     }

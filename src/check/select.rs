@@ -188,6 +188,7 @@ pub(crate) fn select(paths: &[PathBuf], filter: &CaseFilter) -> Result<Selected,
         return Err(CheckError::NoCase {
             paths: paths.to_vec(),
             found: names.len(),
+            symlinks_not_followed: found.symlinks_not_followed,
             warnings: found.warnings,
         });
     }

@@ -67,7 +67,7 @@ mod pattern;
 mod render;
 mod signature;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 mod update;
 
 pub use date::{Date, DateError};

@@ -1,5 +1,5 @@
 //! Helpers for the expectations' unit tests: parse a file's text, build case results with a
-//! verdict and a failure signature, judge on a fixed day.
+//! verdict and a failure signature, judge on a fixed day. Other modules' tests borrow [`case`].
 
 use super::parse::Problem;
 use super::{Date, Expectations, ExpectationsError, Outcome};
@@ -90,7 +90,7 @@ fn output(name: &str, failed: bool, mismatches: usize, first: Option<Vec<usize>>
 }
 
 /// A case with this verdict at `ai.onnx` opset 13 (and no data sets).
-pub(super) fn case(name: &str, status: Status) -> CaseResult {
+pub(crate) fn case(name: &str, status: Status) -> CaseResult {
     CaseResult {
         name: name.to_string(),
         path: PathBuf::new(),

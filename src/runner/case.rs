@@ -11,6 +11,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
+/// Why a case without any `test_data_set_N` directory is errored; `list` says the same words,
+/// so what it announces is what `run` reports.
+pub(crate) const NO_DATA_SET: &str = "no test_data_set_N directory: nothing to check";
+
 /// What loading a case's files leaves besides tensors: digests and storage forms.
 #[derive(Debug, Default)]
 pub(super) struct Record {
@@ -170,10 +174,7 @@ fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Re
     };
     let initializers = initializers(&plan, case, opts.max_tensor_bytes)?;
     if case.data_sets.is_empty() {
-        return Err(Verdict(
-            Status::Errored,
-            "no test_data_set_N directory: nothing to check".into(),
-        ));
+        return Err(Verdict(Status::Errored, NO_DATA_SET.into()));
     }
     let mut record = Record::default();
     for ds in &case.data_sets {

@@ -19,6 +19,9 @@ mod pool;
 mod prepared;
 
 pub use case::run_case;
+// For `list`, which says what `run` will.
+#[cfg(feature = "cli")]
+pub(crate) use case::NO_DATA_SET;
 pub use pool::run_all;
 #[cfg(feature = "cli")]
 pub use prepared::Prepared;

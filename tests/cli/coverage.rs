@@ -1,6 +1,7 @@
 //! `coverage PATH`: per operator version, the traits the passing cases exercise and the ones
 //! none does. The selection is three passing Gather-13 fixtures and a failing one, whose traits
-//! are worked out by hand from their descriptions in `xtask/src/fixtures.rs`.
+//! are worked out by hand from their descriptions in `xtask/src/fixtures.rs`. Tests named
+//! `report_24_*` answer item 24 of the new user's report (2026-11-24).
 
 use crate::support::{fixtures, run};
 use serde_json::{json, Value};
@@ -12,14 +13,22 @@ use serde_json::{json, Value};
 pub const SELECTION: &str = "^(passing/(nan_payloads_are_equal|default_domain_imported_as_ai_onnx|gather_int32_negative_indices_typed)|failing/wrong_value)$";
 
 pub fn coverage(format: &str) -> crate::support::Run {
-    let r = run([
+    coverage_of(SELECTION, format, &[])
+}
+
+/// `coverage` of the fixtures `filter` selects, in `format`, with `extra` flags.
+fn coverage_of(filter: &str, format: &str, extra: &[&str]) -> crate::support::Run {
+    let fixtures = fixtures();
+    let mut args = vec![
         "coverage",
-        fixtures().to_str().unwrap(),
+        fixtures.to_str().unwrap(),
         "--filter",
-        SELECTION,
+        filter,
         "--format",
         format,
-    ]);
+    ];
+    args.extend(extra);
+    let r = run(args);
     // Coverage reports; it does not judge.
     r.expect_code(0);
     r
@@ -56,28 +65,101 @@ const MISSING: [&str; 16] = [
     "zero-size-dims",
 ];
 
-fn row<'a>(rows: &'a Value, op: &str) -> &'a Value {
-    rows.as_array()
+/// The operator versions a row can show, counted by hand from the README's support matrix:
+/// Gather 1/11/13, GatherElements 11/13, GatherND 11/12/13, Scatter 9 (11 is deprecated),
+/// ScatterElements 11/13/16/18, ScatterND 11/13/16/18, TensorScatter 24, OpenVINO's Gather-8 and
+/// onnxruntime's GatherGrad-1 and GatherElementsGrad-1; in the order of `run`'s per-operator
+/// table, the names' byte order (upper case before lower case).
+const EVERY_VERSION: [&str; 21] = [
+    "Gather-1",
+    "Gather-11",
+    "Gather-13",
+    "GatherElements-11",
+    "GatherElements-13",
+    "GatherND-11",
+    "GatherND-12",
+    "GatherND-13",
+    "Scatter-9",
+    "ScatterElements-11",
+    "ScatterElements-13",
+    "ScatterElements-16",
+    "ScatterElements-18",
+    "ScatterND-11",
+    "ScatterND-13",
+    "ScatterND-16",
+    "ScatterND-18",
+    "TensorScatter-24",
+    "com.microsoft.GatherElementsGrad-1",
+    "com.microsoft.GatherGrad-1",
+    "org.openvinotoolkit.Gather-8",
+];
+
+fn row<'a>(doc: &'a Value, op: &str) -> &'a Value {
+    doc["rows"]
+        .as_array()
         .unwrap()
         .iter()
         .find(|r| r["op"] == op)
         .unwrap_or_else(|| panic!("no row {op}"))
 }
 
+fn ops_of(doc: &Value) -> Vec<&str> {
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["op"].as_str().unwrap())
+        .collect()
+}
+
+/// The words of a trait list in the human table: `label` and the lines hanging under it.
+fn listed(lines: &[&str], label: &str) -> Vec<String> {
+    let at = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no {label} line"));
+    let hang = lines[at].find(label).unwrap() + label.len() + 1;
+    let mut words: Vec<String> = lines[at][hang..].split(' ').map(str::to_string).collect();
+    for l in &lines[at + 1..] {
+        if l.len() <= hang || !l[..hang].trim().is_empty() {
+            break;
+        }
+        words.extend(l[hang..].split(' ').map(str::to_string));
+    }
+    words
+}
+
 #[test]
-fn json_lists_the_covered_and_missing_traits_of_each_operator_version() {
-    let rows = coverage("json").json();
+fn report_24_json_is_a_document_with_its_schema_version_and_counts() {
+    let doc = coverage("json").json();
     assert_eq!(
-        *row(&rows, "Gather-13"),
+        doc,
         json!({
-            "op": "Gather-13",
-            "passing_cases": 3,
-            "covered": COVERED,
-            "missing": MISSING
+            "schema_version": 1,
+            "cases": 4,
+            "passed": 3,
+            "versions_shown": 1,
+            "versions_left_out": 20,
+            "rows": [{
+                "op": "Gather-13",
+                "passing_cases": 3,
+                "covered": COVERED,
+                "missing": MISSING
+            }]
         })
     );
+}
+
+#[test]
+fn report_24_all_shows_every_version_in_the_order_of_run() {
+    let doc = coverage_of(SELECTION, "json", &["--all"]).json();
+    assert_eq!(ops_of(&doc), EVERY_VERSION);
+    assert_eq!(
+        (&doc["versions_shown"], &doc["versions_left_out"]),
+        (&json!(21), &json!(0))
+    );
     // Versions no passing case uses are listed with everything missing.
-    let g11 = row(&rows, "Gather-11");
+    let g11 = row(&doc, "Gather-11");
     assert_eq!(g11["passing_cases"], 0);
     assert_eq!(g11["covered"], json!([]));
     // Gather-11 has no bfloat16 (it arrives with version 13): 15 types + 8 other traits.
@@ -86,29 +168,18 @@ fn json_lists_the_covered_and_missing_traits_of_each_operator_version() {
         .as_array()
         .unwrap()
         .contains(&json!("dtype:bfloat16")));
-    // Every registered non-deprecated version has a row, in registry order.
-    let ops: Vec<&str> = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["op"].as_str().unwrap())
-        .collect();
-    assert_eq!(&ops[..3], ["Gather-1", "Gather-11", "Gather-13"]);
-    assert!(!ops.contains(&"Scatter-11"), "deprecated: {ops:?}");
-    assert!(ops.contains(&"ScatterElements-18"));
-    assert!(ops.contains(&"org.openvinotoolkit.Gather-8"));
-    assert!(ops.contains(&"com.microsoft.GatherGrad-1"));
+    assert_eq!(row(&doc, "Gather-13")["covered"], json!(COVERED));
 }
 
 #[test]
-fn the_human_table_shows_the_count_and_the_missing_traits() {
+fn report_24_the_human_table_has_a_header_both_lists_and_what_was_left_out() {
     let r = coverage("human");
     let lines: Vec<&str> = r.stdout.lines().collect();
-    let at = lines
-        .iter()
-        .position(|l| l.starts_with("Gather-13 "))
-        .unwrap_or_else(|| panic!("{}", r.stdout));
-    let words: Vec<&str> = lines[at].split_whitespace().collect();
+    assert_eq!(
+        lines[0],
+        "coverage of 4 cases (3 passed): traits exercised by passing cases, per operator version"
+    );
+    let words: Vec<&str> = lines[1].split_whitespace().collect();
     assert_eq!(
         words,
         [
@@ -121,29 +192,74 @@ fn the_human_table_shows_the_count_and_the_missing_traits() {
             "covered"
         ]
     );
-    assert_eq!(
-        lines[at + 1].trim_start(),
-        format!("missing: {}", MISSING.join(" "))
+    // The only version the selection uses: every other line belongs to its row or is the end.
+    assert!(
+        lines[2..lines.len() - 1]
+            .iter()
+            .all(|l| l.starts_with("  ")),
+        "{}",
+        r.stdout
     );
+    assert_eq!(listed(&lines, "covered:"), COVERED);
+    assert_eq!(listed(&lines, "missing:"), MISSING);
     assert_eq!(
         lines.last().unwrap(),
-        &"3 of 4 cases passed; traits counted from passing cases only"
+        &"20 operator versions left out (no selected case uses them); --all shows them"
     );
 }
 
 #[test]
+fn report_24_trait_lists_wrap_at_100_columns_without_breaking_a_trait() {
+    // Not a terminal: 100 columns. Gather-13's 16 missing traits take 204 characters.
+    let r = coverage("human");
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(
+        lines.iter().all(|l| l.chars().count() <= 100),
+        "{}",
+        r.stdout
+    );
+    let missing = lines
+        .iter()
+        .position(|l| l.starts_with("  missing: "))
+        .unwrap();
+    // Continuation lines hang under the first trait (2 + "missing: " = 11 columns).
+    assert!(lines[missing + 1].starts_with(&" ".repeat(11)));
+    assert!(lines[missing + 1].as_bytes()[11] != b' ');
+    // Every word is a whole trait, in order (`listed` would show a broken one as two words).
+    assert_eq!(listed(&lines, "missing:"), MISSING);
+}
+
+#[test]
+fn report_24_versions_come_in_the_order_of_the_run_summary() {
+    let cov = run(["coverage", "testdata/"]);
+    cov.expect_code(0);
+    let rows: Vec<&str> = cov
+        .stdout
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with(' ') && l.contains(" passing cases "))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    // testdata/ uses every version.
+    assert_eq!(rows, EVERY_VERSION);
+    let ran = run(["run", "testdata/", "--color", "never"]);
+    ran.expect_code(0);
+    let table: Vec<&str> = ran
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.ends_with(" passed"))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(table, rows);
+}
+
+#[test]
 fn a_failing_case_adds_no_trait() {
-    let r = run([
-        "coverage",
-        fixtures().to_str().unwrap(),
-        "--filter",
-        "^failing/wrong_value$",
-        "--format",
-        "json",
-    ]);
-    r.expect_code(0);
-    let rows = r.json();
-    let g13 = row(&rows, "Gather-13");
+    let doc = coverage_of("^failing/wrong_value$", "json", &[]).json();
+    assert_eq!((&doc["cases"], &doc["passed"]), (&json!(1), &json!(0)));
+    // Its version is shown (the suite uses it), with nothing covered.
+    assert_eq!(ops_of(&doc), ["Gather-13"]);
+    let g13 = row(&doc, "Gather-13");
     assert_eq!(g13["passing_cases"], 0);
     assert_eq!(g13["covered"], json!([]));
     assert_eq!(g13["missing"].as_array().unwrap().len(), 24);

@@ -20,6 +20,8 @@ mod expectations;
 mod github;
 // Official ONNX node tests from outside the operator families (tests/fixtures/onnx-node-sample).
 mod onnx_node_sample;
+// `list`, and what discovery makes of the PATHs it is given.
+mod list;
 // The Markdown report against GitHub-flavoured Markdown's rendering rules.
 mod markdown;
 // `run --pending` and the non-interactive `review` flows.

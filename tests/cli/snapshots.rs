@@ -2,7 +2,7 @@
 //! (one case of each verdict), the `ops` matrix and `run --help`; the reports of an
 //! expectations run (XFAIL/XPASS lines, the expectations section, the JSON `expectation` and
 //! `expectations` parts, JUnit), the failure details with diagnoses and provenance, a `--actual`
-//! run and the coverage table. Stored in `tests/snapshots/`;
+//! run and the coverage table and JSON document. Stored in `tests/snapshots/`;
 //! durations, absolute paths and the tool's version are redacted, so they are the same on every
 //! machine and every run.
 //!
@@ -176,4 +176,10 @@ fn the_human_report_of_an_actual_run_is_stable() {
 fn the_coverage_table_is_stable() {
     let r = crate::coverage::coverage("human");
     settings().bind(|| insta::assert_snapshot!("coverage_human", r.stdout));
+}
+
+#[test]
+fn the_coverage_json_is_stable() {
+    let r = crate::coverage::coverage("json");
+    settings().bind(|| insta::assert_snapshot!("coverage_json", r.stdout));
 }
