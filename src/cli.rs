@@ -133,10 +133,20 @@ pub struct RunArgs {
     pub require_op: Vec<String>,
     /// Relative tolerance for float outputs of arithmetic reductions: |actual - expected| <=
     /// atol + rtol * |expected|.
-    #[arg(long, value_name = "F", default_value_t = 1e-3)]
+    #[arg(
+        long,
+        value_name = "F",
+        default_value_t = 1e-3,
+        allow_negative_numbers = true
+    )]
     pub rtol: f64,
     /// Absolute tolerance for float outputs of arithmetic reductions.
-    #[arg(long, value_name = "F", default_value_t = 1e-7)]
+    #[arg(
+        long,
+        value_name = "F",
+        default_value_t = 1e-7,
+        allow_negative_numbers = true
+    )]
     pub atol: f64,
     /// Compare every float output bit for bit, reductions included (NaN still equals NaN).
     #[arg(long, conflicts_with = "tolerant")]

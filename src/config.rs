@@ -65,7 +65,15 @@ pub fn check_options(args: &RunArgs, reports: &[ReportSpec]) -> Result<CheckOpti
 /// Parses `--max-tensor-bytes`: `4096`, `64K`, `512MiB`, `4G`, `4GiB`, `1TiB` (K/M/G/T and
 /// KiB/MiB/GiB/TiB are all powers of 1024).
 pub fn parse_bytes(s: &str) -> Result<usize, UsageError> {
-    parse_size(s).map_err(|e| UsageError(format!("--max-tensor-bytes: {e}")))
+    match parse_size(s) {
+        // Unlike `--timeout 0` (no limit), zero bytes would refuse every tensor but the empty.
+        Ok(0) => Err(UsageError(format!(
+            "--max-tensor-bytes: '{s}' would refuse every non-empty tensor; give a positive size \
+             (e.g. 512MiB)"
+        ))),
+        Ok(n) => Ok(n),
+        Err(e) => Err(UsageError(format!("--max-tensor-bytes: {e}"))),
+    }
 }
 
 fn parse_size(s: &str) -> Result<usize, UsageError> {
@@ -84,11 +92,15 @@ fn parse_size(s: &str) -> Result<usize, UsageError> {
             )))
         }
     };
-    let n: u64 = digits.parse().map_err(|_| {
-        UsageError(format!(
+    if digits.is_empty() {
+        return Err(UsageError(format!(
             "'{s}' is not a byte size (e.g. 4096, 512MiB, 4GiB)"
-        ))
-    })?;
+        )));
+    }
+    // Only digits are left, so a parse error is an overflow.
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| UsageError(format!("'{s}' is too large")))?;
     n.checked_mul(1u64 << shift)
         .and_then(|b| usize::try_from(b).ok())
         .ok_or_else(|| UsageError(format!("'{s}' is too large")))

@@ -23,6 +23,10 @@ pub(super) fn run_cases(args: RunArgs) -> Result<u8> {
     let mut prepared = Prepared::new(&args.selection.paths, &options).map_err(cli_error)?;
     warn(prepared.warnings());
     let record_file = last_run::path(args.last_run.as_deref());
+    if let (Some(shard), true) = (&args.selection.shard, prepared.cases().is_empty()) {
+        // Not an error: a CI matrix may have more shards than cases; --min-cases guards that.
+        eprintln!("note: shard {shard} holds none of the cases found: nothing to run");
+    }
     if args.rerun_failed {
         rerun_failed(&mut prepared, &record_file)?;
     }
@@ -124,17 +128,10 @@ fn reporters(args: &RunArgs, reports: &[ReportSpec], terminal: bool) -> Reporter
     reporters
 }
 
-/// The command that re-runs one case alone with the same settings: the same paths (so the
-/// case keeps its name, and expectations still match) narrowed by an anchored `--filter`, then
-/// every option that shapes verdicts.
+/// The command that re-runs one case alone with the same settings: the PATH that holds it (so
+/// the case keeps its name, and expectations still match) narrowed by an anchored `--filter`,
+/// then every option that shapes verdicts.
 fn rerun_command(args: &RunArgs) -> Rerun {
-    let mut prefix = vec!["onnx-idx-check".to_string(), "run".to_string()];
-    prefix.extend(
-        args.selection
-            .paths
-            .iter()
-            .map(|p| shell_quote(&p.display().to_string())),
-    );
     let mut suffix = String::new();
     let mut flag = |name: &str, value: Option<String>| {
         suffix.push_str(&format!(" --{name}"));
@@ -168,7 +165,8 @@ fn rerun_command(args: &RunArgs) -> Rerun {
         flag("expectations", Some(file.display().to_string()));
     }
     Rerun {
-        prefix: prefix.join(" "),
+        prefix: "onnx-idx-check run".to_string(),
+        roots: args.selection.paths.clone(),
         suffix,
     }
 }

@@ -175,7 +175,7 @@ fn case_annotation<'a>(
         }
     }
     let mut message = c.reason.clone().unwrap_or_default();
-    let _ = write!(message, "\nrerun: {}", rerun.command(&c.name));
+    let _ = write!(message, "\nrerun: {}", rerun.for_case(c));
     Some(Annotation {
         level: "error",
         file: Some(workspace_path(&c.path.join("model.onnx"), workspace)),

@@ -376,21 +376,24 @@ pub fn pending_diff(case: &str, ds: &str, k: usize, o: &OutputResult, ours: &Ten
 /// alone.
 pub fn failure_details(cases: &[CaseResult], style: Style, rerun: &Rerun) -> String {
     let mut s = String::new();
-    for c in cases.iter().filter(|c| c.status == Status::Failed) {
+    // An expected failure (XFAIL) is listed with its entry's reason and needs no details in
+    // every CI log: the JSON, JUnit and Markdown reports keep them, and a run without
+    // --expectations shows them.
+    for c in cases
+        .iter()
+        .filter(|c| c.status == Status::Failed && needs_rerun(c))
+    {
         for ds in &c.data_sets {
             for o in ds.outputs.iter().filter(|o| o.status == Status::Failed) {
                 s.push_str(&output_details(&c.name, &ds.name, o, style));
             }
         }
-        // An expected failure needs no rerun; only what fails the gate does.
-        if needs_rerun(c) {
-            let _ = writeln!(
-                s,
-                "    {} {}",
-                style.paint("2", "rerun:"),
-                rerun.command(&c.name)
-            );
-        }
+        let _ = writeln!(
+            s,
+            "    {} {}",
+            style.paint("2", "rerun:"),
+            rerun.for_case(c)
+        );
     }
     s
 }
@@ -576,7 +579,7 @@ impl Reporter for HumanReporter {
                 *progress = Progress::for_cases(*cases);
             }
             (Mode::Stream { out, progress }, Event::CaseFinished(c)) => {
-                let line = case_line(c, style, &rerun.command(&c.name));
+                let line = case_line(c, style, &rerun.for_case(c));
                 progress.suspend(|| {
                     if let Err(e) = out.write_all(line.as_bytes()) {
                         self.error.get_or_insert(e);
@@ -601,7 +604,7 @@ impl Reporter for HumanReporter {
             (Mode::Document(_), Event::RunFinished(end)) => {
                 let mut s = String::new();
                 for c in end.results {
-                    s.push_str(&case_line(c, style, &rerun.command(&c.name)));
+                    s.push_str(&case_line(c, style, &rerun.for_case(c)));
                 }
                 s.push_str(&self.tail(end));
                 let Mode::Document(dest) = &self.mode else {

@@ -159,7 +159,7 @@ fn failure(s: &mut String, c: &CaseResult, rerun: &Rerun) {
         }
     }
     if matches!(c.status, Status::Failed | Status::Errored) && needs_rerun(c) {
-        let command = rerun.command(&c.name);
+        let command = rerun.for_case(c);
         let fence = "`".repeat(longest_backtick_run(&command).max(2) + 1);
         let _ = writeln!(s, "Rerun:\n\n{fence}sh\n{command}\n{fence}\n");
     }

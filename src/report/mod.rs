@@ -186,38 +186,76 @@ fn write_file(path: &Path, contents: &str) -> Result<()> {
         .with_context(|| format!("writing the report to {}", path.display()))
 }
 
-/// The command that re-runs one case alone with the run's settings: the same paths (so the case
-/// keeps its name, and expectations still match) narrowed by an anchored `--filter`, then the
-/// options that shape verdicts.
+/// The command that re-runs one case alone with the run's settings: the PATH that holds it (so
+/// the case keeps its name, and expectations still match) narrowed by an anchored `--filter`,
+/// then the options that shape verdicts.
 ///
 /// ```
 /// use onnx_idx_check::report::Rerun;
 ///
-/// let rerun = Rerun { prefix: "onnx-idx-check run cases/".into(), suffix: " --exact".into() };
+/// let rerun = Rerun { prefix: "onnx-idx-check run".into(), roots: vec!["cases/".into()], suffix: " --exact".into() };
 /// assert_eq!(rerun.command("test_gather_0"), "onnx-idx-check run cases/ --filter '^test_gather_0$' --exact");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rerun {
-    /// `onnx-idx-check run PATH...`, quoted.
+    /// `onnx-idx-check run`.
     pub prefix: String,
+    /// The run's PATHs, in order.
+    pub roots: Vec<PathBuf>,
     /// The options after the filter, quoted (with a leading space), or empty.
     pub suffix: String,
 }
 
 impl Rerun {
-    /// The command for the case named `case`.
+    /// The command for the case named `case`, with every PATH of the run.
     ///
     /// ```
     /// use onnx_idx_check::report::Rerun;
     ///
     /// // Regex metacharacters in a case name are escaped, and the pattern quoted for the shell.
-    /// let rerun = Rerun { prefix: "onnx-idx-check run .".into(), suffix: String::new() };
+    /// let rerun = Rerun { prefix: "onnx-idx-check run".into(), roots: vec![".".into()], suffix: String::new() };
     /// assert_eq!(rerun.command("a.b"), r"onnx-idx-check run . --filter '^a\.b$'");
     /// ```
     pub fn command(&self, case: &str) -> String {
+        self.with_roots(&self.roots.iter().collect::<Vec<_>>(), case)
+    }
+
+    /// The command for a case that ran, with only the PATH it was found under (the first, if
+    /// several hold it); every PATH when none does.
+    ///
+    /// ```
+    /// use onnx_idx_check::report::Rerun;
+    /// use onnx_idx_check::{check, CheckOptions};
+    ///
+    /// let roots = [concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node"), concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/spec-examples")];
+    /// let report = check(&roots, &CheckOptions::default().filter("^test_gather_0$"))?;
+    /// let rerun = Rerun { prefix: "onnx-idx-check run".into(), roots: roots.iter().map(Into::into).collect(), suffix: String::new() };
+    /// let command = rerun.for_case(&report.cases[0]);
+    /// assert!(command.contains("/testdata/onnx-node --filter") && !command.contains("spec-examples"));
+    /// # Ok::<(), onnx_idx_check::CheckError>(())
+    /// ```
+    pub fn for_case(&self, case: &CaseResult) -> String {
+        let holding: Vec<&PathBuf> = self
+            .roots
+            .iter()
+            .filter(|r| case.path.starts_with(r))
+            .take(1)
+            .collect();
+        if holding.is_empty() {
+            self.command(&case.name)
+        } else {
+            self.with_roots(&holding, &case.name)
+        }
+    }
+
+    fn with_roots(&self, roots: &[&PathBuf], case: &str) -> String {
+        let mut s = self.prefix.clone();
+        for r in roots {
+            s.push(' ');
+            s.push_str(&shell_quote(&r.display().to_string()));
+        }
         format!(
-            "{} --filter {}{}",
-            self.prefix,
+            "{s} --filter {}{}",
             shell_quote(&format!("^{}$", regex::escape(case))),
             self.suffix
         )

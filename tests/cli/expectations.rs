@@ -831,3 +831,41 @@ fn report_7_a_shape_failure_that_changes_shape_fails_differently() {
         "expected failed with 0 mismatches (got float [2, 2]), got 0 mismatches (got float [3, 2])"
     );
 }
+
+/// Report #29: an expected failure is one XFAIL line with its entry's reason; its mismatch
+/// table stays out of the human report (the JSON report keeps it), as it would fill every CI log.
+#[test]
+fn report_29_expected_failures_get_no_detail_block() {
+    let ratchet = file("ratchet.toml");
+    let r = run_with(AS_LISTED, &ratchet, &[]);
+    r.expect_code(0);
+    let xfails: Vec<String> = crate::support::case_lines(&r.stdout)
+        .into_iter()
+        .filter(|(label, _)| label == "XFAIL")
+        .map(|(_, name)| name)
+        .collect();
+    assert!(!xfails.is_empty(), "{}", r.stdout);
+    for name in &xfails {
+        assert!(
+            !r.stdout.contains(&format!("--- {name} ")),
+            "{name} has a detail block:\n{}",
+            r.stdout
+        );
+    }
+    // At least one of them failed on its values, and JSON has its mismatches.
+    let (_, report) = json_with(AS_LISTED, &ratchet, &[]);
+    let failed = xfails
+        .iter()
+        .map(|n| case(&report, n))
+        .find(|c| c["status"] == "failed")
+        .expect("an expected failure that failed");
+    assert!(
+        failed["data_sets"][0]["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["status"] == "failed"
+                && !o["first_mismatches"].as_array().unwrap().is_empty()),
+        "{failed:#}"
+    );
+}

@@ -328,6 +328,29 @@ fn bench_prints_the_documented_keys_as_json() {
     r.expect_code(0);
     assert!(r.stdout.contains("test_gather_0"), "{}", r.stdout);
     assert!(r.stdout.contains("median"), "{}", r.stdout);
+    // Times in the unit that shows their digits (report #23), never `0.000 ms`.
+    let times =
+        regex::Regex::new(r"min \d+(\.\d+)?(ns|µs|ms|s)   median \d+(\.\d+)?(ns|µs|ms|s)   max ")
+            .unwrap();
+    assert!(times.is_match(&r.stdout), "{}", r.stdout);
+}
+
+/// Report #28: timing needs no expected output, so a new case can be benchmarked; the outputs
+/// are then unchecked (`output_matches` null) and the human form says so.
+#[test]
+fn report_28_bench_times_a_case_without_expected_output() {
+    let case = "tests/fixtures/errored/missing_output";
+    let r = run(["bench", case, "--iters", "2", "--format", "json"]);
+    r.expect_code(0);
+    assert_eq!(r.json()["output_matches"], serde_json::Value::Null);
+    let r = run(["bench", case, "--iters", "2"]);
+    r.expect_code(0);
+    assert!(
+        r.stdout
+            .contains("note: an expected output file is missing, so the outputs were not checked"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]

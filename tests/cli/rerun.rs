@@ -410,3 +410,40 @@ fn a_damaged_record_is_a_usage_error_for_rerun_failed_only() {
     assert_eq!(fixed["schema_version"], 1);
     assert_eq!(fixed["failed"], serde_json::json!({}));
 }
+
+/// Report #29: in a run over several PATHs, a case's rerun command names only the PATH that holds
+/// it, and still reproduces it.
+#[test]
+fn report_29_the_rerun_command_names_only_the_path_holding_the_case() {
+    let failing = fixtures().join("failing");
+    let passing = fixtures().join("passing");
+    let r = run([
+        "run",
+        passing.to_str().unwrap(),
+        failing.to_str().unwrap(),
+        "--filter",
+        "^(wrong_value|nan_payloads_are_equal)$",
+        "--color",
+        "never",
+    ]);
+    r.expect_code(1);
+    let b = &blocks(&r.stdout)["wrong_value"];
+    let rerun = b
+        .lines
+        .iter()
+        .find_map(|l| l.strip_prefix("rerun: "))
+        .unwrap();
+    assert_eq!(
+        rerun,
+        format!(
+            "onnx-idx-check run {} --filter '^wrong_value$'",
+            failing.display()
+        )
+    );
+    let again = run(shell_words(rerun).into_iter().skip(1));
+    again.expect_code(1);
+    assert_eq!(
+        case_lines(&again.stdout),
+        [("FAIL".to_string(), "wrong_value".to_string())]
+    );
+}

@@ -180,3 +180,65 @@ fn the_readme_support_matrix_lists_every_operator_version() {
         "README.md's ops table lacks {missing:#?}"
     );
 }
+
+/// Report #28: option errors say what is wrong, the same way for every option. A number too
+/// large for a byte size is "too large" whether or not it has a suffix; `--max-tensor-bytes 0`
+/// (which would refuse every tensor) is refused rather than silently erroring every case; a
+/// negative tolerance reaches the tolerance check instead of clap's tip about `-- -1`.
+#[test]
+fn report_28_option_errors_are_consistent() {
+    for size in ["99999999999999999999999", "20000000T"] {
+        usage_error(
+            &["run", "tests/fixtures", "--max-tensor-bytes", size],
+            &[&format!("--max-tensor-bytes: '{size}' is too large")],
+        );
+    }
+    usage_error(
+        &["run", "tests/fixtures", "--max-tensor-bytes", "12Q"],
+        &["'12Q' is not a byte size"],
+    );
+    usage_error(
+        &["run", "tests/fixtures", "--max-tensor-bytes", "0"],
+        &["would refuse every non-empty tensor; give a positive size"],
+    );
+    for flag in ["--rtol", "--atol"] {
+        let r = usage_error(
+            &["run", "tests/fixtures", flag, "-1"],
+            &[&format!("{flag} must be a finite number >= 0, got -1")],
+        );
+        assert!(!r.stderr.contains("-- -1"), "{}", r.stderr);
+    }
+}
+
+/// Report #28: a shard that holds no case is not an error (a CI matrix may have more shards
+/// than cases), but it says so; `--min-cases` turns it into a failure.
+#[test]
+fn report_28_an_empty_shard_says_so_and_min_cases_fails_it() {
+    // One case, two shards: exactly one of them is empty.
+    let args = |k: &str| {
+        vec![
+            "run".to_string(),
+            "testdata/onnx-node".to_string(),
+            "--filter".to_string(),
+            "^test_gather_0$".to_string(),
+            "--shard".to_string(),
+            format!("{k}/2"),
+        ]
+    };
+    let (a, b) = (run(args("1")), run(args("2")));
+    let empty = if a.stdout.contains("0 cases") { a } else { b };
+    empty.expect_code(0);
+    assert!(
+        empty.stderr.contains("note: shard ")
+            && empty.stderr.contains("holds none of the cases found"),
+        "{}",
+        empty.stderr
+    );
+    let mut strict = args(if empty.stderr.contains("shard 1/2") {
+        "1"
+    } else {
+        "2"
+    });
+    strict.extend(["--min-cases".to_string(), "1".to_string()]);
+    run(strict).expect_code(1);
+}
