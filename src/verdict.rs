@@ -547,6 +547,26 @@ fn gate_failure(c: &CaseResult, deny_skip: bool) -> Option<usize> {
 }
 
 impl CaseResult {
+    /// A result with a name, a directory and a verdict, and nothing else known (for tests).
+    #[cfg(test)]
+    pub(crate) fn bare(name: &str, path: PathBuf, status: Status) -> CaseResult {
+        CaseResult {
+            name: name.into(),
+            path,
+            ops: Vec::new(),
+            opset: BTreeMap::new(),
+            op_versions: Vec::new(),
+            files: Vec::new(),
+            origin: None,
+            expectation: None,
+            traits: Vec::new(),
+            status,
+            reason: None,
+            data_sets: Vec::new(),
+            duration: Duration::ZERO,
+        }
+    }
+
     /// Whether the case errored only because expected outputs are missing: every output that
     /// did not pass is a new snapshot (see [`OutputResult::computed`]), as for a case just
     /// written.
@@ -781,19 +801,8 @@ mod tests {
 
     fn case(name: &str, status: Status, ops: &[&str]) -> CaseResult {
         CaseResult {
-            name: name.into(),
-            path: PathBuf::from(name),
-            ops: Vec::new(),
-            opset: BTreeMap::new(),
             op_versions: ops.iter().map(|s| s.to_string()).collect(),
-            files: Vec::new(),
-            origin: None,
-            expectation: None,
-            traits: Vec::new(),
-            status,
-            reason: None,
-            data_sets: Vec::new(),
-            duration: Duration::ZERO,
+            ..CaseResult::bare(name, PathBuf::from(name), status)
         }
     }
 

@@ -121,21 +121,7 @@ mod tests {
     use crate::verdict::Status;
 
     fn result(dir: &Path, name: &str, status: Status) -> CaseResult {
-        CaseResult {
-            name: name.into(),
-            path: dir.join(name),
-            ops: Vec::new(),
-            opset: Default::default(),
-            op_versions: Vec::new(),
-            files: Vec::new(),
-            origin: None,
-            expectation: None,
-            traits: Vec::new(),
-            status,
-            reason: None,
-            data_sets: Vec::new(),
-            duration: Default::default(),
-        }
+        CaseResult::bare(name, dir.join(name), status)
     }
 
     #[test]
