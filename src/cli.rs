@@ -61,6 +61,17 @@ pub enum Command {
     /// read (it is shown with its error, and the rest still is), 2 when PATH itself cannot be
     /// used.
     Show(ShowArgs),
+    /// Write a conformance suite for the indexing operators into OUTDIR, in ONNX's node-test
+    /// layout: one small case per operator version, data type and trait (negative, boundary,
+    /// duplicate, rank-0 and empty indices, ranks 1 to 4 with every axis, float specials, each
+    /// reduction, raw and typed storage), and one per rule the spec requires an error for, with
+    /// MANIFEST.json (the sha256 of every file) and expectations.toml (the errored cases).
+    ///
+    /// The same seed, profile, --ops and tool version write the same bytes. OUTDIR must be new,
+    /// empty or a suite generate wrote; it is replaced whole. With --verify, check OUTDIR against
+    /// its MANIFEST.json instead. Exit status: 0 written (or verified), 1 --verify found a
+    /// missing, changed or unlisted file, 2 a usage error (bad OUTDIR, unknown operator).
+    Generate(GenerateArgs),
 }
 
 /// Where cases are found and which of them are selected.
@@ -252,6 +263,35 @@ pub struct CoverageArgs {
     /// Show every operator version onnx-idx-check knows, not only those the selected cases use.
     #[arg(long)]
     pub all: bool,
+}
+
+/// Arguments of `generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Where to write the suite (or, with --verify, the suite to check).
+    #[arg(value_name = "OUTDIR")]
+    pub outdir: PathBuf,
+    /// How much to generate: quick is small cases for every CI run.
+    #[arg(long, value_enum, default_value_t = Profile::Quick)]
+    pub profile: Profile,
+    /// Seed of the random values (recorded in MANIFEST.json).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Only these operators (comma-separated or repeated), e.g. Gather,ScatterElements
+    /// [default: every operator generate writes].
+    #[arg(long, value_name = "OP", value_delimiter = ',')]
+    pub ops: Vec<String>,
+    /// Check OUTDIR against its MANIFEST.json instead of writing: every listed file present with
+    /// its sha256, and no other file.
+    #[arg(long, conflicts_with_all = ["profile", "seed", "ops"])]
+    pub verify: bool,
+}
+
+/// `generate --profile`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Profile {
+    /// Small cases, one per operator version, data type and trait.
+    Quick,
 }
 
 /// Arguments of `bench`.

@@ -59,6 +59,8 @@ pub(crate) mod discover;
 pub(crate) mod eval;
 pub(crate) mod exit;
 pub(crate) mod expectations;
+#[cfg(feature = "cli")]
+pub(crate) mod generate;
 pub(crate) mod load;
 pub(crate) mod memory;
 pub mod ops;

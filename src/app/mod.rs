@@ -6,8 +6,8 @@ mod run;
 
 use crate::check::{self, CaseFilter, CheckError};
 use crate::cli::{
-    BenchArgs, Cli, Command, CoverageArgs, ListArgs, ListFormat, OpsArgs, ReviewArgs, Selection,
-    ShowArgs,
+    BenchArgs, Cli, Command, CoverageArgs, GenerateArgs, ListArgs, ListFormat, OpsArgs, ReviewArgs,
+    Selection, ShowArgs,
 };
 use crate::config::{self, UsageError};
 use crate::discover::{self, Case};
@@ -27,6 +27,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Review(args) => review(args),
         Command::Coverage(args) => coverage(args),
         Command::Show(args) => show(args),
+        Command::Generate(args) => generate(args),
     }
 }
 
@@ -197,6 +198,80 @@ fn show(args: ShowArgs) -> Result<u8> {
     } else {
         exit::OK
     })
+}
+
+/// `generate`: 0 written or verified, 1 when `--verify` found a file that does not match the
+/// manifest, 2 (a usage error) when OUTDIR or `--ops` cannot be used.
+fn generate(args: GenerateArgs) -> Result<u8> {
+    use crate::generate::{self, verify, GenerateError};
+    if args.verify {
+        let v = verify::verify(&args.outdir).map_err(|e| UsageError(e.to_string()))?;
+        let mut doc = String::new();
+        for p in &v.problems {
+            doc.push_str(&format!("{p}\n"));
+        }
+        let m = &v.manifest;
+        let what = format!(
+            "{} files of {} cases (MANIFEST.json: seed {}, profile {}, {} {})",
+            v.files,
+            m.cases.len(),
+            m.seed,
+            m.profile,
+            m.tool,
+            m.tool_version
+        );
+        if v.problems.is_empty() {
+            doc.push_str(&format!("{}: verified {what}\n", args.outdir.display()));
+        } else {
+            doc.push_str(&format!(
+                "{}: {} problem(s) in {what}\n",
+                args.outdir.display(),
+                v.problems.len()
+            ));
+        }
+        write_stdout(&doc)?;
+        return Ok(if v.problems.is_empty() {
+            exit::OK
+        } else {
+            exit::CASES_FAILED
+        });
+    }
+    let opts = generate::Options {
+        profile: match args.profile {
+            crate::cli::Profile::Quick => generate::Profile::Quick,
+        },
+        seed: args.seed,
+        ops: args.ops,
+    };
+    let s = generate::generate(&args.outdir, &opts).map_err(|e| {
+        if e.downcast_ref::<GenerateError>().is_some() {
+            UsageError(e.to_string()).into()
+        } else {
+            e
+        }
+    })?;
+    let mut doc = format!(
+        "wrote {} cases to {}: {} with expected outputs, {} the spec requires an error for; {} files, {} bytes\n",
+        s.cases,
+        s.outdir.display(),
+        s.cases - s.errored,
+        s.errored,
+        s.files,
+        s.bytes
+    );
+    if s.left_out > 0 {
+        doc.push_str(&format!(
+            "left out {} cases onnx-idx-check does not implement (no reference values)\n",
+            s.left_out
+        ));
+    }
+    doc.push_str(&format!(
+        "run them: onnx-idx-check run {} --expectations {}\n",
+        s.outdir.display(),
+        s.outdir.join(generate::EXPECTATIONS_FILE).display()
+    ));
+    write_stdout(&doc)?;
+    Ok(exit::OK)
 }
 
 /// A JSON document with a trailing newline, pretty-printed or on one line.

@@ -56,6 +56,24 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// An entry for `case` expecting `status`, with no other field.
+    pub fn new(case: String, status: Status, reason: String) -> Entry {
+        Entry {
+            case,
+            status: Some(status),
+            reason,
+            link: None,
+            until: None,
+            opset: None,
+            rtol: None,
+            atol: None,
+            mismatches: None,
+            first_mismatch: None,
+            actual_dtype: None,
+            actual_shape: None,
+        }
+    }
+
     /// Whether `case` is a plain name (possibly with escaped glob characters) rather than a glob.
     pub fn is_exact(&self) -> bool {
         literal(&self.case).is_some()

@@ -74,6 +74,8 @@ pub use date::{Date, DateError};
 pub use entry::Entry;
 pub use judge::{Judgement, Outcome};
 pub use parse::ExpectationsError;
+#[cfg(feature = "cli")]
+pub(crate) use render::render_with_header;
 pub use signature::Signature;
 
 use pattern::Matcher;

@@ -25,14 +25,21 @@ fn quote(s: &str) -> String {
     out
 }
 
-/// The file text for `entries`, in their order.
+/// The file text for `entries`, in their order, as `run --update-expectations` writes it.
 pub(super) fn render(entries: &[Entry]) -> String {
-    let mut s = String::from(
+    render_with_header(
         "# onnx-idx-check expectations: known failures, ratcheted.\n\
          # Written by `onnx-idx-check run --update-expectations`: entries in their\n\
          # order (which decides between globs), new ones last; comments not kept. Fill in every\n\
          # reason = \"TODO\" (an issue, a missing feature) before committing.\n",
-    );
+        entries,
+    )
+}
+
+/// The file text for `entries`, in their order, after `header` (comment lines, each ending in a
+/// newline): also what `generate` writes for the cases the spec requires an error for.
+pub(crate) fn render_with_header(header: &str, entries: &[Entry]) -> String {
+    let mut s = String::from(header);
     for e in entries {
         s.push_str("\n[[expect]]\n");
         let _ = writeln!(s, "case = {}", quote(&e.case));

@@ -232,20 +232,7 @@ fn new_work(r: &CaseResult) -> Work {
 
 /// A new exact-name entry for a non-passing case, with its status and signature.
 fn exact_entry(r: &CaseResult, reason: String) -> Entry {
-    let mut e = Entry {
-        case: escape(&r.name),
-        status: Some(r.status),
-        reason,
-        link: None,
-        until: None,
-        opset: None,
-        rtol: None,
-        atol: None,
-        mismatches: None,
-        first_mismatch: None,
-        actual_dtype: None,
-        actual_shape: None,
-    };
+    let mut e = Entry::new(escape(&r.name), r.status, reason);
     e.set_signature(Signature::of(r).as_ref());
     e
 }

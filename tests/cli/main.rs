@@ -16,6 +16,8 @@ mod coverage;
 mod diagnosis;
 // `run --expectations`: known failures with ratchet semantics (tests/fixtures/expectations).
 mod expectations;
+// `generate OUTDIR` and `generate --verify`, the suite checked against the naive reference.
+mod generate;
 // GitHub Actions annotations when GITHUB_ACTIONS is true.
 mod github;
 // Official ONNX node tests from outside the operator families (tests/fixtures/onnx-node-sample).
@@ -30,6 +32,12 @@ mod pending;
 mod provenance;
 // The `rerun:` command after every failed or errored case.
 mod rerun;
+// The fuzz crate's naive reference (fuzz/src/reference.rs): written from SEMANTICS.md apart from
+// the kernels, it is the independent check of the suite `generate` writes. Included as a module,
+// so the fuzz crate need not be built; its own unit tests come along.
+#[path = "../../fuzz/src/reference.rs"]
+#[allow(dead_code)]
+mod reference;
 // `--shard K/N`.
 mod shard;
 // `show PATH`: a tensor file, a model or a case, for people and as JSON.

@@ -135,7 +135,9 @@ fn flags_in_help(sub: &str) -> Vec<String> {
 #[test]
 fn the_readme_documents_every_flag_of_every_subcommand() {
     let readme = std::fs::read_to_string(crate::support::root().join("README.md")).unwrap();
-    for sub in ["run", "list", "ops", "bench", "review", "coverage", "show"] {
+    for sub in [
+        "run", "list", "ops", "bench", "review", "coverage", "show", "generate",
+    ] {
         let flags = flags_in_help(sub);
         assert!(!flags.is_empty(), "{sub} --help lists no flag");
         // A whole flag: `--iters` must not be satisfied by `--iterations`.

@@ -1,0 +1,729 @@
+//! The case specs: for every operator version the registry lists and the generator knows how to
+//! address (gathers along an axis, gathers and scatters element by element), one small case per
+//! data type and per trait, and one per rule of the spec that requires an error.
+//!
+//! Nothing here names an operator: the versions, their dtypes, index dtypes, attributes, modes
+//! and whether negative indices count all come from the registry ([`crate::ops::REGISTRY`]);
+//! [`Indexing`] and the input roles decide the shapes.
+
+use super::model::{Attr, Form};
+use super::rng::Rng;
+use super::values;
+use crate::ops::{Indexing, OpDef, OpVersion, Role, REGISTRY};
+use crate::tensor::{DType, Tensor};
+use std::collections::BTreeMap;
+
+/// One case to write, before evaluation.
+#[derive(Debug)]
+pub struct CaseSpec {
+    /// The directory name, e.g. `test_gather_13_float_negative_indices`.
+    pub name: String,
+    /// The operator.
+    pub def: &'static OpDef,
+    /// The version under test.
+    pub version: &'static OpVersion,
+    /// The opset the model imports: the version's own `since`.
+    pub opset: i64,
+    /// The data type of the value input.
+    pub dtype: DType,
+    /// The node's attributes.
+    pub attrs: Vec<Attr>,
+    /// The inputs, in the version's input order.
+    pub inputs: Vec<Tensor>,
+    /// How the input files store their values.
+    pub form: Form,
+    /// What the case exercises (`negative-indices`, `reduction:add`, `dtype:float`, ...).
+    pub traits: Vec<String>,
+    /// Whether the spec requires an error for this case (the generator checks that the
+    /// reference agrees, both ways).
+    pub violation: bool,
+}
+
+/// How a version's inputs address the data, for the families phase 1 generates; `None` for the
+/// others (tuples, offsets, an axis input, a shape input).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    /// Indices of any rank along one axis, no updates.
+    Axis,
+    /// Indices of the data's rank, one position per element; `scatter` when updates are written.
+    Elements { scatter: bool },
+}
+
+fn family(def: &OpDef, v: &OpVersion) -> Option<Family> {
+    let roles_known = v
+        .inputs
+        .iter()
+        .all(|i| matches!(i.role, Role::Data | Role::Indices | Role::Updates));
+    if def.plumbing || !roles_known || v.input_with(Role::Data).is_none() {
+        return None;
+    }
+    let scatter = v.input_with(Role::Updates).is_some();
+    match def.indexing {
+        Indexing::Axis if !scatter => Some(Family::Axis),
+        Indexing::Elements => Some(Family::Elements { scatter }),
+        _ => None,
+    }
+}
+
+/// The operators the generator writes: those whose every version is of a known family.
+pub fn generated_ops() -> Vec<&'static OpDef> {
+    REGISTRY
+        .iter()
+        .copied()
+        .filter(|d| !d.plumbing && d.versions.iter().all(|v| family(d, v).is_some()))
+        .collect()
+}
+
+/// The attribute that selects the version's mode, when the version defines it (the registry
+/// names `reduction` for every ScatterElements version; only 16 and later define it).
+fn mode_attr(v: &OpVersion) -> Option<&'static str> {
+    v.mode_attr.filter(|a| v.attr(a).is_some())
+}
+
+/// `GatherElements` -> `gather_elements`, `ScatterND` -> `scatter_nd`: ONNX's own case names.
+fn snake(op: &str) -> String {
+    let mut s = String::new();
+    let mut prev_lower = false;
+    for c in op.chars() {
+        if c.is_ascii_uppercase() && prev_lower {
+            s.push('_');
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        s.push(c.to_ascii_lowercase());
+    }
+    s
+}
+
+/// One call of a version, valid for its family unless a violation case changes it.
+#[derive(Clone, Debug)]
+struct Call {
+    dtype: DType,
+    idx_dtype: DType,
+    data_shape: Vec<usize>,
+    /// The `axis` attribute; `None` leaves it out (0).
+    axis: Option<i64>,
+    idx_shape: Vec<usize>,
+    idx: Vec<i64>,
+    /// The mode attribute's value (`reduction`), when given.
+    mode: Option<&'static str>,
+    /// Attributes beyond axis and mode (violation cases).
+    extra: Vec<Attr>,
+    data_overrides: Vec<Option<u64>>,
+    updates_overrides: Vec<Option<u64>>,
+    /// The updates' shape when it is not the indices' (a violation).
+    updates_shape: Option<Vec<usize>>,
+    form: Form,
+}
+
+impl Call {
+    fn axis(&self) -> usize {
+        let r = self.data_shape.len() as i64;
+        let a = self.axis.unwrap_or(0);
+        usize::try_from(if a < 0 { a + r } else { a }).unwrap_or(0)
+    }
+
+    fn axis_len(&self) -> usize {
+        self.data_shape.get(self.axis()).copied().unwrap_or(0)
+    }
+
+    /// Random valid indices for the current shapes: non-negative, and for scatters distinct
+    /// within each line along the axis (duplicates under `none` are a trait of their own, D7).
+    fn fill(&mut self, rng: &mut Rng, fam: Family) {
+        let s = self.axis_len();
+        let n: usize = self.idx_shape.iter().product();
+        self.idx = match fam {
+            Family::Elements { scatter: true } => {
+                let axis = self.axis();
+                let mut lines: BTreeMap<Vec<usize>, Vec<usize>> = BTreeMap::new();
+                (0..n)
+                    .map(|flat| {
+                        let mut coords = crate::tensor::unravel(flat, &self.idx_shape);
+                        let k = coords.get(axis).copied().unwrap_or(0);
+                        if axis < coords.len() {
+                            coords.remove(axis);
+                        }
+                        let perm = lines.entry(coords).or_insert_with(|| rng.permutation(s));
+                        perm.get(k).copied().unwrap_or(0) as i64
+                    })
+                    .collect()
+            }
+            _ => (0..n).map(|_| rng.below(s) as i64).collect(),
+        };
+    }
+
+    /// Indices equal along each line of the axis (the same position gathered or written twice or
+    /// more); the axis dim of the indices is made at least 2.
+    fn duplicate(&mut self, rng: &mut Rng, fam: Family) {
+        let s = self.axis_len() as i64;
+        match fam {
+            Family::Axis => {
+                let v = rng.range_i64(0, s - 1);
+                self.idx_shape = vec![3];
+                self.idx = vec![v; 3];
+            }
+            Family::Elements { .. } => {
+                let axis = self.axis();
+                self.idx_shape[axis] = self.idx_shape[axis].max(2);
+                let n: usize = self.idx_shape.iter().product();
+                let mut lines: BTreeMap<Vec<usize>, i64> = BTreeMap::new();
+                self.idx = (0..n)
+                    .map(|flat| {
+                        let mut coords = crate::tensor::unravel(flat, &self.idx_shape);
+                        coords.remove(axis);
+                        *lines
+                            .entry(coords)
+                            .or_insert_with(|| rng.range_i64(0, s - 1))
+                    })
+                    .collect();
+            }
+        }
+    }
+}
+
+/// A valid call of rank `rank` along `axis` (the attribute, `None` to leave it out), dims 2 to 3
+/// (2 to 4 for rank 2 and below), the indices' own dims no larger than the data's.
+fn call(
+    rng: &mut Rng,
+    fam: Family,
+    dtype: DType,
+    idx_dtype: DType,
+    rank: usize,
+    axis: Option<i64>,
+) -> Call {
+    let hi = if rank <= 2 { 4 } else { 3 };
+    let data_shape: Vec<usize> = (0..rank).map(|_| rng.range(2, hi)).collect();
+    let mut c = Call {
+        dtype,
+        idx_dtype,
+        data_shape,
+        axis,
+        idx_shape: Vec::new(),
+        idx: Vec::new(),
+        mode: None,
+        extra: Vec::new(),
+        data_overrides: Vec::new(),
+        updates_overrides: Vec::new(),
+        updates_shape: None,
+        form: Form::Raw,
+    };
+    // Elements: each dim of the indices from 1 to the data's (the axis dim too, so that a
+    // scatter's indices can be distinct along it).
+    c.idx_shape = match fam {
+        Family::Axis => vec![rng.range(1, 3)],
+        Family::Elements { .. } => c.data_shape.iter().map(|&n| rng.range(1, n)).collect(),
+    };
+    c.fill(rng, fam);
+    c
+}
+
+/// The traits every case carries: its dtype, index dtype and storage.
+fn base_traits(c: &Call) -> Vec<String> {
+    vec![
+        format!("dtype:{}", c.dtype),
+        format!("indices:{}", c.idx_dtype),
+        match c.form {
+            Form::Raw if c.dtype != DType::String => "storage:raw".to_owned(),
+            _ => "storage:typed".to_owned(),
+        },
+    ]
+}
+
+/// Builds the cases of one operator version.
+struct Builder<'a> {
+    seed: u64,
+    def: &'static OpDef,
+    v: &'static OpVersion,
+    fam: Family,
+    out: &'a mut Vec<CaseSpec>,
+}
+
+impl Builder<'_> {
+    fn name(&self, dtype: DType, slug: &str) -> String {
+        format!(
+            "test_{}_{}_{}_{}",
+            snake(self.def.op_type),
+            self.v.since,
+            dtype,
+            slug
+        )
+    }
+
+    fn rng(&self, dtype: DType, slug: &str) -> Rng {
+        Rng::for_case(self.seed, &self.name(dtype, slug))
+    }
+
+    /// Adds the case `slug` of call `c`, with `traits` beyond the base ones.
+    fn push(&mut self, rng: &mut Rng, c: Call, slug: &str, traits: &[String], violation: bool) {
+        let mut inputs = Vec::with_capacity(self.v.inputs.len());
+        for spec in self.v.inputs {
+            let t = match spec.role {
+                Role::Indices => values::indices(c.idx_dtype, &c.idx_shape, &c.idx),
+                Role::Updates => {
+                    let shape = c.updates_shape.as_ref().unwrap_or(&c.idx_shape);
+                    values::tensor(rng, c.dtype, shape, &c.updates_overrides)
+                }
+                _ => values::tensor(rng, c.dtype, &c.data_shape, &c.data_overrides),
+            };
+            // A shape the generator got wrong is a bug in this file; leave the case out rather
+            // than panic, and the suite's own tests (which count the cases) will notice.
+            let Ok(t) = t else { return };
+            inputs.push(t);
+        }
+        let mut attrs = Vec::new();
+        if let (Some(a), Some(spec)) = (c.axis, self.v.attr("axis")) {
+            attrs.push(Attr::Int(spec.name, a));
+        }
+        if let (Some(m), Some(attr)) =
+            (c.mode, mode_attr(self.v).or_else(|| self.later_mode_attr()))
+        {
+            attrs.push(Attr::Str(attr, m.to_owned()));
+        }
+        attrs.extend(c.extra.iter().cloned());
+        let mut all = base_traits(&c);
+        all.extend(traits.iter().cloned());
+        all.sort();
+        all.dedup();
+        self.out.push(CaseSpec {
+            name: self.name(c.dtype, slug),
+            def: self.def,
+            version: self.v,
+            opset: self.v.since,
+            dtype: c.dtype,
+            attrs,
+            inputs,
+            form: c.form,
+            traits: all,
+            violation,
+        });
+    }
+
+    /// The mode attribute a later version of the op defines (`reduction` before version 16).
+    fn later_mode_attr(&self) -> Option<&'static str> {
+        self.def
+            .versions
+            .iter()
+            .filter(|x| x.since > self.v.since)
+            .find_map(mode_attr)
+    }
+
+    /// The default mode of the first later version with a mode attribute.
+    fn later_default(&self) -> Option<&'static &'static str> {
+        self.def
+            .versions
+            .iter()
+            .filter(|x| x.since > self.v.since && mode_attr(x).is_some())
+            .find_map(|x| x.modes.first())
+    }
+
+    fn dtypes(&self) -> Vec<DType> {
+        self.v
+            .value_input()
+            .and_then(|i| self.v.constraint_of(i))
+            .map(|c| c.dtypes.iter().collect())
+            .unwrap_or_default()
+    }
+
+    fn idx_dtypes(&self) -> Vec<DType> {
+        self.v
+            .input_with(Role::Indices)
+            .and_then(|i| self.v.constraint_of(i))
+            .map(|c| c.dtypes.iter().collect())
+            .unwrap_or_default()
+    }
+
+    /// The representative dtype for traits that do not depend on it: float where allowed.
+    fn main_dtype(&self) -> Option<DType> {
+        let d = self.dtypes();
+        d.iter()
+            .copied()
+            .find(|&x| x == DType::Float)
+            .or(d.first().copied())
+    }
+
+    /// The index dtype of most cases: int64 where allowed.
+    fn main_idx(&self) -> Option<DType> {
+        let d = self.idx_dtypes();
+        d.iter()
+            .copied()
+            .find(|&x| x == DType::Int64)
+            .or(d.first().copied())
+    }
+
+    fn build(&mut self) {
+        let (Some(f), Some(i64d)) = (self.main_dtype(), self.main_idx()) else {
+            return;
+        };
+        let fam = self.fam;
+        if self.v.deprecated {
+            let mut rng = self.rng(f, "deprecated");
+            let c = call(&mut rng, fam, f, i64d, 2, None);
+            self.push(
+                &mut rng,
+                c,
+                "deprecated",
+                &["violation:deprecated".into()],
+                true,
+            );
+            return;
+        }
+        // Every dtype, in both storage forms.
+        for d in self.dtypes() {
+            for (form, slug) in [(Form::Raw, "basic"), (Form::Typed, "storage_typed")] {
+                if form == Form::Typed && d == DType::String {
+                    continue; // strings are always typed: their basic case is that one
+                }
+                let mut rng = self.rng(d, slug);
+                let mut c = call(&mut rng, fam, d, i64d, 2, None);
+                c.form = form;
+                self.push(&mut rng, c, slug, &[], false);
+            }
+        }
+        // Every index dtype.
+        for d in self.idx_dtypes() {
+            let slug = format!("indices_{d}");
+            let mut rng = self.rng(f, &slug);
+            let c = call(&mut rng, fam, f, d, 2, None);
+            self.push(&mut rng, c, &slug, &[], false);
+        }
+        self.indices_cases(f, i64d);
+        self.shape_cases(f, i64d);
+        self.special_cases(i64d);
+        self.mode_cases(i64d);
+        self.violation_cases(f, i64d);
+    }
+
+    /// Negative, boundary, rank-0, duplicate and empty indices.
+    fn indices_cases(&mut self, f: DType, i64d: DType) {
+        let fam = self.fam;
+        if self.v.negatives {
+            let mut rng = self.rng(f, "negative_indices");
+            let mut c = call(&mut rng, fam, f, i64d, 2, None);
+            let s = c.axis_len() as i64;
+            c.idx.iter_mut().for_each(|x| *x -= s);
+            self.push(
+                &mut rng,
+                c,
+                "negative_indices",
+                &["negative-indices".into()],
+                false,
+            );
+        }
+        // 0, s-1, -1 and -s: each end from each side.
+        let mut rng = self.rng(f, "boundary_indices");
+        let s = rng.range(2, 4);
+        let mut ends = vec![0, s as i64 - 1];
+        if self.v.negatives {
+            ends.extend([-1, -(s as i64)]);
+        }
+        let mut c = call(&mut rng, fam, f, i64d, 2, None);
+        match fam {
+            Family::Axis => {
+                c.data_shape = vec![s, rng.range(1, 3)];
+                c.idx_shape = vec![ends.len()];
+            }
+            // One end per line along axis 0, so no two land on one element of a scatter.
+            Family::Elements { .. } => {
+                c.data_shape = vec![s, ends.len()];
+                c.idx_shape = vec![1, ends.len()];
+            }
+        }
+        c.idx = ends;
+        let traits = ["boundary-indices".to_owned(), "negative-indices".to_owned()];
+        let n = if self.v.negatives { 2 } else { 1 };
+        self.push(&mut rng, c, "boundary_indices", &traits[..n], false);
+        if fam == Family::Axis {
+            // A scalar index drops the axis; on 1-D data the output is a scalar too.
+            for (rank, slug) in [(2, "rank0_indices"), (1, "rank0_indices_rank1_data")] {
+                let mut rng = self.rng(f, slug);
+                let mut c = call(&mut rng, fam, f, i64d, rank, None);
+                c.idx_shape = Vec::new();
+                c.fill(&mut rng, fam);
+                self.push(&mut rng, c, slug, &["rank0-indices".into()], false);
+            }
+        }
+        if self.def.indexing.duplicates() {
+            let mut rng = self.rng(f, "duplicates");
+            let mut c = call(&mut rng, fam, f, i64d, 2, None);
+            c.duplicate(&mut rng, fam);
+            self.push(&mut rng, c, "duplicates", &["duplicates".into()], false);
+        }
+        // Empty indices (nothing gathered or written), and data with an empty dim off the axis.
+        let mut rng = self.rng(f, "zero_size_indices");
+        let mut c = call(&mut rng, fam, f, i64d, 2, None);
+        c.idx_shape[0] = 0;
+        c.fill(&mut rng, fam);
+        self.push(
+            &mut rng,
+            c,
+            "zero_size_indices",
+            &["zero-size-dims".into()],
+            false,
+        );
+        let mut rng = self.rng(f, "zero_size_data");
+        let mut c = call(&mut rng, fam, f, i64d, 2, None);
+        c.data_shape[1] = 0;
+        if fam != Family::Axis {
+            c.idx_shape[1] = 0;
+        }
+        c.fill(&mut rng, fam);
+        self.push(
+            &mut rng,
+            c,
+            "zero_size_data",
+            &["zero-size-dims".into()],
+            false,
+        );
+    }
+
+    /// Ranks 1 to 4, every axis, given positive and negative.
+    fn shape_cases(&mut self, f: DType, i64d: DType) {
+        for rank in 1..=4usize {
+            let r = rank as i64;
+            for a in (-r..r).rev() {
+                let slug = if a < 0 {
+                    format!("rank{rank}_axis_neg{}", -a)
+                } else {
+                    format!("rank{rank}_axis{a}")
+                };
+                let mut rng = self.rng(f, &slug);
+                let c = call(&mut rng, self.fam, f, i64d, rank, Some(a));
+                let traits = [format!("rank:{rank}"), format!("axis:{a}")];
+                self.push(&mut rng, c, &slug, &traits, false);
+            }
+        }
+    }
+
+    /// NaN, -0, +0, +inf and -inf in the data (and updates) of every float dtype.
+    fn special_cases(&mut self, i64d: DType) {
+        let fam = self.fam;
+        for d in self
+            .dtypes()
+            .into_iter()
+            .filter(|&d| values::has_specials(d))
+        {
+            let sp: Vec<Option<u64>> = values::specials(d).into_iter().map(Some).collect();
+            let mut rng = self.rng(d, "float_specials");
+            let mut c = call(&mut rng, fam, d, i64d, 2, None);
+            // Row 0 holds the specials; every row is read (gathers) or row 1 is overwritten
+            // with specials while row 0 stays (scatters).
+            c.data_shape = vec![2, sp.len()];
+            c.data_overrides = sp.clone();
+            match fam {
+                Family::Axis => {
+                    c.idx_shape = vec![2];
+                    c.idx = vec![1, 0];
+                }
+                Family::Elements { scatter: false } => {
+                    c.idx_shape = vec![2, sp.len()];
+                    c.idx = (0..2 * sp.len())
+                        .map(|i| 1 - (i / sp.len()) as i64)
+                        .collect();
+                }
+                Family::Elements { scatter: true } => {
+                    c.idx_shape = vec![1, sp.len()];
+                    c.idx = vec![1; sp.len()];
+                    c.updates_overrides = sp;
+                }
+            }
+            self.push(
+                &mut rng,
+                c,
+                "float_specials",
+                &["float-specials".into()],
+                false,
+            );
+        }
+    }
+
+    /// Each mode (reduction) of the version on every dtype, the updates landing two or more to
+    /// an element; the default mode given explicitly.
+    fn mode_cases(&mut self, i64d: DType) {
+        let Some(attr) = mode_attr(self.v) else {
+            return;
+        };
+        let fam = self.fam;
+        for (k, &m) in self.v.modes.iter().enumerate() {
+            let dtypes = if k == 0 {
+                self.main_dtype().into_iter().collect()
+            } else {
+                self.dtypes()
+            };
+            for d in dtypes {
+                let slug = format!("{attr}_{m}");
+                let mut rng = self.rng(d, &slug);
+                let mut c = call(&mut rng, fam, d, i64d, 2, None);
+                c.mode = Some(m);
+                c.duplicate(&mut rng, fam);
+                let traits = [format!("{attr}:{m}"), "duplicates".to_owned()];
+                self.push(&mut rng, c, &slug, &traits, false);
+            }
+        }
+    }
+
+    /// One case per rule the spec requires an error for: an index just past each end (or any
+    /// negative index where they do not count), an axis past each end, a mode the version does
+    /// not have, a dtype a later version allows, and the element-wise shape rules (D6).
+    fn violation_cases(&mut self, f: DType, i64d: DType) {
+        let fam = self.fam;
+        let add = |b: &mut Self, slug: &str, change: &dyn Fn(&mut Call, &mut Rng)| {
+            let mut rng = b.rng(f, slug);
+            let mut c = call(&mut rng, fam, f, i64d, 2, None);
+            change(&mut c, &mut rng);
+            let t = format!("violation:{}", slug.replace('_', "-"));
+            b.push(&mut rng, c, slug, &[t], true);
+        };
+        add(self, "index_past_end", &|c, _| {
+            c.idx[0] = c.axis_len() as i64
+        });
+        if self.v.negatives {
+            add(self, "index_before_start", &|c, _| {
+                c.idx[0] = -(c.axis_len() as i64) - 1
+            });
+        } else {
+            add(self, "negative_index_refused", &|c, _| c.idx[0] = -1);
+        }
+        add(self, "axis_past_end", &|c, _| {
+            c.axis = Some(c.data_shape.len() as i64)
+        });
+        add(self, "axis_before_start", &|c, _| {
+            c.axis = Some(-(c.data_shape.len() as i64) - 1)
+        });
+        if let Family::Elements { scatter } = fam {
+            add(self, "indices_rank_mismatch", &|c, rng| {
+                c.idx_shape = vec![c.idx_shape[0]];
+                c.fill(rng, Family::Axis);
+            });
+            add(self, "indices_dim_too_large", &|c, rng| {
+                c.idx_shape[1] = c.data_shape[1] + 1;
+                c.fill(rng, fam);
+            });
+            if scatter {
+                add(self, "updates_shape_mismatch", &|c, _| {
+                    let mut s = c.idx_shape.clone();
+                    s[1] += 1;
+                    c.updates_shape = Some(s);
+                });
+            }
+        }
+        // Modes of later versions that this one does not have; where this version has no mode
+        // attribute at all, one case gives it (with a mode other than the default, so that it
+        // cannot pass for a no-op).
+        let later: Vec<&'static str> = self
+            .def
+            .versions
+            .iter()
+            .filter(|x| x.since > self.v.since)
+            .flat_map(|x| x.modes.iter().copied())
+            .filter(|m| !self.v.modes.contains(m))
+            .collect();
+        let mut bad: Vec<(&'static str, String)> = Vec::new();
+        match (mode_attr(self.v), self.later_mode_attr()) {
+            (Some(attr), _) => {
+                for m in later {
+                    let slug = format!("{attr}_{m}_not_defined");
+                    if !bad.iter().any(|(_, s)| *s == slug) {
+                        bad.push((m, slug));
+                    }
+                }
+            }
+            (None, Some(attr)) => {
+                if let Some(m) = later
+                    .into_iter()
+                    .find(|&m| Some(&m) != self.later_default())
+                {
+                    bad.push((m, format!("{attr}_attribute_not_defined")));
+                }
+            }
+            (None, None) => {}
+        }
+        for (m, slug) in bad {
+            let mut rng = self.rng(f, &slug);
+            let mut c = call(&mut rng, fam, f, i64d, 2, None);
+            c.mode = Some(m);
+            c.duplicate(&mut rng, fam);
+            let t = format!("violation:{}", slug.replace('_', "-"));
+            self.push(&mut rng, c, &slug, &[t], true);
+        }
+        // Dtypes a later version admits and this one does not (bfloat16 before 13).
+        let mine = self.dtypes();
+        let mut later_dtypes: Vec<DType> = self
+            .def
+            .versions
+            .iter()
+            .filter(|x| x.since > self.v.since && !x.deprecated)
+            .filter_map(|x| x.value_input().and_then(|i| x.constraint_of(i)))
+            .flat_map(|c| c.dtypes.iter())
+            .filter(|d| !mine.contains(d))
+            .collect();
+        later_dtypes.sort();
+        later_dtypes.dedup();
+        for d in later_dtypes {
+            let slug = "dtype_not_allowed";
+            let mut rng = self.rng(d, slug);
+            let c = call(&mut rng, fam, d, i64d, 2, None);
+            self.push(
+                &mut rng,
+                c,
+                slug,
+                &["violation:dtype-not-allowed".into()],
+                true,
+            );
+        }
+    }
+}
+
+/// Every case of the quick profile for the operators `ops`, in a stable order.
+pub fn quick(seed: u64, ops: &[&'static OpDef]) -> Vec<CaseSpec> {
+    let mut out = Vec::new();
+    for &def in ops {
+        for v in def.versions {
+            let Some(fam) = family(def, v) else { continue };
+            Builder {
+                seed,
+                def,
+                v,
+                fam,
+                out: &mut out,
+            }
+            .build();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn case_names_follow_onnx_s_snake_case() {
+        assert_eq!(snake("GatherElements"), "gather_elements");
+        assert_eq!(snake("ScatterND"), "scatter_nd");
+        assert_eq!(snake("Gather"), "gather");
+    }
+
+    #[test]
+    fn the_generated_families_come_from_the_registry() {
+        let names: Vec<&str> = generated_ops().iter().map(|d| d.op_type).collect();
+        // Every op whose indices pick along an axis or element by element, and nothing that
+        // needs a shape or axis input.
+        for d in generated_ops() {
+            assert!(
+                matches!(d.indexing, Indexing::Axis | Indexing::Elements),
+                "{names:?}"
+            );
+            assert!(d.domain.is_empty(), "{names:?}");
+        }
+        assert!(names.len() >= 3, "{names:?}");
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let cases = quick(0, &generated_ops());
+        let mut names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n);
+    }
+}

@@ -1,0 +1,485 @@
+//! `generate OUTDIR`: writes a conformance suite for the indexing operators in ONNX's node-test
+//! layout (`<case>/model.onnx`, `<case>/test_data_set_0/input_K.pb`, `output_K.pb`), one small
+//! case per operator version, data type and trait, plus one per rule of the spec that requires an
+//! error, with `MANIFEST.json` ([`manifest`]) and `expectations.toml` for the errored ones.
+//!
+//! The expected outputs come from this tool's own evaluation, the path `run` takes (the files
+//! are decoded by the loader and the model is planned and evaluated by [`crate::eval`]): the
+//! suite is the reference. The generator's tests check them against an independent naive
+//! reference instead.
+//!
+//! The same seed, profile, operator list and tool version write the same bytes: the values come
+//! from a seeded generator of our own ([`rng`]) per case, and every file is encoded by prost.
+//! The suite is built in memory, written to a hidden sibling directory and then put in OUTDIR's
+//! place, so OUTDIR holds either the previous suite or the new one, never a mix.
+
+pub(crate) mod cases;
+pub(crate) mod manifest;
+mod model;
+mod rng;
+mod values;
+pub(crate) mod verify;
+
+use crate::eval::{EvalError, PlanError};
+use crate::expectations::{render_with_header, Entry};
+use crate::load::tensor::{tensor_from_proto, TensorContext};
+use crate::ops::{OpDef, SpecError, DEFAULT_MAX_OUTPUT_BYTES, REGISTRY};
+use crate::tensor::Tensor;
+use crate::verdict::Status;
+use anyhow::Context;
+use manifest::{CaseEntry, Expected, Manifest};
+use model::{tensor_proto, NodeModel};
+use prost::Message;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// The expectations file written beside the cases.
+pub const EXPECTATIONS_FILE: &str = "expectations.toml";
+
+/// How much to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// Small cases, one per version, dtype and trait: for every CI run.
+    Quick,
+}
+
+impl Profile {
+    /// The profile's name, as `--profile` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Quick => "quick",
+        }
+    }
+}
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The profile.
+    pub profile: Profile,
+    /// The seed of the random values.
+    pub seed: u64,
+    /// Operators to generate (`op_type`s); empty for every one the generator knows.
+    pub ops: Vec<String>,
+}
+
+/// Why `generate` refused to start; every one is the caller's to fix (a usage error).
+#[derive(Debug, Error)]
+pub enum GenerateError {
+    /// `--ops` names an operator the registry does not have.
+    #[error("--ops: unknown operator '{name}' (onnx-idx-check knows {known})")]
+    UnknownOp {
+        /// The name given.
+        name: String,
+        /// The operators the registry knows.
+        known: String,
+    },
+    /// `--ops` names an operator the generator does not write yet.
+    #[error("--ops: {name} is not generated yet (generate writes {generated})")]
+    NotGenerated {
+        /// The name given.
+        name: String,
+        /// The operators the generator writes.
+        generated: String,
+    },
+    /// OUTDIR holds something other than a suite this command wrote.
+    #[error("{path} is not empty and is not a suite written by generate ({reason}); give an empty or new directory")]
+    NotASuite {
+        /// OUTDIR.
+        path: String,
+        /// What is in the way.
+        reason: String,
+    },
+    /// OUTDIR exists and is not a directory.
+    #[error("{0} exists and is not a directory")]
+    NotADirectory(String),
+}
+
+/// What a generation wrote.
+#[derive(Debug)]
+pub struct Summary {
+    /// Where.
+    pub outdir: PathBuf,
+    /// Cases written.
+    pub cases: usize,
+    /// Of them, those the spec requires an error for.
+    pub errored: usize,
+    /// Cases left out because the tool does not implement what they ask (D8's string and bool
+    /// reductions, say): their expected outputs would not come from a reference.
+    pub left_out: usize,
+    /// Files written, the manifest included.
+    pub files: usize,
+    /// Their total size in bytes.
+    pub bytes: u64,
+}
+
+/// The operators `names` asks for (every generated one when empty), in registry order.
+pub fn select_ops(names: &[String]) -> Result<Vec<&'static OpDef>, GenerateError> {
+    let generated = cases::generated_ops();
+    // Outside the default domain an operator is named with its domain, as reports name it.
+    let list = |defs: &mut dyn Iterator<Item = &&'static OpDef>| {
+        let v: Vec<String> = defs
+            .map(|d| match d.domain {
+                "" => d.op_type.to_owned(),
+                domain => format!("{domain}.{}", d.op_type),
+            })
+            .collect();
+        v.join(", ")
+    };
+    for name in names {
+        if !REGISTRY.iter().any(|d| !d.plumbing && d.op_type == name) {
+            return Err(GenerateError::UnknownOp {
+                name: name.clone(),
+                known: list(&mut REGISTRY.iter().filter(|d| !d.plumbing)),
+            });
+        }
+        if !generated.iter().any(|d| d.op_type == name) {
+            return Err(GenerateError::NotGenerated {
+                name: name.clone(),
+                generated: list(&mut generated.iter()),
+            });
+        }
+    }
+    Ok(generated
+        .into_iter()
+        .filter(|d| names.is_empty() || names.iter().any(|n| n == d.op_type))
+        .collect())
+}
+
+/// One case, rendered: its files (relative to the case directory) and its manifest entry.
+struct Rendered {
+    name: String,
+    files: Vec<(String, Vec<u8>)>,
+    entry: CaseEntry,
+}
+
+/// What the reference makes of a case.
+enum Outcome {
+    Outputs(Vec<Tensor>),
+    Error(String),
+    /// Allowed by the spec, not implemented: no reference value, so no case.
+    Unsupported,
+}
+
+/// Evaluates `model` on the decoded inputs, as `run` does.
+fn evaluate(model: &crate::pb::ModelProto, inputs: &[Tensor]) -> Result<Outcome, String> {
+    let plan = match crate::eval::plan(model) {
+        Ok(p) => p,
+        Err(PlanError::Unsupported(_)) => return Ok(Outcome::Unsupported),
+        Err(PlanError::Invalid(e)) => return Ok(Outcome::Error(e)),
+    };
+    match plan.evaluate(&[], inputs, Path::new("."), DEFAULT_MAX_OUTPUT_BYTES) {
+        Ok(values) => Ok(Outcome::Outputs(
+            values.into_iter().map(|v| v.tensor).collect(),
+        )),
+        Err(EvalError::Kernel {
+            error: SpecError::Unsupported(_),
+            ..
+        }) => Ok(Outcome::Unsupported),
+        Err(EvalError::Kernel { error, .. }) => Ok(Outcome::Error(error.to_string())),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Renders one case; `None` when the tool does not implement it. An error means the generator
+/// and the reference disagree on whether the spec allows the case: a bug of the generator.
+fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rendered>> {
+    let v = spec.version;
+    let names: Vec<&str> = v.inputs.iter().map(|i| i.name).collect();
+    let protos: Vec<_> = spec
+        .inputs
+        .iter()
+        .zip(&names)
+        .map(|(t, n)| tensor_proto(t, n, spec.form))
+        .collect();
+    // The inputs as `run` will read them back from the files.
+    let ctx = TensorContext {
+        base_dir: Path::new("."),
+        max_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+    };
+    let decoded: Vec<Tensor> = protos
+        .iter()
+        .map(|p| tensor_from_proto(p, &ctx))
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("{}: an input does not read back", spec.name))?;
+    let bound: Vec<(&str, &Tensor)> = names.iter().copied().zip(&decoded).collect();
+    let out_names: Vec<&str> = v.outputs.to_vec();
+    let node = |outputs: &[(&str, crate::DType, Option<Vec<usize>>)]| {
+        model::model(&NodeModel {
+            name: &spec.name,
+            domain: spec.def.domain,
+            op_type: spec.def.op_type,
+            opset: spec.opset,
+            attrs: &spec.attrs,
+            inputs: &bound,
+            outputs,
+        })
+        .with_context(|| format!("{}: opset {} has no IR version", spec.name, spec.opset))
+    };
+    let unknown: Vec<_> = out_names.iter().map(|&n| (n, spec.dtype, None)).collect();
+    let outcome = evaluate(&node(&unknown[..1])?, &decoded)
+        .map_err(|e| anyhow::anyhow!("{}: evaluation failed: {e}", spec.name))?;
+    let mut files = Vec::new();
+    let data_set = "test_data_set_0";
+    for (k, p) in protos.iter().enumerate() {
+        files.push((format!("{data_set}/input_{k}.pb"), p.encode_to_vec()));
+    }
+    let (model, expected, error) = match outcome {
+        Outcome::Unsupported => return Ok(None),
+        Outcome::Outputs(_) if spec.violation => {
+            anyhow::bail!(
+                "{}: the spec requires an error, but the reference computed an output",
+                spec.name
+            )
+        }
+        Outcome::Error(e) if !spec.violation => {
+            anyhow::bail!(
+                "{}: the reference refused a case the spec allows: {e}",
+                spec.name
+            )
+        }
+        Outcome::Outputs(outs) => {
+            let typed: Vec<_> = out_names
+                .iter()
+                .zip(&outs)
+                .map(|(&n, t)| (n, t.dtype(), Some(t.shape().to_vec())))
+                .collect();
+            for (k, (t, n)) in outs.iter().zip(&out_names).enumerate() {
+                files.push((
+                    format!("{data_set}/output_{k}.pb"),
+                    tensor_proto(t, n, spec.form).encode_to_vec(),
+                ));
+            }
+            (node(&typed)?, Expected::Passed, None)
+        }
+        Outcome::Error(e) => (node(&unknown[..1])?, Expected::Errored, Some(e)),
+    };
+    files.insert(0, ("model.onnx".to_owned(), model.encode_to_vec()));
+    let entry = CaseEntry {
+        op: spec.def.op_type.to_owned(),
+        domain: spec.def.domain.to_owned(),
+        version: v.since,
+        opset: spec.opset,
+        dtype: spec.dtype.to_string(),
+        traits: spec.traits.clone(),
+        expected,
+        error,
+        files: files
+            .iter()
+            .map(|(rel, bytes)| (rel.clone(), crate::load::sha256_hex(bytes)))
+            .collect(),
+    };
+    Ok(Some(Rendered {
+        name: spec.name.clone(),
+        files,
+        entry,
+    }))
+}
+
+/// The suite in memory: every file relative to OUTDIR (`/`-separated) with its bytes, the
+/// manifest's included, and the counts.
+pub struct Suite {
+    /// The files, the manifest last.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Cases the tool does not implement, left out.
+    pub left_out: usize,
+}
+
+/// Builds the suite `opts` asks for, in memory.
+pub fn build(opts: &Options) -> anyhow::Result<Suite> {
+    let ops = select_ops(&opts.ops)?;
+    let specs = match opts.profile {
+        Profile::Quick => cases::quick(opts.seed, &ops),
+    };
+    let mut files = Vec::new();
+    let mut entries = BTreeMap::new();
+    let mut errored = Vec::new();
+    let mut left_out = 0;
+    for spec in &specs {
+        let Some(r) = render_case(spec)? else {
+            left_out += 1;
+            continue;
+        };
+        if let Some(e) = &r.entry.error {
+            errored.push(Entry::new(r.name.clone(), Status::Errored, e.clone()));
+        }
+        for (rel, bytes) in r.files {
+            files.push((format!("{}/{rel}", r.name), bytes));
+        }
+        if entries.insert(r.name.clone(), r.entry).is_some() {
+            anyhow::bail!("two cases are named {}", r.name);
+        }
+    }
+    let expectations = render_with_header(
+        "# The cases of this suite where the spec requires an error: they have no output file,\n\
+         # and `onnx-idx-check run OUTDIR --expectations OUTDIR/expectations.toml` expects them\n\
+         # errored. Written by `onnx-idx-check generate`; MANIFEST.json holds its sha256.\n",
+        &errored,
+    );
+    let mut top = BTreeMap::new();
+    top.insert(
+        EXPECTATIONS_FILE.to_owned(),
+        crate::load::sha256_hex(expectations.as_bytes()),
+    );
+    files.push((EXPECTATIONS_FILE.to_owned(), expectations.into_bytes()));
+    let manifest = Manifest {
+        schema_version: manifest::SCHEMA_VERSION,
+        tool: env!("CARGO_PKG_NAME").to_owned(),
+        tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        seed: opts.seed,
+        profile: opts.profile.name().to_owned(),
+        ops: ops.iter().map(|d| d.op_type.to_owned()).collect(),
+        files: top,
+        cases: entries,
+    };
+    let json = manifest.to_json().context("serialising the manifest")?;
+    files.push((manifest::FILE.to_owned(), json.into_bytes()));
+    Ok(Suite {
+        files,
+        manifest,
+        left_out,
+    })
+}
+
+/// Makes sure OUTDIR may be (re)written: it is created when missing; an existing one must be
+/// empty or a suite this command wrote, holding nothing its manifest does not list (so that
+/// replacing it loses nothing of the user's). Returns its canonical path.
+fn prepare_outdir(outdir: &Path) -> anyhow::Result<PathBuf> {
+    let shown = outdir.display().to_string();
+    match std::fs::metadata(outdir) {
+        Ok(m) if !m.is_dir() => return Err(GenerateError::NotADirectory(shown).into()),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(outdir).with_context(|| format!("creating {shown}"))?;
+        }
+        Err(e) => return Err(e).with_context(|| format!("reading {shown}")),
+    }
+    let dir = std::fs::canonicalize(outdir).with_context(|| format!("resolving {shown}"))?;
+    let present = verify::entries_under(&dir)?;
+    let not_a_suite = |reason: String| GenerateError::NotASuite {
+        path: shown.clone(),
+        reason,
+    };
+    let empty = std::fs::read_dir(&dir)
+        .with_context(|| format!("listing {shown}"))?
+        .next()
+        .is_none();
+    if empty {
+        return Ok(dir);
+    }
+    let old = match verify::read_manifest(&dir) {
+        Ok(m) => m,
+        Err(verify::VerifyError::NoManifest { .. }) => {
+            return Err(not_a_suite(format!("it has no {}", manifest::FILE)).into())
+        }
+        Err(e) => return Err(not_a_suite(e.to_string()).into()),
+    };
+    let listed = old.all_files();
+    for (rel, regular) in present {
+        if rel != manifest::FILE && (!regular || !listed.contains_key(&rel)) {
+            return Err(not_a_suite(format!("{rel} is not part of it")).into());
+        }
+    }
+    Ok(dir)
+}
+
+/// Writes `files` into the new directory `dir`.
+fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) -> anyhow::Result<()> {
+    std::fs::create_dir(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (rel, bytes) in files {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Generates the suite into `outdir`.
+pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
+    // Refuse a bad OUTDIR or --ops before any work.
+    select_ops(&opts.ops)?;
+    let dir = prepare_outdir(outdir)?;
+    let suite = build(opts)?;
+    let (Some(parent), Some(base)) = (dir.parent(), dir.file_name()) else {
+        return Err(GenerateError::NotADirectory(outdir.display().to_string()).into());
+    };
+    let base = base.to_string_lossy();
+    let pid = std::process::id();
+    let fresh = parent.join(format!(".{base}.generate-{pid}"));
+    let old = parent.join(format!(".{base}.replaced-{pid}"));
+    for leftover in [&fresh, &old] {
+        if leftover.exists() {
+            std::fs::remove_dir_all(leftover)
+                .with_context(|| format!("removing {}", leftover.display()))?;
+        }
+    }
+    if let Err(e) = write_files(&fresh, &suite.files) {
+        let _ = std::fs::remove_dir_all(&fresh);
+        return Err(e);
+    }
+    // OUTDIR is swapped whole: a reader sees the old suite or the new one.
+    std::fs::rename(&dir, &old)
+        .with_context(|| format!("moving the previous {} aside", outdir.display()))?;
+    if let Err(e) = std::fs::rename(&fresh, &dir) {
+        let _ = std::fs::rename(&old, &dir);
+        let _ = std::fs::remove_dir_all(&fresh);
+        return Err(e).with_context(|| format!("moving the new suite to {}", outdir.display()));
+    }
+    std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
+    let errored = suite
+        .manifest
+        .cases
+        .values()
+        .filter(|c| c.expected == Expected::Errored)
+        .count();
+    Ok(Summary {
+        outdir: outdir.to_path_buf(),
+        cases: suite.manifest.cases.len(),
+        errored,
+        left_out: suite.left_out,
+        files: suite.files.len(),
+        bytes: suite.files.iter().map(|(_, b)| b.len() as u64).sum(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quick() -> Options {
+        Options {
+            profile: Profile::Quick,
+            seed: 0,
+            ops: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_quick_suite_builds_and_the_reference_agrees_on_every_violation() {
+        // `build` fails when the reference computes an output for a case the generator made to
+        // break the spec, or refuses one it made valid.
+        let suite = build(&quick()).unwrap();
+        let m = &suite.manifest;
+        assert!(m.cases.len() > 300, "{} cases", m.cases.len());
+        let mut errored = m.cases.values().filter(|c| c.expected == Expected::Errored);
+        assert!(errored.clone().count() > 30);
+        assert!(errored.clone().all(|c| c.error.is_some()));
+        assert!(errored.all(|c| !c.files.keys().any(|f| f.contains("output_"))));
+    }
+
+    #[test]
+    fn unknown_and_ungenerated_ops_are_refused_by_name() {
+        let e = select_ops(&["Gaher".into()]).unwrap_err();
+        assert!(e.to_string().contains("'Gaher'"), "{e}");
+        assert!(matches!(e, GenerateError::UnknownOp { .. }));
+        let e = select_ops(&["GatherND".into()]).unwrap_err();
+        assert!(matches!(e, GenerateError::NotGenerated { .. }), "{e}");
+        assert_eq!(select_ops(&["Gather".into()]).unwrap().len(), 1);
+    }
+}

@@ -1,0 +1,155 @@
+//! Element values for generated tensors: small random values of every dtype the generator
+//! writes, and the float specials (NaN, ±0, ±inf) of each float type.
+//!
+//! Values are chosen to be exact and readable: floats are multiples of 0.5 in [-8, 8] (exact in
+//! every float type, bfloat16 included), integers lie in [-9, 9] (or [0, 9] unsigned), strings
+//! are one to four lower-case letters. Wrap-around and rounding chains are traits of their own,
+//! for later profiles.
+
+use super::rng::Rng;
+use crate::tensor::{Class, DType, Layout, Storage, Tensor};
+use half::{bf16, f16};
+
+/// A float in [-8, 8], a multiple of 0.5.
+fn half_step(rng: &mut Rng) -> f64 {
+    (rng.range_i64(-16, 16) as f64) * 0.5
+}
+
+/// An integer in [-9, 9], or [0, 9] for unsigned types.
+fn small_int(rng: &mut Rng, d: DType) -> i64 {
+    if d.class() == Class::Unsigned {
+        rng.range_i64(0, 9)
+    } else {
+        rng.range_i64(-9, 9)
+    }
+}
+
+/// The bits of float `x` in float dtype `d` (a 16-, 32- or 64-bit float).
+fn float_bits(d: DType, x: f64) -> u64 {
+    match d {
+        DType::Float16 => u64::from(f16::from_f64(x).to_bits()),
+        DType::Bfloat16 => u64::from(bf16::from_f64(x).to_bits()),
+        DType::Float => u64::from((x as f32).to_bits()),
+        _ => x.to_bits(),
+    }
+}
+
+/// One random element of `d` as the word its storage holds (bits zero-extended, or bytes).
+enum Word {
+    Bits(u128),
+    Bytes(Vec<u8>),
+}
+
+fn random_word(rng: &mut Rng, d: DType) -> Word {
+    match d {
+        DType::Bool => Word::Bits(rng.below(2) as u128),
+        DType::String => {
+            let n = rng.range(1, 4);
+            Word::Bytes((0..n).map(|_| b'a' + rng.below(26) as u8).collect())
+        }
+        DType::Complex64 => {
+            let (re, im) = (half_step(rng) as f32, half_step(rng) as f32);
+            Word::Bits(u128::from(re.to_bits()) | (u128::from(im.to_bits()) << 32))
+        }
+        DType::Complex128 => {
+            let (re, im) = (half_step(rng), half_step(rng));
+            Word::Bits(u128::from(re.to_bits()) | (u128::from(im.to_bits()) << 64))
+        }
+        d if d.class() == Class::Float => Word::Bits(u128::from(float_bits(d, half_step(rng)))),
+        // Two's complement bits truncated to the width by `tensor` below.
+        d => Word::Bits(small_int(rng, d) as u64 as u128),
+    }
+}
+
+/// The float specials of float dtype `d`, in this order: NaN, -0, +0, +inf, -inf; empty for
+/// other dtypes (complex included: its specials are a trait of their own).
+pub fn specials(d: DType) -> Vec<u64> {
+    let xs = [f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY];
+    match d {
+        DType::Float16 | DType::Bfloat16 | DType::Float | DType::Double => {
+            xs.iter().map(|&x| float_bits(d, x)).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Whether `d` is a float type with specials ([`specials`] is not empty).
+pub fn has_specials(d: DType) -> bool {
+    !specials(d).is_empty()
+}
+
+/// A tensor of `d` and `shape` with random elements; where `overrides` holds `Some(bits)` at a
+/// position, that element is those bits instead (for the float specials).
+pub fn tensor(
+    rng: &mut Rng,
+    d: DType,
+    shape: &[usize],
+    overrides: &[Option<u64>],
+) -> Result<Tensor, crate::ShapeError> {
+    let n: usize = shape.iter().product();
+    let words: Vec<Word> = (0..n)
+        .map(|i| match overrides.get(i).copied().flatten() {
+            Some(bits) => Word::Bits(u128::from(bits)),
+            None => random_word(rng, d),
+        })
+        .collect();
+    let bits = |w: &Word| match w {
+        Word::Bits(b) => *b,
+        Word::Bytes(_) => 0,
+    };
+    let storage = match d.layout() {
+        Layout::Bytes(1) => Storage::W8(words.iter().map(|w| bits(w) as u8).collect()),
+        Layout::Bytes(2) => Storage::W16(words.iter().map(|w| bits(w) as u16).collect()),
+        Layout::Bytes(4) => Storage::W32(words.iter().map(|w| bits(w) as u32).collect()),
+        Layout::Bytes(8) => Storage::W64(words.iter().map(|w| bits(w) as u64).collect()),
+        Layout::Bytes(_) => Storage::W128(words.iter().map(bits).collect()),
+        Layout::String => Storage::Str(
+            words
+                .into_iter()
+                .map(|w| match w {
+                    Word::Bytes(b) => b,
+                    Word::Bits(_) => Vec::new(),
+                })
+                .collect(),
+        ),
+        // The generator never asks for packed types (no version of the ops it writes allows
+        // them); an empty storage makes `Tensor::new` refuse the shape instead of panicking.
+        Layout::Packed(_) => Storage::Packed(Vec::new()),
+    };
+    Tensor::new(d, shape.to_vec(), storage)
+}
+
+/// An index tensor of `d` (int32 or int64) and `shape` holding `values`.
+pub fn indices(d: DType, shape: &[usize], values: &[i64]) -> Result<Tensor, crate::ShapeError> {
+    let storage = match d {
+        DType::Int32 => Storage::W32(values.iter().map(|&v| v as i32 as u32).collect()),
+        _ => Storage::W64(values.iter().map(|&v| v as u64).collect()),
+    };
+    Tensor::new(d, shape.to_vec(), storage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specials_are_nan_signed_zeros_and_infinities() {
+        let f = specials(DType::Float);
+        assert!(f32::from_bits(f[0] as u32).is_nan());
+        assert_eq!(f[1] as u32, (-0.0f32).to_bits());
+        assert_eq!(f[2], 0);
+        assert_eq!(f[3] as u32, f32::INFINITY.to_bits());
+        assert_eq!(specials(DType::Bfloat16)[4], 0xff80);
+        assert_eq!(specials(DType::Float16)[3], 0x7c00);
+        assert!(specials(DType::Int32).is_empty());
+    }
+
+    #[test]
+    fn every_dtype_of_the_classic_ops_gets_a_tensor_of_its_shape() {
+        let mut rng = Rng::for_case(0, "t");
+        for d in crate::tensor::dtype::CLASSIC15_BF16.iter() {
+            let t = tensor(&mut rng, d, &[2, 3], &[]).unwrap();
+            assert_eq!((t.dtype(), t.shape()), (d, &[2usize, 3][..]));
+        }
+    }
+}
