@@ -148,6 +148,28 @@ pub fn classify_all(
     found
 }
 
+/// When `actual` has another shape than `reference` and no bug class reproduces it exactly, the
+/// classes whose output has `actual`'s dtype and shape: one of them is likely part of the story,
+/// with another bug on top (report #26's runtime ignored the axis and clamped indices).
+pub fn shape_consistent(subj: &Subject<'_>, reference: &Tensor, actual: &Tensor) -> Vec<BugClass> {
+    if reference.shape() == actual.shape() {
+        return Vec::new();
+    }
+    let cap = Some(actual.numel());
+    BugClass::ALL
+        .into_iter()
+        .filter(|&class| {
+            quirk_variants(class, subj).into_iter().any(|q| {
+                semantics(subj, &Quirks { cap, ..q })
+                    .and_then(|s| execute(&s))
+                    .is_some_and(|out| {
+                        out.shape() == actual.shape() && out.dtype() == actual.dtype()
+                    })
+            })
+        })
+        .collect()
+}
+
 /// Whether a scatter with reduction "none" writes one output element more than once: input the
 /// spec says should not occur ("indices should not have duplicate entries"), which D7 resolves
 /// as the last write and a runtime may refuse.

@@ -252,6 +252,11 @@ fn load_and_evaluate(
                 }
                 if let Some(r) = out.reason.as_mut() {
                     r.push_str(&diagnosis_note(&out.diagnoses));
+                    if out.diagnoses.is_empty() {
+                        r.push_str(&shape_hint(&diagnose::shape_consistent(
+                            &subject, reference, checked,
+                        )));
+                    }
                 }
             }
         }
@@ -284,6 +289,22 @@ fn load_and_evaluate(
         record.traits.extend(traits);
     }
     Ok(results)
+}
+
+/// `; shape consistent with axis-ignored (...); values differ further`, for a wrong shape no
+/// class reproduces exactly but some explain; empty for none.
+fn shape_hint(classes: &[BugClass]) -> String {
+    if classes.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = classes
+        .iter()
+        .map(|c| format!("{} ({})", c.id(), c.sentence()))
+        .collect();
+    format!(
+        "; shape consistent with {}; values differ further",
+        named.join(", or ")
+    )
 }
 
 /// Where the expected file and onnx-idx-check's result disagree, which of them the runtime's

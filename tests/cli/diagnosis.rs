@@ -418,3 +418,38 @@ fn every_class_that_reproduces_the_output_is_named_most_specific_first() {
         json!(["first-write-wins"])
     );
 }
+
+/// Report #26: a wrong shape that no bug class reproduces exactly, but that one class explains,
+/// is hinted at. The spec's Gather example 2 (data [3, 3], indices [[0, 2]], axis 1) gives shape
+/// [3, 1, 2]; a runtime that ignores the axis gathers rows: shape [1, 2, 3] (worked by hand:
+/// indices' shape, then the data's dims after axis 0). Here the file has that shape with values
+/// no class produces (all 9.0), as when a second bug is on top. (In a plain run the file is on
+/// trial: "expected" is the file's shape, "got" the reference's.)
+#[test]
+fn report_26_a_wrong_shape_one_class_explains_is_hinted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let case = tmp.path().join("gather_axis_ignored_and_more");
+    copy_case(
+        &crate::support::root().join("testdata/spec-examples/gather_doc_example2_axis1_opset13"),
+        &case,
+    );
+    let file = case.join("test_data_set_0/output_0.pb");
+    let mut t = read_tensor(&file);
+    t.dims = vec![1, 2, 3];
+    t.raw_data = Vec::new();
+    t.float_data = vec![9.0; 6];
+    write_tensor(&file, &t);
+    let (code, report) = crate::support::run_json(&case, &[]);
+    assert_eq!(code, 1);
+    let reason = report["cases"][0]["reason"].as_str().unwrap();
+    assert_eq!(
+        reason,
+        "test_data_set_0: output 'output': shape differs: expected [1, 2, 3], got [3, 1, 2]; \
+         shape consistent with axis-ignored (the axis attribute was ignored: axis 0 was used); \
+         values differ further"
+    );
+    assert_eq!(
+        report["cases"][0]["data_sets"][0]["outputs"][0]["diagnoses"],
+        json!([])
+    );
+}
