@@ -41,6 +41,13 @@ enum Word {
 }
 
 fn random_word(rng: &mut Rng, d: DType) -> Word {
+    match d.layout() {
+        // The packed sub-byte types and the one-byte floats: any code is a value (NaN codes
+        // included, which data movement must keep).
+        Layout::Packed(bits) => return Word::Bits(rng.below(1 << bits) as u128),
+        Layout::Bytes(1) if d.class() == Class::Float => return Word::Bits(rng.below(256) as u128),
+        _ => {}
+    }
     match d {
         DType::Bool => Word::Bits(rng.below(2) as u128),
         DType::String => {
@@ -112,17 +119,31 @@ pub fn tensor(
                 })
                 .collect(),
         ),
-        // The generator never asks for packed types (no version of the ops it writes allows
-        // them); an empty storage makes `Tensor::new` refuse the shape instead of panicking.
-        Layout::Packed(_) => Storage::Packed(Vec::new()),
+        // Codes packed least-significant bits first (SEMANTICS.md section 8).
+        Layout::Packed(w) => {
+            let w = w as usize;
+            let mut bytes = vec![0u8; (n * w).div_ceil(8)];
+            for (i, word) in words.iter().enumerate() {
+                let code = bits(word);
+                for b in 0..w {
+                    if (code >> b) & 1 == 1 {
+                        bytes[(i * w + b) / 8] |= 1 << ((i * w + b) % 8);
+                    }
+                }
+            }
+            Storage::Packed(bytes)
+        }
     };
     Tensor::new(d, shape.to_vec(), storage)
 }
 
-/// An index tensor of `d` (int32 or int64) and `shape` holding `values`.
+/// An index tensor of integer dtype `d` and `shape` holding `values` (two's complement,
+/// truncated to the width: a negative value in an unsigned type is a large one).
 pub fn indices(d: DType, shape: &[usize], values: &[i64]) -> Result<Tensor, crate::ShapeError> {
-    let storage = match d {
-        DType::Int32 => Storage::W32(values.iter().map(|&v| v as i32 as u32).collect()),
+    let storage = match d.layout() {
+        Layout::Bytes(1) => Storage::W8(values.iter().map(|&v| v as u8).collect()),
+        Layout::Bytes(2) => Storage::W16(values.iter().map(|&v| v as u16).collect()),
+        Layout::Bytes(4) => Storage::W32(values.iter().map(|&v| v as u32).collect()),
         _ => Storage::W64(values.iter().map(|&v| v as u64).collect()),
     };
     Tensor::new(d, shape.to_vec(), storage)
