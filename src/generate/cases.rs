@@ -38,6 +38,8 @@ pub struct CaseSpec {
     pub inputs: Vec<Tensor>,
     /// How the input files store their values.
     pub form: Form,
+    /// Whether the value input's bytes are in a file beside its `.pb` (`input_K.bin`).
+    pub external: bool,
     /// What the case exercises (`negative-indices`, `reduction:add`, `dtype:float`, ...).
     pub traits: Vec<String>,
     /// Whether the spec requires an error for this case (the generator checks that the
@@ -149,6 +151,10 @@ struct Call {
     axis_values: Option<Vec<i64>>,
     /// Leave the optional inputs at the end out (TensorScatter's write_indices).
     omit_optional: bool,
+    /// String elements replacing the random ones in the data and the updates.
+    strings: Vec<Option<Vec<u8>>>,
+    /// Store the value input's bytes in a file beside its `.pb` (external data).
+    external: bool,
     form: Form,
 }
 
@@ -261,6 +267,8 @@ fn call(
         axis_input: (DType::Int64, false),
         axis_values: None,
         omit_optional: false,
+        strings: Vec::new(),
+        external: false,
         form: Form::Raw,
     };
     // Elements: each dim of the indices from 1 to the data's (the axis dim too, so that a
@@ -352,6 +360,12 @@ impl Builder<'_> {
                 }
                 _ => values::tensor(rng, c.dtype, &c.data_shape, &c.data_overrides),
             };
+            let t = match (t, spec.role) {
+                (Ok(t), Role::Data | Role::Updates) if !c.strings.is_empty() => {
+                    values::with_strings(t, &c.strings)
+                }
+                (t, _) => t,
+            };
             // A shape the generator got wrong is a bug in this file; leave the case out rather
             // than panic, and the suite's own tests (which count the cases) will notice.
             let Ok(t) = t else { return };
@@ -383,6 +397,7 @@ impl Builder<'_> {
             attrs,
             inputs,
             form: c.form,
+            external: c.external,
             traits: all,
             violation,
         });

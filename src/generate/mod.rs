@@ -235,8 +235,15 @@ fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rendered>> {
         .map_err(|e| anyhow::anyhow!("{}: evaluation failed: {e}", spec.name))?;
     let mut files = Vec::new();
     let data_set = "test_data_set_0";
+    let external = if spec.external { v.value_input() } else { None };
     for (k, p) in protos.iter().enumerate() {
-        files.push((format!("{data_set}/input_{k}.pb"), p.encode_to_vec()));
+        if external == Some(k) && !p.raw_data.is_empty() {
+            let (p, bytes) = external_form(p, &format!("input_{k}.bin"));
+            files.push((format!("{data_set}/input_{k}.pb"), p.encode_to_vec()));
+            files.push((format!("{data_set}/input_{k}.bin"), bytes));
+        } else {
+            files.push((format!("{data_set}/input_{k}.pb"), p.encode_to_vec()));
+        }
     }
     let (model, expected, error) = match outcome {
         Outcome::Unsupported => return Ok(None),
@@ -288,6 +295,25 @@ fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rendered>> {
         files,
         entry,
     }))
+}
+
+/// `p` (in `raw_data` form) with its bytes moved to the file `location` beside it, whole
+/// (`offset` 0, `length` the byte count): the proto to write and the file's bytes.
+fn external_form(p: &crate::pb::TensorProto, location: &str) -> (crate::pb::TensorProto, Vec<u8>) {
+    use crate::pb::{tensor_proto::DataLocation, StringStringEntryProto};
+    let mut p = p.clone();
+    let bytes = std::mem::take(&mut p.raw_data);
+    let entry = |key: &str, value: String| StringStringEntryProto {
+        key: key.to_owned(),
+        value,
+    };
+    p.data_location = DataLocation::External as i32;
+    p.external_data = vec![
+        entry("location", location.to_owned()),
+        entry("offset", "0".to_owned()),
+        entry("length", bytes.len().to_string()),
+    ];
+    (p, bytes)
 }
 
 /// The suite in memory: every file relative to OUTDIR (`/`-separated) with its bytes, the

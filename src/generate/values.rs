@@ -25,7 +25,7 @@ fn small_int(rng: &mut Rng, d: DType) -> i64 {
 }
 
 /// The bits of float `x` in float dtype `d` (a 16-, 32- or 64-bit float).
-fn float_bits(d: DType, x: f64) -> u64 {
+pub fn float_bits(d: DType, x: f64) -> u64 {
     match d {
         DType::Float16 => u64::from(f16::from_f64(x).to_bits()),
         DType::Bfloat16 => u64::from(bf16::from_f64(x).to_bits()),
@@ -78,6 +78,56 @@ pub fn specials(d: DType) -> Vec<u64> {
         }
         _ => Vec::new(),
     }
+}
+
+/// NaNs that are not the canonical one, which data movement must copy bit for bit: a quiet NaN
+/// with a payload, a signalling NaN, a negative quiet NaN with a payload; empty for other dtypes.
+pub fn nan_payloads(d: DType) -> Vec<u64> {
+    match d {
+        DType::Float16 => vec![0x7e01, 0x7c01, 0xfe55],
+        DType::Bfloat16 => vec![0x7fc1, 0x7f81, 0xffc5],
+        DType::Float => vec![0x7fc0_1234, 0x7f80_0001, 0xffc0_0abc],
+        DType::Double => vec![
+            0x7ff8_0000_0000_1234,
+            0x7ff0_0000_0000_0001,
+            0xfff8_0000_0000_0abc,
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// Subnormals of float dtype `d`: the smallest, the largest, and a negative one.
+pub fn subnormals(d: DType) -> Vec<u64> {
+    match d {
+        DType::Float16 => vec![0x0001, 0x03ff, 0x8001],
+        DType::Bfloat16 => vec![0x0001, 0x007f, 0x8001],
+        DType::Float => vec![0x0000_0001, 0x007f_ffff, 0x8000_0001],
+        DType::Double => vec![1, 0x000f_ffff_ffff_ffff, 0x8000_0000_0000_0001],
+        _ => Vec::new(),
+    }
+}
+
+/// Strings a runtime may mishandle: empty, non-ASCII (multi-byte UTF-8, an emoji), and long
+/// (3,000 bytes).
+pub fn unusual_strings() -> Vec<Vec<u8>> {
+    vec![
+        Vec::new(),
+        "größe → 😀 ✓".as_bytes().to_vec(),
+        b"0123456789".repeat(300),
+    ]
+}
+
+/// `t` with its string elements replaced where `strings` holds one at that position.
+pub fn with_strings(t: Tensor, strings: &[Option<Vec<u8>>]) -> Result<Tensor, crate::ShapeError> {
+    let Storage::Str(mut v) = t.storage().clone() else {
+        return Ok(t);
+    };
+    for (slot, s) in v.iter_mut().zip(strings) {
+        if let Some(s) = s {
+            slot.clone_from(s);
+        }
+    }
+    Tensor::new(t.dtype(), t.shape().to_vec(), Storage::Str(v))
 }
 
 /// Whether `d` is a float type with specials ([`specials`] is not empty).

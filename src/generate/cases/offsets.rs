@@ -47,8 +47,22 @@ impl Builder<'_> {
     /// A valid linear call: a cache `[2, M, 2, ..]` of `rank` (M from 3 to 4 on the default
     /// axis, rank 3 and above; axis -1 at rank 2), a sequence of 1 to 2.
     pub(super) fn offset_call(&self, rng: &mut Rng, d: DType, idx: DType, rank: usize) -> Call {
+        let axis = if rank < 3 { Some(-1) } else { None };
+        self.offset_call_on(rng, d, idx, rank, axis)
+    }
+
+    /// A valid linear call as [`Self::offset_call`] makes, on sequence axis `axis` (`None`: the
+    /// attribute left out, -2).
+    pub(super) fn offset_call_on(
+        &self,
+        rng: &mut Rng,
+        d: DType,
+        idx: DType,
+        rank: usize,
+        axis: Option<i64>,
+    ) -> Call {
         let mut c = super::call(rng, Family::Axis, d, idx, 1, None);
-        c.axis = if rank < 3 { Some(-1) } else { None };
+        c.axis = axis;
         c.data_shape = vec![2; rank];
         let ax = seq_axis(&c);
         c.data_shape[ax] = rng.range(3, 4);
