@@ -212,6 +212,126 @@ fn every_case_of_the_quick_suite_agrees_with_the_naive_reference() {
 }
 
 #[test]
+fn the_suite_holds_the_traits_that_broke_runtimes() {
+    // Per operator version (domain.op-version), traits the manifest must name on some passing
+    // case: the shapes, values and modes behind known runtime bugs (issue 15).
+    let (_, m) = quick_suite();
+    let mut traits: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    for c in m["cases"].as_object().unwrap().values() {
+        if c["expected"] != "passed" {
+            continue;
+        }
+        let key = format!(
+            "{}.{}-{}",
+            c["domain"].as_str().unwrap(),
+            c["op"].as_str().unwrap(),
+            c["version"]
+        );
+        let set = traits.entry(key).or_default();
+        set.extend(
+            c["traits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap().to_owned()),
+        );
+    }
+    let want: &[(&str, &[&str])] = &[
+        (
+            ".GatherND-13",
+            &[
+                "data-rank-above-indices-rank",
+                "k-below-q-minus-1",
+                "k-equals-r",
+                "single-tuple",
+                "batch-dims:1",
+                "batch-dims:2",
+                "negative-indices",
+                "boundary-indices",
+                "rank:5",
+                "rank:6",
+                "long-axis",
+                "nan-payloads",
+            ],
+        ),
+        (".GatherND-11", &["k-equals-r", "single-tuple"]),
+        (
+            ".ScatterND-18",
+            &[
+                "k-zero",
+                "k-equals-r",
+                "duplicates",
+                "reduction:max",
+                "nan-in-max-min",
+                "rounding-chain",
+                "integer-wrap",
+                "subnormals",
+            ],
+        ),
+        (".ScatterND-11", &["k-zero", "duplicates"]),
+        (
+            ".TensorScatter-24",
+            &[
+                "mode:linear",
+                "mode:circular",
+                "circular-wrap",
+                "write-indices:absent",
+                "dtype:int4",
+                "dtype:float8e4m3fn",
+                "rank:5",
+                "storage:external",
+            ],
+        ),
+        (
+            "org.openvinotoolkit.Gather-8",
+            &[
+                "out-of-range-zero-fill",
+                "batch-dims:negative",
+                "batch-dims:indices-rank",
+                "batch-dims:2",
+                "axis-input:int32",
+                "indices:uint8",
+            ],
+        ),
+        (
+            "com.microsoft.GatherGrad-1",
+            &[
+                "duplicates",
+                "rounding-chain",
+                "rank0-indices",
+                "negative-indices",
+            ],
+        ),
+        (
+            "com.microsoft.GatherElementsGrad-1",
+            &["duplicates", "rounding-chain", "long-axis"],
+        ),
+        (
+            ".GatherElements-13",
+            &[
+                "long-axis",
+                "rank:6",
+                "nan-payloads",
+                "strings:empty-non-ascii-long",
+            ],
+        ),
+        (
+            ".ScatterElements-18",
+            &["nan-in-max-min", "rounding-chain", "integer-wrap"],
+        ),
+    ];
+    for (op, names) in want {
+        let got = traits
+            .get(*op)
+            .unwrap_or_else(|| panic!("no passing case of {op}"));
+        for t in *names {
+            assert!(got.contains(*t), "{op} has no passing case with {t}");
+        }
+    }
+}
+
+#[test]
 fn run_with_the_suite_s_expectations_exits_0() {
     let (dir, m) = quick_suite();
     let exp = dir.join("expectations.toml");
