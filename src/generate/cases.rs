@@ -1,10 +1,16 @@
-//! The case specs: for every operator version the registry lists and the generator knows how to
-//! address (gathers along an axis, gathers and scatters element by element), one small case per
-//! data type and per trait, and one per rule of the spec that requires an error.
+//! The case specs: for every operator version the registry lists, one small case per data type
+//! and per trait, and one per rule of the spec that requires an error. How a version addresses
+//! its data (its [`Family`]: along an axis, element by element, by index tuples, by write
+//! offsets) decides the shapes; the tuple and offset families live in [`tuples`] and [`offsets`].
 //!
-//! Nothing here names an operator: the versions, their dtypes, index dtypes, attributes, modes
-//! and whether negative indices count all come from the registry ([`crate::ops::REGISTRY`]);
-//! [`Indexing`] and the input roles decide the shapes.
+//! Nothing here names an operator: the versions, their dtypes, index dtypes, attributes, modes,
+//! input roles (an axis input, a `shape` input with a gradient for the backward ops), whether
+//! negative indices count and whether out-of-range indices read as zeros all come from the
+//! registry ([`crate::ops::REGISTRY`]).
+
+mod offsets;
+mod traits;
+mod tuples;
 
 use super::model::{Attr, Form};
 use super::rng::Rng;
@@ -32,6 +38,8 @@ pub struct CaseSpec {
     pub inputs: Vec<Tensor>,
     /// How the input files store their values.
     pub form: Form,
+    /// Whether the value input's bytes are in a file beside its `.pb` (`input_K.bin`).
+    pub external: bool,
     /// What the case exercises (`negative-indices`, `reduction:add`, `dtype:float`, ...).
     pub traits: Vec<String>,
     /// Whether the spec requires an error for this case (the generator checks that the
@@ -39,28 +47,41 @@ pub struct CaseSpec {
     pub violation: bool,
 }
 
-/// How a version's inputs address the data, for the families phase 1 generates; `None` for the
-/// others (tuples, offsets, an axis input, a shape input).
+/// How a version's inputs address the data. A version whose value input is a gradient (`dY`,
+/// with a `shape` input in place of the data) belongs to the family of its forward op: the
+/// generator makes the forward call and feeds the gradient of its output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Family {
-    /// Indices of any rank along one axis, no updates.
+    /// Indices of any rank along one axis (an attribute or an input); updates only as a
+    /// gradient.
     Axis,
     /// Indices of the data's rank, one position per element; `scatter` when updates are written.
     Elements { scatter: bool },
+    /// Index tuples in the last dim of the indices; `scatter` when updates are written.
+    Tuples { scatter: bool },
+    /// One write offset per batch row, a sequence of updates written from it.
+    Offsets,
 }
 
 fn family(def: &OpDef, v: &OpVersion) -> Option<Family> {
-    let roles_known = v
-        .inputs
-        .iter()
-        .all(|i| matches!(i.role, Role::Data | Role::Indices | Role::Updates));
-    if def.plumbing || !roles_known || v.input_with(Role::Data).is_none() {
+    let has = |r| v.input_with(r).is_some();
+    let roles_known = v.inputs.iter().all(|i| {
+        matches!(
+            i.role,
+            Role::Data | Role::Indices | Role::Updates | Role::Axis | Role::Shape
+        )
+    });
+    // The data, or for a gradient its shape.
+    let addressed = has(Role::Data) || has(Role::Shape) && has(Role::Updates);
+    if def.plumbing || !roles_known || !addressed || !has(Role::Indices) {
         return None;
     }
-    let scatter = v.input_with(Role::Updates).is_some();
+    let scatter = has(Role::Updates);
     match def.indexing {
-        Indexing::Axis if !scatter => Some(Family::Axis),
+        Indexing::Axis if !scatter || has(Role::Shape) => Some(Family::Axis),
         Indexing::Elements => Some(Family::Elements { scatter }),
+        Indexing::Tuples => Some(Family::Tuples { scatter }),
+        Indexing::Offsets if scatter => Some(Family::Offsets),
         _ => None,
     }
 }
@@ -78,6 +99,15 @@ pub fn generated_ops() -> Vec<&'static OpDef> {
 /// names `reduction` for every ScatterElements version; only 16 and later define it).
 fn mode_attr(v: &OpVersion) -> Option<&'static str> {
     v.mode_attr.filter(|a| v.attr(a).is_some())
+}
+
+/// The case-name prefix of an operator outside the default domain: the domain's last part
+/// (`openvinotoolkit_`, `microsoft_`), so that its names cannot meet ai.onnx's.
+fn domain_prefix(domain: &str) -> String {
+    match domain.rsplit('.').next() {
+        Some(last) if !domain.is_empty() => format!("{}_", last.to_ascii_lowercase()),
+        _ => String::new(),
+    }
 }
 
 /// `GatherElements` -> `gather_elements`, `ScatterND` -> `scatter_nd`: ONNX's own case names.
@@ -110,8 +140,21 @@ struct Call {
     extra: Vec<Attr>,
     data_overrides: Vec<Option<u64>>,
     updates_overrides: Vec<Option<u64>>,
-    /// The updates' shape when it is not the indices' (a violation).
+    /// The updates' shape when it is not what the family derives (a violation, or a sequence
+    /// of its own length for the offsets family).
     updates_shape: Option<Vec<usize>>,
+    /// The `batch_dims` attribute, when given.
+    batch_dims: Option<i64>,
+    /// The axis input's dtype and whether it is a 1-element 1-D tensor rather than a scalar (for
+    /// versions taking the axis as an input); `axis_values` overrides its elements.
+    axis_input: (DType, bool),
+    axis_values: Option<Vec<i64>>,
+    /// Leave the optional inputs at the end out (TensorScatter's write_indices).
+    omit_optional: bool,
+    /// String elements replacing the random ones in the data and the updates.
+    strings: Vec<Option<Vec<u8>>>,
+    /// Store the value input's bytes in a file beside its `.pb` (external data).
+    external: bool,
     form: Form,
 }
 
@@ -151,11 +194,27 @@ impl Call {
         };
     }
 
+    /// The shape of a gather's output (for a gradient `dY` of the same shape).
+    fn gathered_shape(&self, fam: Family) -> Vec<usize> {
+        match fam {
+            Family::Axis => {
+                let a = self.axis().min(self.data_shape.len());
+                let b = self.batch_dims.unwrap_or(0).max(0) as usize;
+                let mut s = self.data_shape[..a].to_vec();
+                s.extend_from_slice(self.idx_shape.get(b..).unwrap_or_default());
+                s.extend_from_slice(self.data_shape.get(a + 1..).unwrap_or_default());
+                s
+            }
+            _ => self.idx_shape.clone(),
+        }
+    }
+
     /// Indices equal along each line of the axis (the same position gathered or written twice or
     /// more); the axis dim of the indices is made at least 2.
     fn duplicate(&mut self, rng: &mut Rng, fam: Family) {
         let s = self.axis_len() as i64;
         match fam {
+            Family::Tuples { .. } | Family::Offsets => {}
             Family::Axis => {
                 let v = rng.range_i64(0, s - 1);
                 self.idx_shape = vec![3];
@@ -204,13 +263,19 @@ fn call(
         data_overrides: Vec::new(),
         updates_overrides: Vec::new(),
         updates_shape: None,
+        batch_dims: None,
+        axis_input: (DType::Int64, false),
+        axis_values: None,
+        omit_optional: false,
+        strings: Vec::new(),
+        external: false,
         form: Form::Raw,
     };
     // Elements: each dim of the indices from 1 to the data's (the axis dim too, so that a
     // scatter's indices can be distinct along it).
     c.idx_shape = match fam {
-        Family::Axis => vec![rng.range(1, 3)],
         Family::Elements { .. } => c.data_shape.iter().map(|&n| rng.range(1, n)).collect(),
+        _ => vec![rng.range(1, 3)],
     };
     c.fill(rng, fam);
     c
@@ -240,7 +305,8 @@ struct Builder<'a> {
 impl Builder<'_> {
     fn name(&self, dtype: DType, slug: &str) -> String {
         format!(
-            "test_{}_{}_{}_{}",
+            "test_{}{}_{}_{}_{}",
+            domain_prefix(self.def.domain),
             snake(self.def.op_type),
             self.v.since,
             dtype,
@@ -255,14 +321,50 @@ impl Builder<'_> {
     /// Adds the case `slug` of call `c`, with `traits` beyond the base ones.
     fn push(&mut self, rng: &mut Rng, c: Call, slug: &str, traits: &[String], violation: bool) {
         let mut inputs = Vec::with_capacity(self.v.inputs.len());
+        // A gradient has no data input: the data's specials go to it.
+        let grad = self.v.input_with(Role::Data).is_none();
         for spec in self.v.inputs {
+            if spec.optional && c.omit_optional {
+                break;
+            }
             let t = match spec.role {
                 Role::Indices => values::indices(c.idx_dtype, &c.idx_shape, &c.idx),
                 Role::Updates => {
-                    let shape = c.updates_shape.as_ref().unwrap_or(&c.idx_shape);
-                    values::tensor(rng, c.dtype, shape, &c.updates_overrides)
+                    let shape = c
+                        .updates_shape
+                        .clone()
+                        .unwrap_or_else(|| self.updates_shape(&c));
+                    let overrides = if grad {
+                        &c.data_overrides
+                    } else {
+                        &c.updates_overrides
+                    };
+                    values::tensor(rng, c.dtype, &shape, overrides)
+                }
+                Role::Shape => {
+                    let dims: Vec<i64> = c.data_shape.iter().map(|&d| d as i64).collect();
+                    values::indices(DType::Int64, &[dims.len()], &dims)
+                }
+                Role::Axis => {
+                    let vals = c
+                        .axis_values
+                        .clone()
+                        .unwrap_or_else(|| vec![c.axis.unwrap_or(0)]);
+                    let (d, one_d) = c.axis_input;
+                    let shape = if one_d || vals.len() != 1 {
+                        vec![vals.len()]
+                    } else {
+                        Vec::new()
+                    };
+                    values::indices(d, &shape, &vals)
                 }
                 _ => values::tensor(rng, c.dtype, &c.data_shape, &c.data_overrides),
+            };
+            let t = match (t, spec.role) {
+                (Ok(t), Role::Data | Role::Updates) if !c.strings.is_empty() => {
+                    values::with_strings(t, &c.strings)
+                }
+                (t, _) => t,
             };
             // A shape the generator got wrong is a bug in this file; leave the case out rather
             // than panic, and the suite's own tests (which count the cases) will notice.
@@ -272,6 +374,9 @@ impl Builder<'_> {
         let mut attrs = Vec::new();
         if let (Some(a), Some(spec)) = (c.axis, self.v.attr("axis")) {
             attrs.push(Attr::Int(spec.name, a));
+        }
+        if let Some(b) = c.batch_dims {
+            attrs.push(Attr::Int("batch_dims", b));
         }
         if let (Some(m), Some(attr)) =
             (c.mode, mode_attr(self.v).or_else(|| self.later_mode_attr()))
@@ -292,9 +397,26 @@ impl Builder<'_> {
             attrs,
             inputs,
             form: c.form,
+            external: c.external,
             traits: all,
             violation,
         });
+    }
+
+    /// The updates' shape the family derives from the call: a gradient has its forward op's
+    /// output shape, ScatterND's updates are `indices.shape[:-1] ++ data.shape[k:]`, a
+    /// scatter's element-wise updates the indices' shape.
+    fn updates_shape(&self, c: &Call) -> Vec<usize> {
+        match self.fam {
+            Family::Tuples { .. } => {
+                let q = c.idx_shape.len();
+                let k = c.idx_shape.last().copied().unwrap_or(0);
+                let mut s = c.idx_shape[..q.saturating_sub(1)].to_vec();
+                s.extend_from_slice(c.data_shape.get(k..).unwrap_or_default());
+                s
+            }
+            fam => c.gathered_shape(fam),
+        }
     }
 
     /// The mode attribute a later version of the op defines (`reduction` before version 16).
@@ -354,6 +476,11 @@ impl Builder<'_> {
             return;
         };
         let fam = self.fam;
+        match fam {
+            Family::Tuples { .. } => return self.build_tuples(f, i64d),
+            Family::Offsets => return self.build_offsets(f, i64d),
+            Family::Axis | Family::Elements { .. } => {}
+        }
         if self.v.deprecated {
             let mut rng = self.rng(f, "deprecated");
             let c = call(&mut rng, fam, f, i64d, 2, None);
@@ -389,6 +516,9 @@ impl Builder<'_> {
         self.shape_cases(f, i64d);
         self.special_cases(i64d);
         self.mode_cases(i64d);
+        self.axis_input_cases(f, i64d);
+        self.batch_dims_cases(f, i64d);
+        self.trait_cases(i64d);
         self.violation_cases(f, i64d);
     }
 
@@ -422,7 +552,7 @@ impl Builder<'_> {
                 c.idx_shape = vec![ends.len()];
             }
             // One end per line along axis 0, so no two land on one element of a scatter.
-            Family::Elements { .. } => {
+            _ => {
                 c.data_shape = vec![s, ends.len()];
                 c.idx_shape = vec![1, ends.len()];
             }
@@ -524,6 +654,7 @@ impl Builder<'_> {
                     c.idx = vec![1; sp.len()];
                     c.updates_overrides = sp;
                 }
+                Family::Tuples { .. } | Family::Offsets => continue,
             }
             self.push(
                 &mut rng,
@@ -535,13 +666,133 @@ impl Builder<'_> {
         }
     }
 
+    /// The axis as an input (OpenVINO Gather-8): int32 as well as int64, a 1-element 1-D tensor
+    /// as well as a scalar; two elements break the rule.
+    fn axis_input_cases(&mut self, f: DType, i64d: DType) {
+        if self.v.input_with(Role::Axis).is_none() {
+            return;
+        }
+        let fam = self.fam;
+        for (slug, input, values, trait_, violation) in [
+            (
+                "axis_input_int32",
+                (DType::Int32, false),
+                None,
+                "axis-input:int32",
+                false,
+            ),
+            (
+                "axis_input_1d",
+                (DType::Int64, true),
+                None,
+                "axis-input:1d",
+                false,
+            ),
+            (
+                "axis_input_two_elements",
+                (DType::Int64, true),
+                Some(vec![0, 0]),
+                "violation:axis-input-two-elements",
+                true,
+            ),
+        ] {
+            let mut rng = self.rng(f, slug);
+            let mut c = call(&mut rng, fam, f, i64d, 2, Some(-1));
+            c.axis_input = input;
+            c.axis_values = values;
+            self.push(&mut rng, c, slug, &[trait_.into()], violation);
+        }
+    }
+
+    /// batch_dims of a gather along an axis (OpenVINO Gather-8): 1, 2, negative (counted from
+    /// the indices' rank), equal to the indices' rank; and its rules: at most the axis, within
+    /// [-min(rd, ri), min(rd, ri)], equal leading dims.
+    fn batch_dims_cases(&mut self, f: DType, i64d: DType) {
+        if self.fam != Family::Axis || self.v.attr("batch_dims").is_none() {
+            return;
+        }
+        // slug, data shape, indices shape, batch_dims, axis, traits, violation
+        type BatchCase<'a> = (
+            &'a str,
+            &'a [usize],
+            &'a [usize],
+            i64,
+            i64,
+            &'a [&'a str],
+            bool,
+        );
+        let cases: [BatchCase; 7] = [
+            (
+                "batch_dims_1",
+                &[2, 3, 4],
+                &[2, 2],
+                1,
+                2,
+                &["batch-dims:1"],
+                false,
+            ),
+            (
+                "batch_dims_2",
+                &[2, 2, 3, 2],
+                &[2, 2, 3],
+                2,
+                2,
+                &["batch-dims:2"],
+                false,
+            ),
+            (
+                "batch_dims_negative",
+                &[2, 3, 4],
+                &[2, 3],
+                -1,
+                1,
+                &["batch-dims:negative"],
+                false,
+            ),
+            (
+                "batch_dims_equals_indices_rank",
+                &[2, 3],
+                &[2],
+                1,
+                1,
+                &["batch-dims:indices-rank"],
+                false,
+            ),
+            ("batch_dims_past_axis", &[2, 3], &[2, 2], 1, 0, &[], true),
+            (
+                "batch_dims_out_of_range",
+                &[2, 3, 4],
+                &[2, 2],
+                3,
+                2,
+                &[],
+                true,
+            ),
+            ("batch_dims_mismatch", &[2, 3, 4], &[3, 2], 1, 2, &[], true),
+        ];
+        for (slug, data, idx, b, axis, traits, violation) in cases {
+            let mut rng = self.rng(f, slug);
+            let mut c = call(&mut rng, self.fam, f, i64d, 2, Some(axis));
+            c.data_shape = data.to_vec();
+            c.idx_shape = idx.to_vec();
+            c.batch_dims = Some(b);
+            c.fill(&mut rng, self.fam);
+            let mut t: Vec<String> = traits.iter().map(|s| (*s).to_owned()).collect();
+            if violation {
+                t.push(format!("violation:{}", slug.replace('_', "-")));
+            } else {
+                t.push("batch_dims>0".into());
+            }
+            self.push(&mut rng, c, slug, &t, violation);
+        }
+    }
+
     /// Each mode (reduction) of the version on every dtype, the updates landing two or more to
     /// an element; the default mode given explicitly.
     fn mode_cases(&mut self, i64d: DType) {
         let Some(attr) = mode_attr(self.v) else {
             return;
         };
-        let fam = self.fam;
         for (k, &m) in self.v.modes.iter().enumerate() {
             let dtypes = if k == 0 {
                 self.main_dtype().into_iter().collect()
@@ -551,9 +802,9 @@ impl Builder<'_> {
             for d in dtypes {
                 let slug = format!("{attr}_{m}");
                 let mut rng = self.rng(d, &slug);
-                let mut c = call(&mut rng, fam, d, i64d, 2, None);
+                let mut c = self.valid_call(&mut rng, d, i64d);
                 c.mode = Some(m);
-                c.duplicate(&mut rng, fam);
+                self.make_duplicates(&mut c, &mut rng);
                 let traits = [format!("{attr}:{m}"), "duplicates".to_owned()];
                 self.push(&mut rng, c, &slug, &traits, false);
             }
@@ -572,15 +823,39 @@ impl Builder<'_> {
             let t = format!("violation:{}", slug.replace('_', "-"));
             b.push(&mut rng, c, slug, &[t], true);
         };
-        add(self, "index_past_end", &|c, _| {
-            c.idx[0] = c.axis_len() as i64
-        });
-        if self.v.negatives {
-            add(self, "index_before_start", &|c, _| {
-                c.idx[0] = -(c.axis_len() as i64) - 1
-            });
+        if self.v.zero_fills() {
+            // Not a violation here: the output block of an index outside [-s, s-1] is zeros.
+            for (slug, past) in [
+                ("index_past_end_zero_fill", true),
+                ("index_before_start_zero_fill", false),
+            ] {
+                let mut rng = self.rng(f, slug);
+                let mut c = call(&mut rng, fam, f, i64d, 2, None);
+                let s = c.axis_len() as i64;
+                c.idx_shape = vec![3];
+                c.idx = vec![
+                    if past { s } else { -s - 1 },
+                    0,
+                    if past { 100 } else { -100 },
+                ];
+                let traits = [
+                    "out-of-range-zero-fill".to_owned(),
+                    "negative-indices".into(),
+                ];
+                let n = if past { 1 } else { 2 };
+                self.push(&mut rng, c, slug, &traits[..n], false);
+            }
         } else {
-            add(self, "negative_index_refused", &|c, _| c.idx[0] = -1);
+            add(self, "index_past_end", &|c, _| {
+                c.idx[0] = c.axis_len() as i64
+            });
+            if self.v.negatives {
+                add(self, "index_before_start", &|c, _| {
+                    c.idx[0] = -(c.axis_len() as i64) - 1
+                });
+            } else {
+                add(self, "negative_index_refused", &|c, _| c.idx[0] = -1);
+            }
         }
         add(self, "axis_past_end", &|c, _| {
             c.axis = Some(c.data_shape.len() as i64)
@@ -604,7 +879,41 @@ impl Builder<'_> {
                     c.updates_shape = Some(s);
                 });
             }
+        } else if self.v.input_with(Role::Updates).is_some() {
+            // A gradient of another shape than the forward output.
+            add(self, "updates_shape_mismatch", &|c, _| {
+                let mut s = c.gathered_shape(fam);
+                if let Some(d) = s.last_mut() {
+                    *d += 1;
+                }
+                c.updates_shape = Some(s);
+            });
         }
+        self.common_violations(f, i64d);
+    }
+
+    /// A valid call of the version's family, of rank 2 where the family allows it.
+    fn valid_call(&self, rng: &mut Rng, d: DType, idx: DType) -> Call {
+        match self.fam {
+            Family::Tuples { .. } => self.tuple_call(rng, d, idx, 2, 1, &[2]),
+            Family::Offsets => self.offset_call(rng, d, idx, 3),
+            fam => call(rng, fam, d, idx, 2, None),
+        }
+    }
+
+    /// Makes `c` land two or more positions on one element.
+    fn make_duplicates(&self, c: &mut Call, rng: &mut Rng) {
+        match self.fam {
+            Family::Tuples { .. } => tuples::duplicate(c, rng),
+            Family::Offsets => {}
+            fam => c.duplicate(rng, fam),
+        }
+    }
+
+    /// The violations every family shares: a mode the version does not have (or the mode
+    /// attribute before the version that defines it), a dtype only a later version admits (or
+    /// none does), an index dtype the version does not admit.
+    fn common_violations(&mut self, f: DType, i64d: DType) {
         // Modes of later versions that this one does not have; where this version has no mode
         // attribute at all, one case gives it (with a mode other than the default, so that it
         // cannot pass for a no-op).
@@ -638,13 +947,14 @@ impl Builder<'_> {
         }
         for (m, slug) in bad {
             let mut rng = self.rng(f, &slug);
-            let mut c = call(&mut rng, fam, f, i64d, 2, None);
+            let mut c = self.valid_call(&mut rng, f, i64d);
             c.mode = Some(m);
-            c.duplicate(&mut rng, fam);
+            self.make_duplicates(&mut c, &mut rng);
             let t = format!("violation:{}", slug.replace('_', "-"));
             self.push(&mut rng, c, &slug, &[t], true);
         }
-        // Dtypes a later version admits and this one does not (bfloat16 before 13).
+        // Dtypes a later version admits and this one does not (bfloat16 before 13); where no
+        // version admits more, int32 when no version admits it (the backward ops' float T).
         let mine = self.dtypes();
         let mut later_dtypes: Vec<DType> = self
             .def
@@ -655,17 +965,43 @@ impl Builder<'_> {
             .flat_map(|c| c.dtypes.iter())
             .filter(|d| !mine.contains(d))
             .collect();
+        let admitted_anywhere = |d: DType| {
+            self.def.versions.iter().any(|x| {
+                x.value_input()
+                    .and_then(|i| x.constraint_of(i))
+                    .is_some_and(|c| c.dtypes.contains(d))
+            })
+        };
+        if later_dtypes.is_empty() && !admitted_anywhere(DType::Int32) {
+            later_dtypes.push(DType::Int32);
+        }
         later_dtypes.sort();
         later_dtypes.dedup();
         for d in later_dtypes {
             let slug = "dtype_not_allowed";
             let mut rng = self.rng(d, slug);
-            let c = call(&mut rng, fam, d, i64d, 2, None);
+            let c = self.valid_call(&mut rng, d, i64d);
             self.push(
                 &mut rng,
                 c,
                 slug,
                 &["violation:dtype-not-allowed".into()],
+                true,
+            );
+        }
+        // int32 indices where only int64 are admitted (D6).
+        if !self.idx_dtypes().contains(&DType::Int32) {
+            let slug = "indices_int32_not_allowed";
+            let mut rng = self.rng(f, slug);
+            let mut c = self.valid_call(&mut rng, f, DType::Int32);
+            if c.omit_optional {
+                c.omit_optional = false;
+            }
+            self.push(
+                &mut rng,
+                c,
+                slug,
+                &["violation:indices-dtype-not-allowed".into()],
                 true,
             );
         }
@@ -703,18 +1039,18 @@ mod tests {
     }
 
     #[test]
-    fn the_generated_families_come_from_the_registry() {
-        let names: Vec<&str> = generated_ops().iter().map(|d| d.op_type).collect();
-        // Every op whose indices pick along an axis or element by element, and nothing that
-        // needs a shape or axis input.
-        for d in generated_ops() {
+    fn every_operator_of_the_registry_has_a_family() {
+        let generated = generated_ops();
+        for d in REGISTRY.iter().filter(|d| !d.plumbing) {
             assert!(
-                matches!(d.indexing, Indexing::Axis | Indexing::Elements),
-                "{names:?}"
+                generated.iter().any(|g| std::ptr::eq(*g, *d)),
+                "{} has no family",
+                d.op_type
             );
-            assert!(d.domain.is_empty(), "{names:?}");
         }
-        assert!(names.len() >= 3, "{names:?}");
+        assert!(generated.iter().all(|d| !d.plumbing));
+        assert_eq!(domain_prefix(""), "");
+        assert_eq!(domain_prefix("org.openvinotoolkit"), "openvinotoolkit_");
     }
 
     #[test]

@@ -114,27 +114,40 @@ pub struct Summary {
     pub bytes: u64,
 }
 
+/// How `--ops` and the manifest name an operator: its op_type in the default domain, else
+/// `domain.op_type`, as reports name it (`org.openvinotoolkit.Gather`).
+pub fn op_name(d: &OpDef) -> String {
+    match d.domain {
+        "" => d.op_type.to_owned(),
+        domain => format!("{domain}.{}", d.op_type),
+    }
+}
+
+/// Whether `--ops` entry `name` selects `d`: its full name, or its bare op_type when no
+/// default-domain operator has that op_type (`GatherGrad` for `com.microsoft.GatherGrad`, while
+/// `Gather` is ai.onnx's).
+fn names_op(name: &str, d: &OpDef) -> bool {
+    let shadowed = REGISTRY
+        .iter()
+        .any(|x| !x.plumbing && x.domain.is_empty() && x.op_type == name);
+    op_name(d) == name || (d.op_type == name && (d.domain.is_empty() || !shadowed))
+}
+
 /// The operators `names` asks for (every generated one when empty), in registry order.
 pub fn select_ops(names: &[String]) -> Result<Vec<&'static OpDef>, GenerateError> {
     let generated = cases::generated_ops();
-    // Outside the default domain an operator is named with its domain, as reports name it.
     let list = |defs: &mut dyn Iterator<Item = &&'static OpDef>| {
-        let v: Vec<String> = defs
-            .map(|d| match d.domain {
-                "" => d.op_type.to_owned(),
-                domain => format!("{domain}.{}", d.op_type),
-            })
-            .collect();
+        let v: Vec<String> = defs.map(|d| op_name(d)).collect();
         v.join(", ")
     };
     for name in names {
-        if !REGISTRY.iter().any(|d| !d.plumbing && d.op_type == name) {
+        if !REGISTRY.iter().any(|d| !d.plumbing && names_op(name, d)) {
             return Err(GenerateError::UnknownOp {
                 name: name.clone(),
                 known: list(&mut REGISTRY.iter().filter(|d| !d.plumbing)),
             });
         }
-        if !generated.iter().any(|d| d.op_type == name) {
+        if !generated.iter().any(|d| names_op(name, d)) {
             return Err(GenerateError::NotGenerated {
                 name: name.clone(),
                 generated: list(&mut generated.iter()),
@@ -143,7 +156,7 @@ pub fn select_ops(names: &[String]) -> Result<Vec<&'static OpDef>, GenerateError
     }
     Ok(generated
         .into_iter()
-        .filter(|d| names.is_empty() || names.iter().any(|n| n == d.op_type))
+        .filter(|d| names.is_empty() || names.iter().any(|n| names_op(n, d)))
         .collect())
 }
 
@@ -222,8 +235,15 @@ fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rendered>> {
         .map_err(|e| anyhow::anyhow!("{}: evaluation failed: {e}", spec.name))?;
     let mut files = Vec::new();
     let data_set = "test_data_set_0";
+    let external = if spec.external { v.value_input() } else { None };
     for (k, p) in protos.iter().enumerate() {
-        files.push((format!("{data_set}/input_{k}.pb"), p.encode_to_vec()));
+        if external == Some(k) && !p.raw_data.is_empty() {
+            let (p, bytes) = external_form(p, &format!("input_{k}.bin"));
+            files.push((format!("{data_set}/input_{k}.pb"), p.encode_to_vec()));
+            files.push((format!("{data_set}/input_{k}.bin"), bytes));
+        } else {
+            files.push((format!("{data_set}/input_{k}.pb"), p.encode_to_vec()));
+        }
     }
     let (model, expected, error) = match outcome {
         Outcome::Unsupported => return Ok(None),
@@ -275,6 +295,25 @@ fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rendered>> {
         files,
         entry,
     }))
+}
+
+/// `p` (in `raw_data` form) with its bytes moved to the file `location` beside it, whole
+/// (`offset` 0, `length` the byte count): the proto to write and the file's bytes.
+fn external_form(p: &crate::pb::TensorProto, location: &str) -> (crate::pb::TensorProto, Vec<u8>) {
+    use crate::pb::{tensor_proto::DataLocation, StringStringEntryProto};
+    let mut p = p.clone();
+    let bytes = std::mem::take(&mut p.raw_data);
+    let entry = |key: &str, value: String| StringStringEntryProto {
+        key: key.to_owned(),
+        value,
+    };
+    p.data_location = DataLocation::External as i32;
+    p.external_data = vec![
+        entry("location", location.to_owned()),
+        entry("offset", "0".to_owned()),
+        entry("length", bytes.len().to_string()),
+    ];
+    (p, bytes)
 }
 
 /// The suite in memory: every file relative to OUTDIR (`/`-separated) with its bytes, the
@@ -331,7 +370,7 @@ pub fn build(opts: &Options) -> anyhow::Result<Suite> {
         tool_version: env!("CARGO_PKG_VERSION").to_owned(),
         seed: opts.seed,
         profile: opts.profile.name().to_owned(),
-        ops: ops.iter().map(|d| d.op_type.to_owned()).collect(),
+        ops: ops.iter().map(|d| op_name(d)).collect(),
         files: top,
         cases: entries,
     };
@@ -478,8 +517,25 @@ mod tests {
         let e = select_ops(&["Gaher".into()]).unwrap_err();
         assert!(e.to_string().contains("'Gaher'"), "{e}");
         assert!(matches!(e, GenerateError::UnknownOp { .. }));
-        let e = select_ops(&["GatherND".into()]).unwrap_err();
-        assert!(matches!(e, GenerateError::NotGenerated { .. }), "{e}");
-        assert_eq!(select_ops(&["Gather".into()]).unwrap().len(), 1);
+        // A bare op_type is the default domain's where it has one; others by full name or, when
+        // unshadowed, bare.
+        let names = |ops: &[&str]| -> Vec<String> {
+            let ops: Vec<String> = ops.iter().map(|s| (*s).to_owned()).collect();
+            select_ops(&ops)
+                .unwrap()
+                .iter()
+                .map(|d| op_name(d))
+                .collect()
+        };
+        assert_eq!(names(&["Gather"]), ["Gather"]);
+        assert_eq!(
+            names(&["org.openvinotoolkit.Gather", "GatherGrad"]),
+            ["org.openvinotoolkit.Gather", "com.microsoft.GatherGrad"]
+        );
+        // Every operator of the registry is generated.
+        assert_eq!(
+            select_ops(&[]).unwrap().len(),
+            REGISTRY.iter().filter(|d| !d.plumbing).count()
+        );
     }
 }

@@ -11,6 +11,10 @@ use crate::tensor::{DType, Storage, Tensor};
 /// `producer_name` of every generated model, so a reader can tell them from exported tests.
 pub const PRODUCER_NAME: &str = "onnx-idx-check generate";
 
+/// The ai.onnx opset a model imports beside another domain (`org.openvinotoolkit`,
+/// `com.microsoft`): a current one that runtimes of those domains accept (IR 7).
+pub const ONNX_OPSET_BESIDE_DOMAIN: i64 = 13;
+
 /// How a tensor's values are stored in its file (both forms are a coverage trait).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
@@ -157,7 +161,8 @@ pub struct NodeModel<'a> {
     pub domain: &'a str,
     /// The node's op_type.
     pub op_type: &'a str,
-    /// The opset the model imports for the domain.
+    /// The opset the model imports for the node's domain (ai.onnx is then imported at
+    /// [`ONNX_OPSET_BESIDE_DOMAIN`] too).
     pub opset: i64,
     /// The node's attributes.
     pub attrs: &'a [Attr],
@@ -195,9 +200,17 @@ pub fn model(m: &NodeModel<'_>) -> Option<pb::ModelProto> {
             .collect(),
         ..Default::default()
     };
+    // A node of another domain imports that domain at its version, beside ai.onnx at
+    // [`ONNX_OPSET_BESIDE_DOMAIN`] (as the project's own fixtures of those domains do); the IR
+    // version follows the ai.onnx opset.
+    let onnx_opset = if m.domain.is_empty() {
+        m.opset
+    } else {
+        ONNX_OPSET_BESIDE_DOMAIN
+    };
     let mut opset_import = vec![pb::OperatorSetIdProto {
         domain: String::new(),
-        version: m.opset,
+        version: onnx_opset,
     }];
     if !m.domain.is_empty() {
         opset_import.push(pb::OperatorSetIdProto {
@@ -205,9 +218,8 @@ pub fn model(m: &NodeModel<'_>) -> Option<pb::ModelProto> {
             version: m.opset,
         });
     }
-    // The IR version follows the ai.onnx opset, which is the model's only one here.
     Some(pb::ModelProto {
-        ir_version: ir_version_for_opset(m.opset)?,
+        ir_version: ir_version_for_opset(onnx_opset)?,
         opset_import,
         producer_name: PRODUCER_NAME.to_owned(),
         producer_version: env!("CARGO_PKG_VERSION").to_owned(),

@@ -25,7 +25,7 @@ fn small_int(rng: &mut Rng, d: DType) -> i64 {
 }
 
 /// The bits of float `x` in float dtype `d` (a 16-, 32- or 64-bit float).
-fn float_bits(d: DType, x: f64) -> u64 {
+pub fn float_bits(d: DType, x: f64) -> u64 {
     match d {
         DType::Float16 => u64::from(f16::from_f64(x).to_bits()),
         DType::Bfloat16 => u64::from(bf16::from_f64(x).to_bits()),
@@ -41,6 +41,13 @@ enum Word {
 }
 
 fn random_word(rng: &mut Rng, d: DType) -> Word {
+    match d.layout() {
+        // The packed sub-byte types and the one-byte floats: any code is a value (NaN codes
+        // included, which data movement must keep).
+        Layout::Packed(bits) => return Word::Bits(rng.below(1 << bits) as u128),
+        Layout::Bytes(1) if d.class() == Class::Float => return Word::Bits(rng.below(256) as u128),
+        _ => {}
+    }
     match d {
         DType::Bool => Word::Bits(rng.below(2) as u128),
         DType::String => {
@@ -71,6 +78,56 @@ pub fn specials(d: DType) -> Vec<u64> {
         }
         _ => Vec::new(),
     }
+}
+
+/// NaNs that are not the canonical one, which data movement must copy bit for bit: a quiet NaN
+/// with a payload, a signalling NaN, a negative quiet NaN with a payload; empty for other dtypes.
+pub fn nan_payloads(d: DType) -> Vec<u64> {
+    match d {
+        DType::Float16 => vec![0x7e01, 0x7c01, 0xfe55],
+        DType::Bfloat16 => vec![0x7fc1, 0x7f81, 0xffc5],
+        DType::Float => vec![0x7fc0_1234, 0x7f80_0001, 0xffc0_0abc],
+        DType::Double => vec![
+            0x7ff8_0000_0000_1234,
+            0x7ff0_0000_0000_0001,
+            0xfff8_0000_0000_0abc,
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// Subnormals of float dtype `d`: the smallest, the largest, and a negative one.
+pub fn subnormals(d: DType) -> Vec<u64> {
+    match d {
+        DType::Float16 => vec![0x0001, 0x03ff, 0x8001],
+        DType::Bfloat16 => vec![0x0001, 0x007f, 0x8001],
+        DType::Float => vec![0x0000_0001, 0x007f_ffff, 0x8000_0001],
+        DType::Double => vec![1, 0x000f_ffff_ffff_ffff, 0x8000_0000_0000_0001],
+        _ => Vec::new(),
+    }
+}
+
+/// Strings a runtime may mishandle: empty, non-ASCII (multi-byte UTF-8, an emoji), and long
+/// (3,000 bytes).
+pub fn unusual_strings() -> Vec<Vec<u8>> {
+    vec![
+        Vec::new(),
+        "größe → 😀 ✓".as_bytes().to_vec(),
+        b"0123456789".repeat(300),
+    ]
+}
+
+/// `t` with its string elements replaced where `strings` holds one at that position.
+pub fn with_strings(t: Tensor, strings: &[Option<Vec<u8>>]) -> Result<Tensor, crate::ShapeError> {
+    let Storage::Str(mut v) = t.storage().clone() else {
+        return Ok(t);
+    };
+    for (slot, s) in v.iter_mut().zip(strings) {
+        if let Some(s) = s {
+            slot.clone_from(s);
+        }
+    }
+    Tensor::new(t.dtype(), t.shape().to_vec(), Storage::Str(v))
 }
 
 /// Whether `d` is a float type with specials ([`specials`] is not empty).
@@ -112,17 +169,31 @@ pub fn tensor(
                 })
                 .collect(),
         ),
-        // The generator never asks for packed types (no version of the ops it writes allows
-        // them); an empty storage makes `Tensor::new` refuse the shape instead of panicking.
-        Layout::Packed(_) => Storage::Packed(Vec::new()),
+        // Codes packed least-significant bits first (SEMANTICS.md section 8).
+        Layout::Packed(w) => {
+            let w = w as usize;
+            let mut bytes = vec![0u8; (n * w).div_ceil(8)];
+            for (i, word) in words.iter().enumerate() {
+                let code = bits(word);
+                for b in 0..w {
+                    if (code >> b) & 1 == 1 {
+                        bytes[(i * w + b) / 8] |= 1 << ((i * w + b) % 8);
+                    }
+                }
+            }
+            Storage::Packed(bytes)
+        }
     };
     Tensor::new(d, shape.to_vec(), storage)
 }
 
-/// An index tensor of `d` (int32 or int64) and `shape` holding `values`.
+/// An index tensor of integer dtype `d` and `shape` holding `values` (two's complement,
+/// truncated to the width: a negative value in an unsigned type is a large one).
 pub fn indices(d: DType, shape: &[usize], values: &[i64]) -> Result<Tensor, crate::ShapeError> {
-    let storage = match d {
-        DType::Int32 => Storage::W32(values.iter().map(|&v| v as i32 as u32).collect()),
+    let storage = match d.layout() {
+        Layout::Bytes(1) => Storage::W8(values.iter().map(|&v| v as u8).collect()),
+        Layout::Bytes(2) => Storage::W16(values.iter().map(|&v| v as u16).collect()),
+        Layout::Bytes(4) => Storage::W32(values.iter().map(|&v| v as u32).collect()),
         _ => Storage::W64(values.iter().map(|&v| v as u64).collect()),
     };
     Tensor::new(d, shape.to_vec(), storage)

@@ -54,7 +54,7 @@ pub(crate) static OPENVINO_GATHER: OpDef = OpDef {
             Constraint::new("T_AXIS", INTEGERS),
         ],
         negatives: true,
-        modes: &["out-of-range: zeros"],
+        modes: &[super::registry::OUT_OF_RANGE_ZEROS],
         mode_attr: None,
         eval,
     }],

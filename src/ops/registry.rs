@@ -113,6 +113,10 @@ pub(crate) const REDUCTIONS_16: &[&str] = &["none", "add", "mul"];
 /// The reductions ScatterElements and ScatterND take from version 18 on.
 pub(crate) const REDUCTIONS_18: &[&str] = &["none", "add", "mul", "max", "min"];
 
+/// The mode of a version whose out-of-range indices give zeros instead of an error (OpenVINO
+/// Gather-8, D13), as the support matrix shows it.
+pub(crate) const OUT_OF_RANGE_ZEROS: &str = "out-of-range: zeros";
+
 /// One computed output and how it was made.
 #[derive(Debug, Clone)]
 pub struct Value {
@@ -275,6 +279,11 @@ impl OpVersion {
             mode_attr: None,
             eval,
         }
+    }
+
+    /// Whether an index outside `[-s, s-1]` reads as zeros rather than breaking the spec.
+    pub fn zero_fills(&self) -> bool {
+        self.modes.contains(&OUT_OF_RANGE_ZEROS)
     }
 
     /// The input playing `role`, if any.
