@@ -34,11 +34,11 @@ import argparse
 import json
 import os
 import pathlib
-import queue
 import re
+import select
+import signal
 import subprocess
 import sys
-import threading
 import time
 
 SIDECAR = "_runtime.json"
@@ -159,35 +159,48 @@ def worker(runtime_class):
 
 
 class Worker:
+    """One worker process, in a process group of its own: a runtime may fork helpers (OpenVINO
+    does), and a helper still holding the worker's end of the pipe after the worker died would
+    otherwise keep the parent waiting for an end of file that never comes. Replies are read
+    with select on the raw pipe, in this thread only, so that nothing can block stopping it."""
+
     def __init__(self, script):
         self.proc = subprocess.Popen(
             [sys.executable, script, "--worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            text=True,
-            bufsize=1,
+            start_new_session=True,
         )
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.lines.put(line)
-        self.lines.put(None)  # end of file: the worker is gone
+        self.fd = self.proc.stdout.fileno()
+        self.buffer = b""
+        self.eof = False
 
     def receive(self, timeout):
         """The next reply, or "timeout", or "crashed" when the worker died."""
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            return "timeout"
-        if line is None:
-            return "crashed"
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            if self.eof:
+                return "crashed"
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            # Wake up now and then to notice a worker that died while a helper it forked still
+            # holds the pipe open.
+            ready, _, _ = select.select([self.fd], [], [], min(left, 0.5))
+            if ready:
+                chunk = os.read(self.fd, 65536)
+                if chunk:
+                    self.buffer += chunk
+                else:
+                    self.eof = True
+            elif self.proc.poll() is not None:
+                self.eof = True
+        line, self.buffer = self.buffer.split(b"\n", 1)
         return json.loads(line)
 
     def send(self, job):
         try:
-            self.proc.stdin.write(json.dumps(job) + "\n")
+            self.proc.stdin.write((json.dumps(job) + "\n").encode())
             self.proc.stdin.flush()
             return True
         except (BrokenPipeError, OSError):
@@ -197,8 +210,6 @@ class Worker:
         """How the worker ended, for the crash message."""
         code = self.proc.wait()
         if code < 0:
-            import signal
-
             try:
                 return f"worker killed by signal {-code} ({signal.Signals(-code).name})"
             except ValueError:
@@ -206,15 +217,30 @@ class Worker:
         return f"worker exited with status {code}"
 
     def stop(self):
-        """Ends this worker (only this process, which the script started)."""
-        if self.proc.poll() is None:
-            self.proc.kill()
+        """Ends this worker and whatever it forked: its own process group, which this script
+        created for it."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         self.proc.wait()
         for pipe in (self.proc.stdin, self.proc.stdout):
             try:
                 pipe.close()
             except OSError:
                 pass
+
+    def finish(self):
+        """Ends a worker that has nothing more to do: end of its input, then a little time."""
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+        self.stop()
 
 
 def parse_args(prog, runtime_label):
@@ -324,12 +350,7 @@ def main(runtime_class, prog, script, runtime_label=None):
                 refused += 1
         records[label] = record
     if w is not None:
-        w.proc.stdin.close()
-        try:
-            w.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            pass
-        w.stop()
+        w.finish()
 
     _write_sidecar(dst, runtime_info, timeout, records)
     version = runtime_info["version"] or "(not started)"

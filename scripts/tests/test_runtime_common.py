@@ -37,6 +37,12 @@ FAKE = textwrap.dedent(
                 os.abort()
             if kind.startswith("hang"):
                 time.sleep(120)
+            if kind.startswith("forkcrash"):
+                # a helper that outlives the worker, holding its pipe open (as OpenVINO's do)
+                if os.fork() == 0:
+                    time.sleep(120)
+                    os._exit(0)
+                os.abort()
             print("noise on stdout")  # must not garble the protocol
             return Model()
 
@@ -80,7 +86,7 @@ class RuntimeCommonTest(unittest.TestCase):
         return proc, dst
 
     def test_refusal_crash_and_hang_each_cost_one_case(self):
-        for name in ("crash_a", "hang_b", "refuse_c"):
+        for name in ("crash_a", "forkcrash_a", "hang_b", "refuse_c"):
             self.make_case(name)
         proc, dst = self.run_script("--timeout", "2")
         self.assertEqual(proc.returncode, 0, proc.stderr)
@@ -90,21 +96,23 @@ class RuntimeCommonTest(unittest.TestCase):
         cases = sidecar["cases"]
         self.assertEqual(cases["crash_a"]["status"], "crashed")
         self.assertIn("SIGABRT", cases["crash_a"]["message"])
+        self.assertEqual(cases["forkcrash_a"]["status"], "crashed")
         self.assertEqual(cases["hang_b"]["status"], "timeout")
         self.assertEqual(
             cases["refuse_c"], {"status": "refused", "message": "unsupported operator"}
         )
-        lines = [line for line in proc.stderr.splitlines() if line.startswith(("crash_", "hang_", "refuse_"))]
+        lines = [line for line in proc.stderr.splitlines() if line.startswith(("crash_", "forkcrash_", "hang_", "refuse_"))]
         self.assertEqual(
             lines,
             [
                 "crash_a: crashed: worker killed by signal 6 (SIGABRT)",
+                "forkcrash_a: crashed: worker killed by signal 6 (SIGABRT)",
                 "hang_b: timeout: no result after 2 s; worker stopped",
                 "refuse_c: model refused: unsupported operator",
             ],
         )
         self.assertIn(
-            "fake_outputs: 3 cases, fake 0.0: 0 data sets written to", proc.stderr.splitlines()[-1]
+            "fake_outputs: 4 cases, fake 0.0: 0 data sets written to", proc.stderr.splitlines()[-1]
         )
         self.assertEqual(list(dst.rglob("output_*.pb")), [])
 
