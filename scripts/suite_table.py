@@ -34,7 +34,7 @@ SUMMARY_COLUMNS = [
     ("failed", "failed"),
     ("errored", "errored"),
     ("refused", "refused"),
-    ("crashed", "crashed / timeout"),
+    ("crashed", "crashed / timeout (any case)"),
     ("violation_refused", "violations: refused as required"),
     ("violation_output", "violations: output anyway"),
 ]
