@@ -45,6 +45,5 @@ class Evaluator:
 
 
 if __name__ == "__main__":
-    sys.exit(
-        runtime_common.main(OnnxReference, "onnx_reference_outputs", __file__, "ONNX's reference evaluator")
-    )
+    label = "ONNX's reference evaluator"
+    sys.exit(runtime_common.main(OnnxReference, "onnx_reference_outputs", __file__, label))

@@ -147,7 +147,8 @@ def render(manifest, runs, with_cases=False):
     valid = sum(1 for c in cases.values() if c.get("expected") == "passed")
     out.append(
         f"Suite: {len(cases)} cases ({valid} valid, {len(cases) - valid} the spec requires an "
-        f"error for); {manifest.get('tool', 'onnx-idx-check')} {manifest.get('tool_version', '?')}, "
+        f"error for); {manifest.get('tool', 'onnx-idx-check')} "
+        f"{manifest.get('tool_version', '?')}, "
         f"profile {manifest.get('profile', '?')}, seed {manifest.get('seed', '?')}."
     )
     out.append("")
@@ -174,7 +175,9 @@ def render(manifest, runs, with_cases=False):
         out.append("No failed case.")
 
     out.append("")
-    out.append("Failed cases by diagnosis class (the first class that reproduces the wrong output):")
+    out.append(
+        "Failed cases by diagnosis class (the first class that reproduces the wrong output):"
+    )
     out.append("")
     if by_class:
         rows = sorted(by_class.items(), key=lambda kv: (kv[0] == "(none)", -sum(kv[1]), kv[0]))

@@ -101,7 +101,8 @@ class RuntimeCommonTest(unittest.TestCase):
         self.assertEqual(
             cases["refuse_c"], {"status": "refused", "message": "unsupported operator"}
         )
-        lines = [line for line in proc.stderr.splitlines() if line.startswith(("crash_", "forkcrash_", "hang_", "refuse_"))]
+        names = ("crash_", "forkcrash_", "hang_", "refuse_")
+        lines = [line for line in proc.stderr.splitlines() if line.startswith(names)]
         self.assertEqual(
             lines,
             [
