@@ -547,8 +547,7 @@ fn gate_failure(c: &CaseResult, deny_skip: bool) -> Option<usize> {
 }
 
 impl CaseResult {
-    /// A result with a name, a directory and a verdict, and nothing else known (for tests).
-    #[cfg(test)]
+    /// A result with a name, a directory and a verdict, and nothing else known yet.
     pub(crate) fn bare(name: &str, path: PathBuf, status: Status) -> CaseResult {
         CaseResult {
             name: name.into(),

@@ -7,7 +7,6 @@ use crate::discover::Case;
 use crate::eval;
 use crate::load::{self, tensor::TensorContext, LoadError};
 use crate::verdict::{CaseResult, Status};
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
@@ -45,19 +44,8 @@ impl Record {
 /// The result of `case` before anything is known of it: `status`, with `reason`.
 pub(super) fn bare_result(case: &Case, status: Status, reason: Option<String>) -> CaseResult {
     CaseResult {
-        name: case.name.clone(),
-        path: case.dir.clone(),
-        ops: Vec::new(),
-        opset: BTreeMap::new(),
-        op_versions: Vec::new(),
-        files: Vec::new(),
-        origin: None,
-        expectation: None,
-        traits: Vec::new(),
-        status,
         reason,
-        data_sets: Vec::new(),
-        duration: Default::default(),
+        ..CaseResult::bare(&case.name, case.dir.clone(), status)
     }
 }
 
