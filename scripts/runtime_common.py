@@ -108,9 +108,10 @@ def run_case(runtime, case, out_root):
             if len(inputs) > len(names):
                 raise ValueError(f"{len(inputs)} input files for {len(names)} model inputs")
             # input_K feeds the K-th input, as in ONNX's node tests; optional inputs without a
-            # file are left out.
+            # file are left out. A tensor stored as external data (input_K.bin) is read from
+            # beside its .pb, not from the working directory.
             feeds = {
-                name: numpy_helper.to_array(onnx.load_tensor(str(path)))
+                name: numpy_helper.to_array(onnx.load_tensor(str(path)), base_dir=str(ds))
                 for name, path in zip(names, inputs)
             }
             outs = model.run(feeds)

@@ -44,7 +44,15 @@ FAKE = textwrap.dedent(
                     os._exit(0)
                 os.abort()
             print("noise on stdout")  # must not garble the protocol
+            if kind.startswith("echo"):
+                return Echo()
             return Model()
+
+    class Echo:
+        input_names = ["x"]
+        output_names = ["y"]
+        def run(self, feeds):
+            return [feeds["x"]]
 
     sys.exit(runtime_common.main(Fake, "fake_outputs", __file__))
     """
@@ -136,6 +144,27 @@ class RuntimeCommonTest(unittest.TestCase):
         self.assertEqual(numpy_helper.to_array(tensor).tolist(), [1.0, 2.0])
         sidecar = json.loads((dst / "_runtime.json").read_text())
         self.assertEqual(sidecar["cases"]["ok_a"]["status"], "ok")
+
+    def test_external_data_read_beside_the_input(self):
+        if not HAVE_ONNX:
+            self.skipTest("onnx and numpy not installed: the case that writes outputs is not run")
+        import numpy as np
+        import onnx
+        from onnx import external_data_helper, numpy_helper
+
+        self.make_case("echo_a")
+        ds = self.src / "echo_a" / "test_data_set_0"
+        tensor = numpy_helper.from_array(np.array([3.0, 4.0], dtype=np.float32), "x")
+        external_data_helper.set_external_data(tensor, "input_0.bin")
+        (ds / "input_0.bin").write_bytes(tensor.raw_data)
+        tensor.ClearField("raw_data")
+        tensor.data_location = onnx.TensorProto.EXTERNAL
+        onnx.save_tensor(tensor, str(ds / "input_0.pb"))
+        # run from elsewhere: the .bin is found beside the .pb, not in the working directory
+        proc, dst = self.run_script()
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = onnx.load_tensor(str(dst / "echo_a" / "test_data_set_0" / "output_0.pb"))
+        self.assertEqual(numpy_helper.to_array(out).tolist(), [3.0, 4.0])
 
     def test_usage_error_exits_2(self):
         proc, _ = self.run_script()  # src does not exist
