@@ -85,7 +85,7 @@ impl Record {
         self
     }
 
-    /// Writes the record to `file` (through a temporary file and a rename), creating its
+    /// Writes the record to `file` (through a fresh temporary file and a rename), creating its
     /// directory; a new `.onnx-idx-check/` directory gets a `.gitignore` of `*`, so that it
     /// never shows in `git status`.
     pub(crate) fn write(&self, file: &Path) -> Result<()> {
@@ -101,17 +101,11 @@ impl Record {
             }
         }
         let text = serde_json::to_string_pretty(self).context("serialising the record")? + "\n";
-        let tmp = dir.join(format!(
-            ".{}.{}.tmp",
-            file.file_name()
-                .map_or("last-run".into(), |n| n.to_string_lossy()),
-            std::process::id()
-        ));
-        std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, file).with_context(|| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("replacing {}", file.display())
-        })
+        let name = file
+            .file_name()
+            .with_context(|| format!("{} names no file", file.display()))?;
+        crate::pending::write_atomic(dir, &name.to_string_lossy(), text.as_bytes())
+            .with_context(|| format!("replacing {}", file.display()))
     }
 }
 

@@ -109,7 +109,23 @@ pub fn classify_all(
     reference: Option<&Tensor>,
     actual: &Tensor,
 ) -> Vec<BugClass> {
-    let mut found = Vec::new();
+    explain(subj, reference, actual).exact
+}
+
+/// What the bug classes make of a wrong output, from one run of each class's variants.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Explanation {
+    /// The classes that reproduce it exactly, as [`classify_all`] lists them.
+    pub exact: Vec<BugClass>,
+    /// When its shape differs from the reference's, the classes whose output has its dtype and
+    /// shape: with no exact class, one of them is likely part of the story with another bug on
+    /// top (a runtime that ignores the axis and clamps indices).
+    pub same_shape: Vec<BugClass>,
+}
+
+/// [`classify_all`], and the classes that give `actual`'s shape where the reference's differs.
+pub fn explain(subj: &Subject<'_>, reference: Option<&Tensor>, actual: &Tensor) -> Explanation {
+    let mut found = Explanation::default();
     if reference.is_some_and(|r| identical(r, actual)) {
         return found;
     }
@@ -129,8 +145,10 @@ pub fn classify_all(
             computed.as_ref()
         }
     };
+    let shape_differs = reference.is_some_and(|r| r.shape() != actual.shape());
     // The grads' reduction is their accumulation: "ignored" there means overwrite.
     for class in BugClass::ALL {
+        let mut same_shape = false;
         for q in quirk_variants(class, subj) {
             let q = Quirks { cap, ..q };
             let Some(sem) = semantics(subj, &q) else {
@@ -139,35 +157,18 @@ pub fn classify_all(
             let Some(out) = execute(&sem) else { continue };
             let changes_something = baseline.is_none_or(|b| !identical(b, &out));
             if changes_something && identical(&out, actual) {
-                found.push(class);
+                found.exact.push(class);
                 // One variant reproducing it is enough for this class.
                 break;
             }
+            same_shape |=
+                shape_differs && out.shape() == actual.shape() && out.dtype() == actual.dtype();
+        }
+        if same_shape && found.exact.last() != Some(&class) {
+            found.same_shape.push(class);
         }
     }
     found
-}
-
-/// When `actual` has another shape than `reference` and no bug class reproduces it exactly, the
-/// classes whose output has `actual`'s dtype and shape: one of them is likely part of the story,
-/// with another bug on top (report #26's runtime ignored the axis and clamped indices).
-pub fn shape_consistent(subj: &Subject<'_>, reference: &Tensor, actual: &Tensor) -> Vec<BugClass> {
-    if reference.shape() == actual.shape() {
-        return Vec::new();
-    }
-    let cap = Some(actual.numel());
-    BugClass::ALL
-        .into_iter()
-        .filter(|&class| {
-            quirk_variants(class, subj).into_iter().any(|q| {
-                semantics(subj, &Quirks { cap, ..q })
-                    .and_then(|s| execute(&s))
-                    .is_some_and(|out| {
-                        out.shape() == actual.shape() && out.dtype() == actual.dtype()
-                    })
-            })
-        })
-        .collect()
 }
 
 /// Whether a scatter with reduction "none" writes one output element more than once: input the

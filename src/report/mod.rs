@@ -7,7 +7,8 @@
 //! (`--report junit=FILE --report markdown=FILE` beside the human output on the terminal). The
 //! formats: human status lines and summary, one JSON document (schema_version 1, also
 //! [`CheckReport::to_json`](crate::CheckReport::to_json)), JUnit XML, and GitHub-flavoured
-//! Markdown for `$GITHUB_STEP_SUMMARY` ([`markdown::render`]).
+//! Markdown for `$GITHUB_STEP_SUMMARY` ([`markdown::render`]), and GitHub Actions annotations
+//! when the run is a GitHub Actions step.
 //!
 //! Reporters read only the shared data of [`crate::verdict`]: no format imports another's types.
 //!

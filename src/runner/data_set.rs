@@ -246,16 +246,15 @@ fn load_and_evaluate(
         if !d.passed {
             if let Some(t) = plan.producer_step(k).and_then(trace) {
                 let subject = t.subject();
-                out.diagnoses = diagnose::classify_all(&subject, Some(reference), checked);
+                let found = diagnose::explain(&subject, Some(reference), checked);
+                out.diagnoses = found.exact;
                 for m in &mut out.first_mismatches {
                     m.source = diagnose::provenance(&subject, m.flat);
                 }
                 if let Some(r) = out.reason.as_mut() {
                     r.push_str(&diagnosis_note(&out.diagnoses));
                     if out.diagnoses.is_empty() {
-                        r.push_str(&shape_hint(&diagnose::shape_consistent(
-                            &subject, reference, checked,
-                        )));
+                        r.push_str(&shape_hint(&found.same_shape));
                     }
                 }
             }
@@ -409,18 +408,18 @@ impl DataSetFiles {
         n_outputs: usize,
         ds: &str,
     ) -> Result<(), Verdict> {
+        if let Some(missing) = (0..n_inputs as u64).find(|k| !self.inputs.contains(k)) {
+            return Err(Verdict(
+                Status::Errored,
+                format!(
+                    "{ds}/input_{missing}.pb is missing: the graph has {n_inputs} input(s) to match by position"
+                ),
+            ));
+        }
         for (kind, have, want) in [
             ("input", &self.inputs, n_inputs),
             ("output", &self.outputs, n_outputs),
         ] {
-            if let Some(missing) = (0..want as u64).find(|k| kind == "input" && !have.contains(k)) {
-                return Err(Verdict(
-                    Status::Errored,
-                    format!(
-                        "{ds}/{kind}_{missing}.pb is missing: the graph has {want} {kind}(s) to match by position"
-                    ),
-                ));
-            }
             if let Some(extra) = have.iter().find(|&&k| k >= want as u64) {
                 return Err(Verdict(
                     Status::Errored,
