@@ -271,7 +271,8 @@ pub struct GenerateArgs {
     /// Where to write the suite (or, with --verify, the suite to check).
     #[arg(value_name = "OUTDIR")]
     pub outdir: PathBuf,
-    /// How much to generate: quick is small cases for every CI run.
+    /// How much to generate: quick is small cases for every CI run, full crosses them with every
+    /// data type and index type, stress adds large ones.
     #[arg(long, value_enum, default_value_t = Profile::Quick)]
     pub profile: Profile,
     /// Seed of the random values (recorded in MANIFEST.json).
@@ -283,15 +284,24 @@ pub struct GenerateArgs {
     pub ops: Vec<String>,
     /// Check OUTDIR against its MANIFEST.json instead of writing: every listed file present with
     /// its sha256, and no other file.
-    #[arg(long, conflicts_with_all = ["profile", "seed", "ops"])]
+    #[arg(long, conflicts_with_all = ["profile", "seed", "ops", "max_tensor_bytes"])]
     pub verify: bool,
+    /// Leave out every case with a tensor (input or expected output) larger than this, in bytes
+    /// (suffixes as for `run`): bounds the stress profile's large cases.
+    #[arg(long, value_name = "N", default_value = "4GiB")]
+    pub max_tensor_bytes: String,
 }
 
 /// `generate --profile`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Profile {
-    /// Small cases, one per operator version, data type and trait.
+    /// Small cases, one per operator version, data type and trait (about 1,900).
     Quick,
+    /// Every small case on every data type crossed with every index type; a superset of quick.
+    Full,
+    /// The quick cases and large ones for the latest version of each operator: axes longer than
+    /// 65,536 and 2^24, two million indices, ranks 8 and 10 (about 1 GB).
+    Stress,
 }
 
 /// Arguments of `bench`.

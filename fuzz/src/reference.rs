@@ -10,8 +10,8 @@
 //! The order of verdicts: a node that cannot be resolved is [`Outcome::TooOld`]; anything the
 //! spec forbids is [`Outcome::Invalid`] (structure first, then the output size of D12 as
 //! [`Outcome::TooLarge`], then every index, D3); only a node that is valid but asks for something
-//! the tool does not implement (D8's string/bool/complex reductions, OpenVINO Gather on packed
-//! sub-byte data) is [`Outcome::Unsupported`].
+//! the tool does not implement (D8's string/bool/complex reductions) is
+//! [`Outcome::Unsupported`].
 
 use onnx_idx_check::tensor::{DType, Layout, Storage, Tensor};
 use std::fmt;
@@ -50,8 +50,14 @@ fn packed_bits(d: DType) -> Option<usize> {
     match d {
         DType::Int4 | DType::Uint4 | DType::Float4E2M1 => Some(4),
         DType::Int2 | DType::Uint2 => Some(2),
+        DType::Float6E2M3 | DType::Float6E3M2 => Some(6),
         _ => None,
     }
+}
+
+/// Bit `pos` of LSB-first packed `bytes` (a 6-bit code may span two bytes).
+fn bit(bytes: &[u8], pos: usize) -> u64 {
+    u64::from((bytes[pos / 8] >> (pos % 8)) & 1)
 }
 
 impl RTensor {
@@ -78,7 +84,7 @@ impl RTensor {
         )
     }
 
-    /// Reads a library tensor (complex128 and 6-bit floats are not modelled).
+    /// Reads a library tensor (complex128 is not modelled).
     pub fn from_tensor(t: &Tensor) -> RTensor {
         let n = t.numel();
         let words: Vec<Word> = match t.storage() {
@@ -90,12 +96,8 @@ impl RTensor {
             Storage::Packed(bytes) => {
                 let bits = packed_bits(t.dtype())
                     .unwrap_or_else(|| panic!("the reference does not model {}", t.dtype()));
-                let mask = (1u8 << bits) - 1;
                 (0..n)
-                    .map(|i| {
-                        let pos = i * bits;
-                        Word::Bits(u64::from((bytes[pos / 8] >> (pos % 8)) & mask))
-                    })
+                    .map(|i| Word::Bits((0..bits).map(|j| bit(bytes, i * bits + j) << j).sum()))
                     .collect()
             }
             Storage::Str(v) => v.iter().cloned().map(Word::Bytes).collect(),
@@ -120,8 +122,10 @@ impl RTensor {
                     .unwrap_or_else(|| panic!("the reference does not model {}", self.dtype));
                 let mut bytes = vec![0u8; (self.words.len() * b).div_ceil(8)];
                 for (i, w) in self.words.iter().enumerate() {
-                    let pos = i * b;
-                    bytes[pos / 8] |= ((bits(w) as u8) & ((1 << b) - 1)) << (pos % 8);
+                    for j in 0..b {
+                        let pos = i * b + j;
+                        bytes[pos / 8] |= (((bits(w) >> j) & 1) as u8) << (pos % 8);
+                    }
                 }
                 Storage::Packed(bytes)
             }
@@ -1170,12 +1174,6 @@ fn ov_gather(
     oshape.extend_from_slice(&ind.shape[b..]);
     oshape.extend_from_slice(&data.shape[axis + 1..]);
     check_size(data.dtype, &oshape, max_bytes)?;
-    if matches!(data.dtype.layout(), Layout::Packed(_)) {
-        return Err(Outcome::Unsupported(format!(
-            "OpenVINO Gather on packed {}",
-            data.dtype
-        )));
-    }
     let values = index_values(ind);
     let mut words = Vec::new();
     for oc in positions(&oshape) {

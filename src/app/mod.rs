@@ -239,9 +239,12 @@ fn generate(args: GenerateArgs) -> Result<u8> {
     let opts = generate::Options {
         profile: match args.profile {
             crate::cli::Profile::Quick => generate::Profile::Quick,
+            crate::cli::Profile::Full => generate::Profile::Full,
+            crate::cli::Profile::Stress => generate::Profile::Stress,
         },
         seed: args.seed,
         ops: args.ops,
+        max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
     };
     let s = generate::generate(&args.outdir, &opts).map_err(|e| {
         if e.downcast_ref::<GenerateError>().is_some() {
@@ -263,6 +266,12 @@ fn generate(args: GenerateArgs) -> Result<u8> {
         doc.push_str(&format!(
             "left out {} cases onnx-idx-check does not implement (no reference values)\n",
             s.left_out
+        ));
+    }
+    if s.too_large > 0 {
+        doc.push_str(&format!(
+            "left out {} cases with a tensor larger than --max-tensor-bytes ({})\n",
+            s.too_large, args.max_tensor_bytes
         ));
     }
     doc.push_str(&format!(

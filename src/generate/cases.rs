@@ -8,6 +8,7 @@
 //! negative indices count and whether out-of-range indices read as zeros all come from the
 //! registry ([`crate::ops::REGISTRY`]).
 
+mod large;
 mod offsets;
 mod traits;
 mod tuples;
@@ -156,6 +157,8 @@ struct Call {
     /// Store the value input's bytes in a file beside its `.pb` (external data).
     external: bool,
     form: Form,
+    /// The data and the updates hold [`values::ramp`]'s values instead of random ones.
+    ramp: bool,
 }
 
 impl Call {
@@ -270,6 +273,7 @@ fn call(
         strings: Vec::new(),
         external: false,
         form: Form::Raw,
+        ramp: false,
     };
     // Elements: each dim of the indices from 1 to the data's (the axis dim too, so that a
     // scatter's indices can be distinct along it).
@@ -293,6 +297,15 @@ fn base_traits(c: &Call) -> Vec<String> {
     ]
 }
 
+/// The full profile's pass over one value dtype and one index dtype: every case of the version
+/// made on that pair, where the quick profile makes the dtype-independent cases on the main pair
+/// only (float data, int64 indices where allowed).
+#[derive(Clone, Copy, Debug)]
+struct Pass {
+    dtype: DType,
+    idx: DType,
+}
+
 /// Builds the cases of one operator version.
 struct Builder<'a> {
     seed: u64,
@@ -300,17 +313,29 @@ struct Builder<'a> {
     v: &'static OpVersion,
     fam: Family,
     out: &'a mut Vec<CaseSpec>,
+    /// The full profile's current pass; `None` in the quick profile.
+    pass: Option<Pass>,
 }
 
 impl Builder<'_> {
+    /// `test_<op>_<version>_<dtype>_<slug>`, and in a full-profile pass over other indices than
+    /// the main ones `_indices_<dtype>` after it (unless the slug already says so: the quick
+    /// profile's `indices_int32` case keeps its name, and so its values, in the full one).
     fn name(&self, dtype: DType, slug: &str) -> String {
+        let tag = match self.pass {
+            Some(p)
+                if Some(p.idx) != self.default_idx() && slug != format!("indices_{}", p.idx) =>
+            {
+                format!("_indices_{}", p.idx)
+            }
+            _ => String::new(),
+        };
         format!(
-            "test_{}{}_{}_{}_{}",
+            "test_{}{}_{}_{}_{slug}{tag}",
             domain_prefix(self.def.domain),
             snake(self.def.op_type),
             self.v.since,
             dtype,
-            slug
         )
     }
 
@@ -323,6 +348,14 @@ impl Builder<'_> {
         let mut inputs = Vec::with_capacity(self.v.inputs.len());
         // A gradient has no data input: the data's specials go to it.
         let grad = self.v.input_with(Role::Data).is_none();
+        let values = |rng: &mut Rng, shape: &[usize], overrides: &[Option<u64>]| match c
+            .ramp
+            .then(|| values::ramp(c.dtype, shape))
+            .flatten()
+        {
+            Some(t) => Ok(t),
+            None => values::tensor(rng, c.dtype, shape, overrides),
+        };
         for spec in self.v.inputs {
             if spec.optional && c.omit_optional {
                 break;
@@ -339,7 +372,7 @@ impl Builder<'_> {
                     } else {
                         &c.updates_overrides
                     };
-                    values::tensor(rng, c.dtype, &shape, overrides)
+                    values(rng, &shape, overrides)
                 }
                 Role::Shape => {
                     let dims: Vec<i64> = c.data_shape.iter().map(|&d| d as i64).collect();
@@ -358,7 +391,7 @@ impl Builder<'_> {
                     };
                     values::indices(d, &shape, &vals)
                 }
-                _ => values::tensor(rng, c.dtype, &c.data_shape, &c.data_overrides),
+                _ => values(rng, &c.data_shape, &c.data_overrides),
             };
             let t = match (t, spec.role) {
                 (Ok(t), Role::Data | Role::Updates) if !c.strings.is_empty() => {
@@ -437,7 +470,8 @@ impl Builder<'_> {
             .find_map(|x| x.modes.first())
     }
 
-    fn dtypes(&self) -> Vec<DType> {
+    /// The value dtypes the version allows.
+    fn allowed_dtypes(&self) -> Vec<DType> {
         self.v
             .value_input()
             .and_then(|i| self.v.constraint_of(i))
@@ -445,7 +479,8 @@ impl Builder<'_> {
             .unwrap_or_default()
     }
 
-    fn idx_dtypes(&self) -> Vec<DType> {
+    /// The index dtypes the version allows.
+    fn allowed_idx_dtypes(&self) -> Vec<DType> {
         self.v
             .input_with(Role::Indices)
             .and_then(|i| self.v.constraint_of(i))
@@ -453,22 +488,50 @@ impl Builder<'_> {
             .unwrap_or_default()
     }
 
-    /// The representative dtype for traits that do not depend on it: float where allowed.
-    fn main_dtype(&self) -> Option<DType> {
-        let d = self.dtypes();
+    /// The value dtypes the cases that loop over dtypes make: the pass's one, else every
+    /// allowed one.
+    fn dtypes(&self) -> Vec<DType> {
+        match self.pass {
+            Some(p) => vec![p.dtype],
+            None => self.allowed_dtypes(),
+        }
+    }
+
+    /// The index dtypes the cases that loop over them make: the pass's one, else every allowed
+    /// one.
+    fn idx_dtypes(&self) -> Vec<DType> {
+        match self.pass {
+            Some(p) => vec![p.idx],
+            None => self.allowed_idx_dtypes(),
+        }
+    }
+
+    /// float where allowed: the value dtype of the quick profile's dtype-independent cases.
+    fn default_dtype(&self) -> Option<DType> {
+        let d = self.allowed_dtypes();
         d.iter()
             .copied()
             .find(|&x| x == DType::Float)
             .or(d.first().copied())
     }
 
-    /// The index dtype of most cases: int64 where allowed.
-    fn main_idx(&self) -> Option<DType> {
-        let d = self.idx_dtypes();
+    /// int64 where allowed: the index dtype of the quick profile's cases.
+    fn default_idx(&self) -> Option<DType> {
+        let d = self.allowed_idx_dtypes();
         d.iter()
             .copied()
             .find(|&x| x == DType::Int64)
             .or(d.first().copied())
+    }
+
+    /// The value dtype of the dtype-independent cases: the pass's, else the default.
+    fn main_dtype(&self) -> Option<DType> {
+        self.pass.map(|p| p.dtype).or(self.default_dtype())
+    }
+
+    /// The index dtype of the cases: the pass's, else the default.
+    fn main_idx(&self) -> Option<DType> {
+        self.pass.map(|p| p.idx).or(self.default_idx())
     }
 
     fn build(&mut self) {
@@ -955,7 +1018,7 @@ impl Builder<'_> {
         }
         // Dtypes a later version admits and this one does not (bfloat16 before 13); where no
         // version admits more, int32 when no version admits it (the backward ops' float T).
-        let mine = self.dtypes();
+        let mine = self.allowed_dtypes();
         let mut later_dtypes: Vec<DType> = self
             .def
             .versions
@@ -977,6 +1040,10 @@ impl Builder<'_> {
         }
         later_dtypes.sort();
         later_dtypes.dedup();
+        // Their names do not carry the value dtype of a full-profile pass: one pass makes them.
+        if self.pass.is_some() && self.main_dtype() != self.default_dtype() {
+            later_dtypes.clear();
+        }
         for d in later_dtypes {
             let slug = "dtype_not_allowed";
             let mut rng = self.rng(d, slug);
@@ -990,7 +1057,7 @@ impl Builder<'_> {
             );
         }
         // int32 indices where only int64 are admitted (D6).
-        if !self.idx_dtypes().contains(&DType::Int32) {
+        if !self.allowed_idx_dtypes().contains(&DType::Int32) {
             let slug = "indices_int32_not_allowed";
             let mut rng = self.rng(f, slug);
             let mut c = self.valid_call(&mut rng, f, DType::Int32);
@@ -1008,21 +1075,71 @@ impl Builder<'_> {
     }
 }
 
-/// Every case of the quick profile for the operators `ops`, in a stable order.
-pub fn quick(seed: u64, ops: &[&'static OpDef]) -> Vec<CaseSpec> {
+/// How many cases to make of each operator version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Breadth {
+    /// Each dtype-independent case once, on float data and int64 indices where allowed; each
+    /// dtype and index dtype in cases of their own.
+    Quick,
+    /// Every case on every allowed value dtype crossed with every allowed index dtype (a
+    /// superset of quick: its cases keep their names and values).
+    Full,
+}
+
+/// The operator versions of `ops` the generator writes, with their families, in a stable order.
+pub fn versions(ops: &[&'static OpDef]) -> Vec<(&'static OpDef, &'static OpVersion)> {
+    ops.iter()
+        .flat_map(|&def| def.versions.iter().map(move |v| (def, v)))
+        .filter(|(def, v)| family(def, v).is_some())
+        .collect()
+}
+
+/// The cases of one operator version at `breadth`, in a stable order.
+pub fn of_version(
+    breadth: Breadth,
+    seed: u64,
+    def: &'static OpDef,
+    v: &'static OpVersion,
+) -> Vec<CaseSpec> {
     let mut out = Vec::new();
-    for &def in ops {
-        for v in def.versions {
-            let Some(fam) = family(def, v) else { continue };
-            Builder {
-                seed,
-                def,
-                v,
-                fam,
-                out: &mut out,
-            }
-            .build();
+    let Some(fam) = family(def, v) else {
+        return out;
+    };
+    let mut b = Builder {
+        seed,
+        def,
+        v,
+        fam,
+        out: &mut out,
+        pass: None,
+    };
+    if breadth == Breadth::Quick || v.deprecated {
+        b.build();
+        return out;
+    }
+    for idx in b.allowed_idx_dtypes() {
+        for dtype in b.allowed_dtypes() {
+            b.pass = Some(Pass { dtype, idx });
+            b.build();
         }
+    }
+    out
+}
+
+/// The stress profile's large cases of one operator version (none unless it is the latest):
+/// see [`large`].
+pub fn large(seed: u64, def: &'static OpDef, v: &'static OpVersion) -> Vec<CaseSpec> {
+    let mut out = Vec::new();
+    if let Some(fam) = family(def, v) {
+        Builder {
+            seed,
+            def,
+            v,
+            fam,
+            out: &mut out,
+            pass: None,
+        }
+        .large_cases();
     }
     out
 }
@@ -1053,13 +1170,44 @@ mod tests {
         assert_eq!(domain_prefix("org.openvinotoolkit"), "openvinotoolkit_");
     }
 
+    /// Every case of `breadth`, in a stable order.
+    fn all(breadth: Breadth) -> Vec<CaseSpec> {
+        versions(&generated_ops())
+            .into_iter()
+            .flat_map(|(def, v)| of_version(breadth, 0, def, v))
+            .collect()
+    }
+
     #[test]
     fn names_are_unique() {
-        let cases = quick(0, &generated_ops());
-        let mut names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
-        let n = names.len();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), n);
+        for breadth in [Breadth::Quick, Breadth::Full] {
+            let cases = all(breadth);
+            let mut names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+            let n = names.len();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), n, "{breadth:?}");
+        }
+    }
+
+    #[test]
+    fn full_holds_every_quick_case_unchanged_and_every_dtype_pair() {
+        let quick = all(Breadth::Quick);
+        let full: BTreeMap<String, CaseSpec> = all(Breadth::Full)
+            .into_iter()
+            .map(|c| (c.name.clone(), c))
+            .collect();
+        assert!(full.len() > 10 * quick.len(), "{} cases", full.len());
+        for q in &quick {
+            let f = &full[&q.name];
+            assert_eq!(
+                (&f.inputs, &f.attrs, &f.traits),
+                (&q.inputs, &q.attrs, &q.traits)
+            );
+        }
+        // A dtype-independent trait on a pair quick does not make: int8 data, int32 indices.
+        let c = &full["test_gather_13_int8_negative_indices_indices_int32"];
+        assert_eq!(c.inputs[0].dtype(), DType::Int8);
+        assert_eq!(c.inputs[1].dtype(), DType::Int32);
     }
 }

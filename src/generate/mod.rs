@@ -42,6 +42,12 @@ pub const EXPECTATIONS_FILE: &str = "expectations.toml";
 pub enum Profile {
     /// Small cases, one per version, dtype and trait: for every CI run.
     Quick,
+    /// The same small cases on every allowed value dtype crossed with every allowed index
+    /// dtype: a superset of quick.
+    Full,
+    /// The quick cases and, for the latest version of each operator, large ones: long axes,
+    /// a million indices, high ranks.
+    Stress,
 }
 
 impl Profile {
@@ -49,6 +55,8 @@ impl Profile {
     pub fn name(self) -> &'static str {
         match self {
             Profile::Quick => "quick",
+            Profile::Full => "full",
+            Profile::Stress => "stress",
         }
     }
 }
@@ -62,6 +70,9 @@ pub struct Options {
     pub seed: u64,
     /// Operators to generate (`op_type`s); empty for every one the generator knows.
     pub ops: Vec<String>,
+    /// The largest tensor a case may hold, in bytes: the stress profile leaves out a large case
+    /// with a bigger one.
+    pub max_tensor_bytes: usize,
 }
 
 /// Why `generate` refused to start; every one is the caller's to fix (a usage error).
@@ -108,6 +119,8 @@ pub struct Summary {
     /// Cases left out because the tool does not implement what they ask (D8's string and bool
     /// reductions, say): their expected outputs would not come from a reference.
     pub left_out: usize,
+    /// Large cases left out because a tensor of theirs is larger than `max_tensor_bytes`.
+    pub too_large: usize,
     /// Files written, the manifest included.
     pub files: usize,
     /// Their total size in bytes.
@@ -165,6 +178,8 @@ struct Rendered {
     name: String,
     files: Vec<(String, Vec<u8>)>,
     entry: CaseEntry,
+    /// The byte size of its largest tensor, input or expected output.
+    largest: usize,
 }
 
 /// What the reference makes of a case.
@@ -245,6 +260,7 @@ fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rendered>> {
             files.push((format!("{data_set}/input_{k}.pb"), p.encode_to_vec()));
         }
     }
+    let mut largest = decoded.iter().map(Tensor::byte_size).max().unwrap_or(0);
     let (model, expected, error) = match outcome {
         Outcome::Unsupported => return Ok(None),
         Outcome::Outputs(_) if spec.violation => {
@@ -260,6 +276,7 @@ fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rendered>> {
             )
         }
         Outcome::Outputs(outs) => {
+            largest = outs.iter().map(Tensor::byte_size).fold(largest, usize::max);
             let typed: Vec<_> = out_names
                 .iter()
                 .zip(&outs)
@@ -294,6 +311,7 @@ fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rendered>> {
         name: spec.name.clone(),
         files,
         entry,
+        largest,
     }))
 }
 
@@ -316,40 +334,74 @@ fn external_form(p: &crate::pb::TensorProto, location: &str) -> (crate::pb::Tens
     (p, bytes)
 }
 
-/// The suite in memory: every file relative to OUTDIR (`/`-separated) with its bytes, the
-/// manifest's included, and the counts.
-pub struct Suite {
-    /// The files, the manifest last.
-    pub files: Vec<(String, Vec<u8>)>,
-    /// The manifest.
+/// What [`build`] made, beside the files it handed on.
+pub struct Built {
+    /// The manifest (its own file included among those handed on, last).
     pub manifest: Manifest,
     /// Cases the tool does not implement, left out.
     pub left_out: usize,
+    /// Large cases over the size bound, left out.
+    pub too_large: usize,
+    /// Files handed on.
+    pub files: usize,
+    /// Their total size in bytes.
+    pub bytes: u64,
 }
 
-/// Builds the suite `opts` asks for, in memory.
-pub fn build(opts: &Options) -> anyhow::Result<Suite> {
+/// The cases of one operator version in `opts.profile`.
+fn cases_of(
+    opts: &Options,
+    def: &'static OpDef,
+    v: &'static crate::ops::OpVersion,
+) -> Vec<cases::CaseSpec> {
+    use cases::Breadth;
+    match opts.profile {
+        Profile::Quick => cases::of_version(Breadth::Quick, opts.seed, def, v),
+        Profile::Full => cases::of_version(Breadth::Full, opts.seed, def, v),
+        Profile::Stress => {
+            let mut specs = cases::of_version(Breadth::Quick, opts.seed, def, v);
+            specs.extend(cases::large(opts.seed, def, v));
+            specs
+        }
+    }
+}
+
+/// Builds the suite `opts` asks for, one operator version at a time, handing each file (its
+/// path relative to OUTDIR, `/`-separated, and its bytes) to `sink` as soon as it is made, so
+/// that a large suite is never whole in memory; the manifest comes last.
+pub fn build(
+    opts: &Options,
+    sink: &mut dyn FnMut(&str, &[u8]) -> anyhow::Result<()>,
+) -> anyhow::Result<Built> {
     let ops = select_ops(&opts.ops)?;
-    let specs = match opts.profile {
-        Profile::Quick => cases::quick(opts.seed, &ops),
-    };
-    let mut files = Vec::new();
     let mut entries = BTreeMap::new();
     let mut errored = Vec::new();
-    let mut left_out = 0;
-    for spec in &specs {
-        let Some(r) = render_case(spec)? else {
-            left_out += 1;
-            continue;
-        };
-        if let Some(e) = &r.entry.error {
-            errored.push(Entry::new(r.name.clone(), Status::Errored, e.clone()));
-        }
-        for (rel, bytes) in r.files {
-            files.push((format!("{}/{rel}", r.name), bytes));
-        }
-        if entries.insert(r.name.clone(), r.entry).is_some() {
-            anyhow::bail!("two cases are named {}", r.name);
+    let (mut left_out, mut too_large, mut files, mut bytes) = (0, 0, 0, 0u64);
+    let mut hand_on = |rel: &str, b: &[u8]| {
+        files += 1;
+        bytes += b.len() as u64;
+        sink(rel, b)
+    };
+    for (def, v) in cases::versions(&ops) {
+        for spec in &cases_of(opts, def, v) {
+            let Some(r) = render_case(spec)? else {
+                left_out += 1;
+                continue;
+            };
+            if r.largest > opts.max_tensor_bytes {
+                too_large += 1;
+                continue;
+            }
+            if let Some(e) = &r.entry.error {
+                errored.push(Entry::new(r.name.clone(), Status::Errored, e.clone()));
+            }
+            if entries.contains_key(&r.name) {
+                anyhow::bail!("two cases are named {}", r.name);
+            }
+            for (rel, b) in &r.files {
+                hand_on(&format!("{}/{rel}", r.name), b)?;
+            }
+            entries.insert(r.name, r.entry);
         }
     }
     let expectations = render_with_header(
@@ -363,7 +415,7 @@ pub fn build(opts: &Options) -> anyhow::Result<Suite> {
         EXPECTATIONS_FILE.to_owned(),
         crate::load::sha256_hex(expectations.as_bytes()),
     );
-    files.push((EXPECTATIONS_FILE.to_owned(), expectations.into_bytes()));
+    hand_on(EXPECTATIONS_FILE, expectations.as_bytes())?;
     let manifest = Manifest {
         schema_version: manifest::SCHEMA_VERSION,
         tool: env!("CARGO_PKG_NAME").to_owned(),
@@ -375,11 +427,13 @@ pub fn build(opts: &Options) -> anyhow::Result<Suite> {
         cases: entries,
     };
     let json = manifest.to_json().context("serialising the manifest")?;
-    files.push((manifest::FILE.to_owned(), json.into_bytes()));
-    Ok(Suite {
-        files,
+    hand_on(manifest::FILE, json.as_bytes())?;
+    Ok(Built {
         manifest,
         left_out,
+        too_large,
+        files,
+        bytes,
     })
 }
 
@@ -425,18 +479,17 @@ fn prepare_outdir(outdir: &Path) -> anyhow::Result<PathBuf> {
     Ok(dir)
 }
 
-/// Writes `files` into the new directory `dir`.
-fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) -> anyhow::Result<()> {
+/// Builds the suite into the new directory `dir`.
+fn write_suite(dir: &Path, opts: &Options) -> anyhow::Result<Built> {
     std::fs::create_dir(dir).with_context(|| format!("creating {}", dir.display()))?;
-    for (rel, bytes) in files {
+    build(opts, &mut |rel, bytes| {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .with_context(|| format!("creating {}", parent.display()))?;
         }
-        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-    }
-    Ok(())
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))
+    })
 }
 
 /// Generates the suite into `outdir`.
@@ -444,7 +497,6 @@ pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
     // Refuse a bad OUTDIR or --ops before any work.
     select_ops(&opts.ops)?;
     let dir = prepare_outdir(outdir)?;
-    let suite = build(opts)?;
     let (Some(parent), Some(base)) = (dir.parent(), dir.file_name()) else {
         return Err(GenerateError::NotADirectory(outdir.display().to_string()).into());
     };
@@ -458,10 +510,13 @@ pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
                 .with_context(|| format!("removing {}", leftover.display()))?;
         }
     }
-    if let Err(e) = write_files(&fresh, &suite.files) {
-        let _ = std::fs::remove_dir_all(&fresh);
-        return Err(e);
-    }
+    let suite = match write_suite(&fresh, opts) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&fresh);
+            return Err(e);
+        }
+    };
     // OUTDIR is swapped whole: a reader sees the old suite or the new one.
     std::fs::rename(&dir, &old)
         .with_context(|| format!("moving the previous {} aside", outdir.display()))?;
@@ -482,8 +537,9 @@ pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
         cases: suite.manifest.cases.len(),
         errored,
         left_out: suite.left_out,
-        files: suite.files.len(),
-        bytes: suite.files.iter().map(|(_, b)| b.len() as u64).sum(),
+        too_large: suite.too_large,
+        files: suite.files,
+        bytes: suite.bytes,
     })
 }
 
@@ -496,6 +552,7 @@ mod tests {
             profile: Profile::Quick,
             seed: 0,
             ops: Vec::new(),
+            max_tensor_bytes: crate::runner::DEFAULT_MAX_TENSOR_BYTES,
         }
     }
 
@@ -503,7 +560,7 @@ mod tests {
     fn the_quick_suite_builds_and_the_reference_agrees_on_every_violation() {
         // `build` fails when the reference computes an output for a case the generator made to
         // break the spec, or refuses one it made valid.
-        let suite = build(&quick()).unwrap();
+        let suite = build(&quick(), &mut |_, _| Ok(())).unwrap();
         let m = &suite.manifest;
         assert!(m.cases.len() > 300, "{} cases", m.cases.len());
         let mut errored = m.cases.values().filter(|c| c.expected == Expected::Errored);

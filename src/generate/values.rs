@@ -34,38 +34,35 @@ pub fn float_bits(d: DType, x: f64) -> u64 {
     }
 }
 
-/// One random element of `d` as the word its storage holds (bits zero-extended, or bytes).
-enum Word {
-    Bits(u128),
-    Bytes(Vec<u8>),
-}
-
-fn random_word(rng: &mut Rng, d: DType) -> Word {
+/// The bits of one random element of fixed-width (or packed) dtype `d`, zero-extended.
+fn random_bits(rng: &mut Rng, d: DType) -> u128 {
     match d.layout() {
         // The packed sub-byte types and the one-byte floats: any code is a value (NaN codes
         // included, which data movement must keep).
-        Layout::Packed(bits) => return Word::Bits(rng.below(1 << bits) as u128),
-        Layout::Bytes(1) if d.class() == Class::Float => return Word::Bits(rng.below(256) as u128),
+        Layout::Packed(bits) => return rng.below(1 << bits) as u128,
+        Layout::Bytes(1) if d.class() == Class::Float => return rng.below(256) as u128,
         _ => {}
     }
     match d {
-        DType::Bool => Word::Bits(rng.below(2) as u128),
-        DType::String => {
-            let n = rng.range(1, 4);
-            Word::Bytes((0..n).map(|_| b'a' + rng.below(26) as u8).collect())
-        }
+        DType::Bool => rng.below(2) as u128,
         DType::Complex64 => {
             let (re, im) = (half_step(rng) as f32, half_step(rng) as f32);
-            Word::Bits(u128::from(re.to_bits()) | (u128::from(im.to_bits()) << 32))
+            u128::from(re.to_bits()) | (u128::from(im.to_bits()) << 32)
         }
         DType::Complex128 => {
             let (re, im) = (half_step(rng), half_step(rng));
-            Word::Bits(u128::from(re.to_bits()) | (u128::from(im.to_bits()) << 64))
+            u128::from(re.to_bits()) | (u128::from(im.to_bits()) << 64)
         }
-        d if d.class() == Class::Float => Word::Bits(u128::from(float_bits(d, half_step(rng)))),
+        d if d.class() == Class::Float => u128::from(float_bits(d, half_step(rng))),
         // Two's complement bits truncated to the width by `tensor` below.
-        d => Word::Bits(small_int(rng, d) as u64 as u128),
+        d => small_int(rng, d) as u64 as u128,
     }
+}
+
+/// One random string: one to four lower-case letters.
+fn random_string(rng: &mut Rng) -> Vec<u8> {
+    let n = rng.range(1, 4);
+    (0..n).map(|_| b'a' + rng.below(26) as u8).collect()
 }
 
 /// The float specials of float dtype `d`, in this order: NaN, -0, +0, +inf, -inf; empty for
@@ -136,7 +133,8 @@ pub fn has_specials(d: DType) -> bool {
 }
 
 /// A tensor of `d` and `shape` with random elements; where `overrides` holds `Some(bits)` at a
-/// position, that element is those bits instead (for the float specials).
+/// position, that element is those bits instead (for the float specials; an empty string for
+/// strings).
 pub fn tensor(
     rng: &mut Rng,
     d: DType,
@@ -144,37 +142,55 @@ pub fn tensor(
     overrides: &[Option<u64>],
 ) -> Result<Tensor, crate::ShapeError> {
     let n: usize = shape.iter().product();
-    let words: Vec<Word> = (0..n)
-        .map(|i| match overrides.get(i).copied().flatten() {
-            Some(bits) => Word::Bits(u128::from(bits)),
-            None => random_word(rng, d),
-        })
-        .collect();
-    let bits = |w: &Word| match w {
-        Word::Bits(b) => *b,
-        Word::Bytes(_) => 0,
-    };
-    let storage = match d.layout() {
-        Layout::Bytes(1) => Storage::W8(words.iter().map(|w| bits(w) as u8).collect()),
-        Layout::Bytes(2) => Storage::W16(words.iter().map(|w| bits(w) as u16).collect()),
-        Layout::Bytes(4) => Storage::W32(words.iter().map(|w| bits(w) as u32).collect()),
-        Layout::Bytes(8) => Storage::W64(words.iter().map(|w| bits(w) as u64).collect()),
-        Layout::Bytes(_) => Storage::W128(words.iter().map(bits).collect()),
-        Layout::String => Storage::Str(
-            words
-                .into_iter()
-                .map(|w| match w {
-                    Word::Bytes(b) => b,
-                    Word::Bits(_) => Vec::new(),
+    let storage = if d.layout() == Layout::String {
+        Storage::Str(
+            (0..n)
+                .map(|i| match overrides.get(i).copied().flatten() {
+                    Some(_) => Vec::new(),
+                    None => random_string(rng),
                 })
                 .collect(),
-        ),
+        )
+    } else {
+        let mut bits = (0..n).map(|i| match overrides.get(i).copied().flatten() {
+            Some(b) => u128::from(b),
+            None => random_bits(rng, d),
+        });
+        fixed_width(d, n, &mut bits)
+    };
+    Tensor::new(d, shape.to_vec(), storage)
+}
+
+/// A tensor of integer or float dtype `d` and `shape` whose element at flat position `i` is
+/// `1 + i mod 101`: neighbours differ and none is zero, so a read or a write of the wrong
+/// element shows; `None` for other dtypes.
+pub fn ramp(d: DType, shape: &[usize]) -> Option<Tensor> {
+    let n: usize = shape.iter().product();
+    let value = |i: usize| 1 + (i % 101) as u64;
+    let mut bits: Box<dyn Iterator<Item = u128>> = match (d.layout(), d.class()) {
+        (Layout::Bytes(w), Class::Float) if w >= 2 => {
+            Box::new((0..n).map(move |i| u128::from(float_bits(d, value(i) as f64))))
+        }
+        (Layout::Bytes(_), Class::Signed | Class::Unsigned) => {
+            Box::new((0..n).map(move |i| u128::from(value(i))))
+        }
+        _ => return None,
+    };
+    Tensor::new(d, shape.to_vec(), fixed_width(d, n, &mut bits)).ok()
+}
+
+/// The storage of `n` elements of fixed-width (or packed) dtype `d` from their bits.
+fn fixed_width(d: DType, n: usize, bits: &mut dyn Iterator<Item = u128>) -> Storage {
+    match d.layout() {
+        Layout::Bytes(1) => Storage::W8(bits.map(|b| b as u8).collect()),
+        Layout::Bytes(2) => Storage::W16(bits.map(|b| b as u16).collect()),
+        Layout::Bytes(4) => Storage::W32(bits.map(|b| b as u32).collect()),
+        Layout::Bytes(8) => Storage::W64(bits.map(|b| b as u64).collect()),
         // Codes packed least-significant bits first (SEMANTICS.md section 8).
         Layout::Packed(w) => {
             let w = w as usize;
             let mut bytes = vec![0u8; (n * w).div_ceil(8)];
-            for (i, word) in words.iter().enumerate() {
-                let code = bits(word);
+            for (i, code) in bits.enumerate() {
                 for b in 0..w {
                     if (code >> b) & 1 == 1 {
                         bytes[(i * w + b) / 8] |= 1 << ((i * w + b) % 8);
@@ -183,8 +199,8 @@ pub fn tensor(
             }
             Storage::Packed(bytes)
         }
-    };
-    Tensor::new(d, shape.to_vec(), storage)
+        Layout::Bytes(_) | Layout::String => Storage::W128(bits.collect()),
+    }
 }
 
 /// An index tensor of integer dtype `d` and `shape` holding `values` (two's complement,

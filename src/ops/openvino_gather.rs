@@ -15,7 +15,8 @@ use super::{
 };
 use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
-use crate::tensor::{numel, DType, DTypeSet, Elem, Tensor};
+use crate::tensor::value::{packed_code, set_packed};
+use crate::tensor::{numel, DType, DTypeSet, Elem, Layout, Storage, Tensor};
 
 /// "Any integer type", as the OpenVINO specification puts it.
 const INTEGERS: DTypeSet = DTypeSet::of(&[
@@ -220,13 +221,56 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     };
     let out = crate::dispatch_by_width!(
         data.dtype(),
-        Err(SpecError::Unsupported(format!(
-            "OpenVINO Gather on {} (a packed sub-byte type) is not implemented",
-            data.dtype()
-        ))),
+        gather_packed(data, &idx, &g, oshape),
         gather_t(data, &idx, &g, oshape, inv.max_bytes)
     )?;
     Ok(Evaluated::moved(out))
+}
+
+/// The output's blocks in order: the first element of each block in the data, `None` for an
+/// index out of range (a block of zeros).
+fn blocks<'a>(
+    idx: &'a [Option<usize>],
+    g: &'a Geometry,
+) -> impl Iterator<Item = Option<usize>> + 'a {
+    (0..g.batch).flat_map(move |bi| {
+        (0..g.mid).flat_map(move |m| {
+            idx[bi * g.per_batch..(bi + 1) * g.per_batch]
+                .iter()
+                .map(move |k| k.map(|k| ((bi * g.mid + m) * g.axis_len + k) * g.inner))
+        })
+    })
+}
+
+/// The same gather on packed sub-byte data (int4, uint4, int2, uint2, float4e2m1, the float6
+/// types), code by code: code 0 is the zero of each of them. The output is no larger than
+/// `check_output_size` allowed, and is built as it is written.
+fn gather_packed(
+    data: &Tensor,
+    idx: &[Option<usize>],
+    g: &Geometry,
+    oshape: Vec<usize>,
+) -> Result<Tensor, SpecError> {
+    let (Storage::Packed(src), Layout::Packed(bits)) = (data.storage(), data.dtype().layout())
+    else {
+        return Err(spec_err!("data storage does not match its dtype"));
+    };
+    let n = numel(&oshape).unwrap_or(0);
+    let mut out = vec![0u8; n.saturating_mul(bits as usize).div_ceil(8)];
+    if n > 0 {
+        let mut at = 0;
+        for block in blocks(idx, g) {
+            if let Some(start) = block {
+                for e in 0..g.inner {
+                    let code = packed_code(src, start + e, bits)
+                        .ok_or_else(|| spec_err!("data storage is shorter than its shape"))?;
+                    set_packed(&mut out, at + e, bits, code);
+                }
+            }
+            at += g.inner;
+        }
+    }
+    Tensor::new(data.dtype(), oshape, Storage::Packed(out)).map_err(|e| spec_err!("{e}"))
 }
 
 fn gather_t<T: Elem>(
@@ -244,22 +288,13 @@ fn gather_t<T: Elem>(
         return Tensor::from_elems(data.dtype(), oshape, Vec::<T>::new())
             .map_err(|e| spec_err!("{e}"));
     }
-    let blocks = || {
-        (0..g.batch).flat_map(move |bi| {
-            (0..g.mid).flat_map(move |m| {
-                idx[bi * g.per_batch..(bi + 1) * g.per_batch]
-                    .iter()
-                    .map(move |k| k.map(|k| ((bi * g.mid + m) * g.axis_len + k) * g.inner))
-            })
-        })
-    };
     check_heap_bytes(
         src,
-        blocks().flatten().flat_map(|s| s..s + g.inner),
+        blocks(idx, g).flatten().flat_map(|s| s..s + g.inner),
         max_bytes,
     )?;
     let mut out: Vec<T> = Vec::with_capacity(g.batch * g.mid * g.per_batch * g.inner);
-    for block in blocks() {
+    for block in blocks(idx, g) {
         match block {
             Some(start) => out.extend_from_slice(&src[start..start + g.inner]),
             None => out.extend(std::iter::repeat_n(T::zero(), g.inner)),

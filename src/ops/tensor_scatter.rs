@@ -18,7 +18,7 @@ use super::{
 };
 use crate::spec_err;
 use crate::tensor::dtype::{CLASSIC15_BF16, INDEX64};
-use crate::tensor::value::packed_code;
+use crate::tensor::value::{packed_code, set_packed};
 use crate::tensor::{numel, DType, DTypeSet, Elem, Layout, Storage, Tensor};
 
 const T24: DTypeSet = CLASSIC15_BF16.with(DTypeSet::of(&[
@@ -304,20 +304,6 @@ fn scatter_packed(
     }
     Tensor::new(past.dtype(), past.shape().to_vec(), Storage::Packed(out))
         .map_err(|e| spec_err!("{e}"))
-}
-
-fn set_packed(bytes: &mut [u8], i: usize, bits: u32, code: u32) {
-    let start = i * bits as usize;
-    for b in 0..bits as usize {
-        let pos = start + b;
-        if let Some(byte) = bytes.get_mut(pos / 8) {
-            if (code >> b) & 1 == 1 {
-                *byte |= 1 << (pos % 8);
-            } else {
-                *byte &= !(1 << (pos % 8));
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -119,6 +119,24 @@ pub fn packed_code(bytes: &[u8], i: usize, bits: u32) -> Option<u32> {
     Some(code)
 }
 
+/// Sets element `i` of LSB-first packed `bytes` to the low `bits` bits of `code`; a position
+/// past the end is ignored.
+pub fn set_packed(bytes: &mut [u8], i: usize, bits: u32, code: u32) {
+    let Some(start) = i.checked_mul(bits as usize) else {
+        return;
+    };
+    for b in 0..bits as usize {
+        let pos = start + b;
+        if let Some(byte) = bytes.get_mut(pos / 8) {
+            if (code >> b) & 1 == 1 {
+                *byte |= 1 << (pos % 8);
+            } else {
+                *byte &= !(1 << (pos % 8));
+            }
+        }
+    }
+}
+
 /// Decodes the small float formats (float8, float6, float4) exactly into f64.
 pub fn minifloat(dtype: DType, code: u32) -> f64 {
     use DType::*;

@@ -16,7 +16,7 @@ fn seq_axis(c: &Call) -> usize {
 }
 
 /// Sets the update length to `l` and the update's shape to match.
-fn set_len(c: &mut Call, l: usize) {
+pub(super) fn set_len(c: &mut Call, l: usize) {
     let mut s = c.data_shape.clone();
     if let Some(d) = s.get_mut(seq_axis(c)) {
         *d = l;
@@ -24,14 +24,14 @@ fn set_len(c: &mut Call, l: usize) {
     c.updates_shape = Some(s);
 }
 
-fn len_of(c: &Call) -> usize {
+pub(super) fn len_of(c: &Call) -> usize {
     c.updates_shape
         .as_ref()
         .and_then(|s| s.get(seq_axis(c)).copied())
         .unwrap_or(0)
 }
 
-fn max_len(c: &Call) -> usize {
+pub(super) fn max_len(c: &Call) -> usize {
     c.data_shape.get(seq_axis(c)).copied().unwrap_or(0)
 }
 

@@ -54,7 +54,7 @@ fn bits_of(d: DType, x: f64) -> u64 {
 impl Builder<'_> {
     /// Whether the value input is a gradient (no data input): its values are added, never
     /// copied.
-    fn grad(&self) -> bool {
+    pub(super) fn grad(&self) -> bool {
         self.v.input_with(Role::Data).is_none()
     }
 
@@ -357,6 +357,9 @@ impl Builder<'_> {
     /// The value input's bytes in a file beside its `.pb` (`location` relative to the data
     /// set's directory, offset 0, the whole length).
     fn external_case(&mut self, f: DType, i64d: DType) {
+        if f == DType::String {
+            return; // strings have no raw bytes to move to a file
+        }
         let slug = "external_data";
         let mut rng = self.rng(f, slug);
         let mut c = self.valid_call(&mut rng, f, i64d);
