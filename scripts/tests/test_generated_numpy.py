@@ -1,7 +1,8 @@
-"""The generated `quick` suite's expected outputs against numpy expressions written here from the
-operator specs (ONNX's, OpenVINO's Gather-8, onnxruntime's contrib GatherGrad and
-GatherElementsGrad), so that a wrong kernel cannot vouch for itself: onnx-idx-check only writes
-the suite, and neither its kernels nor fuzz/src/reference.rs are used for a value here.
+"""The generated suite's expected outputs (`quick`, or $ONNX_IDX_CHECK_NUMPY_PROFILE) against
+numpy expressions written here from the operator specs (ONNX's, OpenVINO's Gather-8,
+onnxruntime's contrib GatherGrad and GatherElementsGrad), so that a wrong kernel cannot vouch
+for itself: onnx-idx-check only writes the suite, and neither its kernels nor
+fuzz/src/reference.rs are used for a value here.
 
 Needs onnx and numpy (scripts/requirements-onnx-reference.txt) and the built binary
 ($ONNX_IDX_CHECK_BIN, else target/release or target/debug); a missing one fails rather than
@@ -77,7 +78,7 @@ def normalised(indices, size):
 # step is in the element type as in the spec's sequential loop: numpy's float16 and ml_dtypes'
 # bfloat16 compute one operation in float32 and round it back, which is exactly rounded for + and
 # * (float32 has at least 2p+2 bits), so the rounding-chain cases are reproduced bit for bit;
-# bool add is OR and mul AND, integers wrap, strings (object arrays of bytes) concatenate with
+# bool add is OR and mul AND, integers wrap, strings (object arrays of str) concatenate with
 # Python's +. np.maximum and np.minimum propagate a NaN on either side (the project's rule; the
 # spec is silent), keeping the NaN's own bits, which the *_nan cases check.
 REDUCTIONS = {"none": None, "add": np.add, "mul": np.multiply, "max": np.maximum,
@@ -108,7 +109,9 @@ def element_targets(indices, axis, size):
 def gather(data, indices, axis=0):
     """Gather-1/11/13: out[p..., i..., q...] = data[p..., indices[i...], q...]."""
     axis %= data.ndim
-    return np.take(data, normalised(indices, data.shape[axis]), axis=axis)
+    # np.asarray with the data's dtype: rank-0 indices into 1-D data give an element, and a
+    # string element would otherwise become a '<U' array rather than an object one.
+    return np.asarray(np.take(data, normalised(indices, data.shape[axis]), axis=axis), data.dtype)
 
 
 def gather_elements(data, indices, axis=0):
@@ -189,13 +192,13 @@ def openvino_gather(data, indices, axis, batch_dims=0):
         k = np.where(k < 0, k + size, k)
         valid = (k >= 0) & (k < size)
         k = np.where(valid, k, 0)
-    zero = b"" if data.dtype == object else np.zeros((), data.dtype)
+    zero = "" if data.dtype == object else np.zeros((), data.dtype)
     out = np.empty(data.shape[:axis] + indices.shape[b:] + data.shape[axis + 1:], data.dtype)
     for p in np.ndindex(data.shape[:axis]):
         # np.array, not np.take's result as is: a rank-0 index into a 1-D block gives a scalar
         block = np.array(np.take(data[p], k[p[:b]], axis=0), dtype=data.dtype)
         block[~valid[p[:b]]] = zero
-        out[p] = block
+        out[p + (Ellipsis,)] = block  # element-wise: an object block of rank 0 is no element
     return out
 
 
@@ -239,10 +242,8 @@ OPERATORS = {
 
 def show(value):
     """An element for a mismatch message, with its bits for a float (NaN payloads, -0.0)."""
-    if isinstance(value, (bytes, str)):
-        return repr(value)
     arr = np.asarray(value)
-    if arr.itemsize not in (1, 2, 4, 8):  # complex128
+    if arr.dtype == object or arr.dtype.kind == "U" or arr.itemsize not in (1, 2, 4, 8):
         return repr(value)
     bits = int(arr.reshape(1).view(np.dtype(f"u{arr.itemsize}"))[0])
     return f"{value!r} (bits 0x{bits:0{2 * arr.itemsize}x})"
@@ -304,13 +305,18 @@ def check_case(case_dir):
 LEFT_OUT = {}
 
 
+# The profile to check: quick in CI; ONNX_IDX_CHECK_NUMPY_PROFILE=full (or stress) checks that one
+# (minutes, and for stress about 1 GB of disk).
+PROFILE = os.environ.get("ONNX_IDX_CHECK_NUMPY_PROFILE", "quick")
+
+
 class GeneratedSuiteNumpyTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.suite = pathlib.Path(cls.tmp.name) / "suite"
-        proc = subprocess.run([str(binary()), "generate", str(cls.suite), "--profile", "quick"],
-                              capture_output=True, text=True, timeout=300)
+        proc = subprocess.run([str(binary()), "generate", str(cls.suite), "--profile", PROFILE],
+                              capture_output=True, text=True, timeout=3600)
         if proc.returncode != 0:
             cls.tmp.cleanup()
             raise AssertionError(f"onnx-idx-check generate failed:\n{proc.stderr}")
@@ -337,7 +343,7 @@ class GeneratedSuiteNumpyTest(unittest.TestCase):
                 mismatches.append(f"{name}: {diff}")
             checked[op] += 1
         total = sum(checked.values())
-        print(f"\nnumpy check of the generated quick suite: {total} of {len(valid)} valid cases "
+        print(f"\nnumpy check of the generated {PROFILE} suite: {total} of {len(valid)} valid cases "
               f"checked, {len(left_out)} left out, {time.monotonic() - started:.1f} s")
         for op, n in sorted(checked.items()):
             print(f"  {op}: {n}")

@@ -258,7 +258,20 @@ fn every_case_of_the_full_and_stress_suites_agrees_with_the_naive_reference() {
     let tmp = tempfile::tempdir().unwrap();
     for profile in ["full", "stress"] {
         let dir = tmp.path().join(profile);
-        let m = generate(&dir, &["--profile", profile]);
+        // Minutes in a debug build: past the usual time limit.
+        crate::support::command()
+            .args([
+                "generate".as_ref(),
+                dir.as_os_str(),
+                "--profile".as_ref(),
+                profile.as_ref(),
+            ])
+            .timeout(std::time::Duration::from_secs(3600))
+            .assert()
+            .success();
+        let m: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("MANIFEST.json")).unwrap())
+                .unwrap();
         let r = check_with_reference(&dir, &m);
         eprintln!(
             "{profile}: {} valid cases agree, {} errored, {} not modelled (complex128)",
