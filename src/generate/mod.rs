@@ -1,7 +1,9 @@
 //! `generate OUTDIR`: writes a conformance suite for the indexing operators in ONNX's node-test
 //! layout (`<case>/model.onnx`, `<case>/test_data_set_0/input_K.pb`, `output_K.pb`), one small
 //! case per operator version, data type and trait, plus one per rule of the spec that requires an
-//! error, with `MANIFEST.json` ([`manifest`]) and `expectations.toml` for the errored ones.
+//! error, with `MANIFEST.json` ([`manifest`]) and `expectations.toml` for the errored ones. The
+//! [`Profile`] says how many: `full` crosses every case with every value and index dtype,
+//! `stress` adds large cases.
 //!
 //! The expected outputs come from this tool's own evaluation, the path `run` takes (the files
 //! are decoded by the loader and the model is planned and evaluated by [`crate::eval`]): the
@@ -10,8 +12,9 @@
 //!
 //! The same seed, profile, operator list and tool version write the same bytes: the values come
 //! from a seeded generator of our own ([`rng`]) per case, and every file is encoded by prost.
-//! The suite is built in memory, written to a hidden sibling directory and then put in OUTDIR's
-//! place, so OUTDIR holds either the previous suite or the new one, never a mix.
+//! The suite is written, one operator version at a time (never whole in memory: `stress` is
+//! 0.7 GB), to a hidden sibling directory and then put in OUTDIR's place, so OUTDIR holds either
+//! the previous suite or the new one, never a mix.
 
 pub(crate) mod cases;
 pub(crate) mod manifest;
@@ -46,7 +49,7 @@ pub enum Profile {
     /// dtype: a superset of quick.
     Full,
     /// The quick cases and, for the latest version of each operator, large ones: long axes,
-    /// a million indices, high ranks.
+    /// two million indices, high ranks.
     Stress,
 }
 
@@ -70,8 +73,8 @@ pub struct Options {
     pub seed: u64,
     /// Operators to generate (`op_type`s); empty for every one the generator knows.
     pub ops: Vec<String>,
-    /// The largest tensor a case may hold, in bytes: the stress profile leaves out a large case
-    /// with a bigger one.
+    /// The largest tensor a case may hold, in bytes: a case with a bigger one (in practice one of
+    /// the stress profile's large cases) is left out.
     pub max_tensor_bytes: usize,
 }
 
@@ -119,7 +122,7 @@ pub struct Summary {
     /// Cases left out because the tool does not implement what they ask (D8's string and bool
     /// reductions, say): their expected outputs would not come from a reference.
     pub left_out: usize,
-    /// Large cases left out because a tensor of theirs is larger than `max_tensor_bytes`.
+    /// Cases left out because a tensor of theirs is larger than `max_tensor_bytes`.
     pub too_large: usize,
     /// Files written, the manifest included.
     pub files: usize,
@@ -340,7 +343,7 @@ pub struct Built {
     pub manifest: Manifest,
     /// Cases the tool does not implement, left out.
     pub left_out: usize,
-    /// Large cases over the size bound, left out.
+    /// Cases over the size bound, left out.
     pub too_large: usize,
     /// Files handed on.
     pub files: usize,
