@@ -331,6 +331,32 @@ mod tests {
     }
 
     #[test]
+    fn packed_data_is_gathered_code_by_code_and_out_of_range_blocks_are_code_zero() {
+        use crate::tensor::{DType, Storage};
+        // int4 data [1, 2, 3, -1] (codes 1, 2, 3, 0xF, low nibble first: 0x21, 0xF3); indices
+        // [3, 10, -4] read codes 0xF, 0 (out of range: zero-filled), 1 -> bytes 0x0F, 0x01.
+        let data = Tensor::new(DType::Int4, vec![4], Storage::Packed(vec![0x21, 0xF3])).unwrap();
+        let out = ov(0, &data, &i64s(&[3], &[3, 10, -4]), 0).unwrap();
+        assert_eq!(out.dtype(), DType::Int4);
+        assert_eq!(out.shape(), &[3]);
+        assert_eq!(out.storage(), &Storage::Packed(vec![0x0F, 0x01]));
+        // float6: 4 codes in 3 bytes, a code spanning two bytes; codes 0x3F, 0x01, 0x2A, 0x15.
+        let codes = [0x3Fu32, 0x01, 0x2A, 0x15];
+        let mut bytes = vec![0u8; 3];
+        for (i, &c) in codes.iter().enumerate() {
+            for b in 0..6 {
+                if (c >> b) & 1 == 1 {
+                    bytes[(i * 6 + b) / 8] |= 1 << ((i * 6 + b) % 8);
+                }
+            }
+        }
+        let data = Tensor::new(DType::Float6E2M3, vec![4], Storage::Packed(bytes)).unwrap();
+        let out = ov(0, &data, &i64s(&[2], &[2, 1]), 0).unwrap();
+        // codes 0x2A then 0x01: bits 0-5 = 101010, bits 6-11 = 000001 -> 0x6A, 0x00.
+        assert_eq!(out.storage(), &Storage::Packed(vec![0x6A, 0x00]));
+    }
+
+    #[test]
     fn an_empty_output_is_not_walked_block_by_block() {
         // Found by tests/public_api.rs: 2^40 batches of nothing took hours.
         let data = Tensor::from_vec(vec![1 << 40, 0], Vec::<i64>::new()).unwrap();
