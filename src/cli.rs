@@ -106,6 +106,23 @@ pub struct RunArgs {
     /// failed.
     #[arg(long, value_name = "DIR")]
     pub actual: Option<PathBuf>,
+    /// Run a runtime under test on every data set and judge its outputs as --actual's: a
+    /// bundled adapter (onnxruntime, openvino, tract, onnx-reference; options after a colon,
+    /// onnxruntime:threads=2,providers=CPUExecutionProvider). The adapters are Python scripts
+    /// inside this binary, run with $ONNX_IDX_CHECK_PYTHON, else python3, which needs the
+    /// runtime's package (pip install onnxruntime). A refusal, a crash, a hang past --timeout and
+    /// missing outputs are verdicts of their own.
+    #[arg(long, value_name = "NAME[:KEY=VALUE,...]", conflicts_with_all = ["actual", "pending"])]
+    pub runtime: Option<String>,
+    /// Any other runtime under test: a command that speaks the protocol of
+    /// docs/runtime-protocol.md (one JSON line per data set on its stdin, one reply on its stdout).
+    #[arg(long, value_name = "'CMD ARGS'", conflicts_with_all = ["actual", "pending", "runtime"])]
+    pub runtime_cmd: Option<String>,
+    /// Run each data set N times in the runtime under test, alternating thread counts where its
+    /// adapter can set them; outputs that differ between runs make the data set
+    /// nondeterministic.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: usize,
     /// Known failures: a TOML file of expected verdicts (see the README). A listed case that
     /// still fails the same way does not fail the run; one that now passes, fails differently or
     /// whose entry has expired does.

@@ -70,6 +70,7 @@ pub mod report;
 #[cfg(feature = "cli")]
 pub(crate) mod review;
 pub(crate) mod runner;
+pub(crate) mod runtime;
 #[cfg(feature = "cli")]
 pub(crate) mod show;
 pub mod tensor;
@@ -111,6 +112,7 @@ pub mod internal {
     pub mod runner {
         pub use crate::discover::discover;
         pub use crate::runner::{run_case, RunOptions};
+        pub use crate::runtime::Runtime;
     }
 }
 

@@ -63,6 +63,85 @@ impl Status {
     }
 }
 
+/// What a runtime under test did, when its answer was not outputs to compare: told apart in every
+/// report (`run --runtime`, and `--actual` for missing outputs).
+///
+/// ```
+/// use onnx_idx_check::verdict::Fault;
+///
+/// assert_eq!(Fault::TimedOut.as_str(), "timed-out");
+/// assert_eq!(Fault::Crashed.label(), "CRASHED");
+/// assert_eq!(Fault::WroteNothing.label(), "NOTHING");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Fault {
+    /// Its process died: a signal, an exit, a reply that is not the protocol's.
+    Crashed,
+    /// It gave no answer within `--timeout`.
+    TimedOut,
+    /// It raised an error (its message is the reason) where the spec requires outputs.
+    Refused,
+    /// It answered, but an output file is missing.
+    WroteNothing,
+    /// Under `--repeat`, two runs of the same data set gave different outputs.
+    Nondeterministic,
+}
+
+impl Fault {
+    /// Its name in machine-readable reports (`crashed`, `wrote-nothing`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fault::Refused => "refused",
+            Fault::Crashed => "crashed",
+            Fault::TimedOut => "timed-out",
+            Fault::WroteNothing => "wrote-nothing",
+            Fault::Nondeterministic => "nondeterministic",
+        }
+    }
+
+    /// Its label on a human case line, in place of `FAIL` or `ERROR`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Fault::Refused => "REFUSED",
+            Fault::Crashed => "CRASHED",
+            Fault::TimedOut => "TIMEOUT",
+            Fault::WroteNothing => "NOTHING",
+            Fault::Nondeterministic => "NONDET",
+        }
+    }
+
+    /// In words, for summaries: `crashed`, `timed out`, `wrote nothing`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Fault::Refused => "refused",
+            Fault::Crashed => "crashed",
+            Fault::TimedOut => "timed out",
+            Fault::WroteNothing => "wrote nothing",
+            Fault::Nondeterministic => "nondeterministic",
+        }
+    }
+}
+
+/// The runtime under test of a run (`--runtime`, `--runtime-cmd`), as it introduced itself.
+///
+/// ```
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// // A run of onnx-idx-check's own result has none.
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_0$"))?;
+/// assert!(report.runtime.is_none());
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeInfo {
+    /// Its name in reports: the `--runtime` spec, or the name its worker gave.
+    pub name: String,
+    /// The version its worker gave.
+    pub version: String,
+    /// The command its workers run.
+    pub command: String,
+}
+
 /// The comparison of one graph output.
 ///
 /// ```
@@ -188,6 +267,8 @@ pub struct DataSetResult {
     pub reason: Option<String>,
     /// Per-output comparisons (empty when the data set could not be evaluated).
     pub outputs: Vec<OutputResult>,
+    /// What the runtime under test did, when that decided the verdict.
+    pub fault: Option<Fault>,
 }
 
 /// The verdict of one case.
@@ -230,6 +311,8 @@ pub struct CaseResult {
     pub status: Status,
     /// Why it did not pass: the first non-passing data set's reason, or the case-level one.
     pub reason: Option<String>,
+    /// What the runtime under test did in the data set that gave the reason.
+    pub fault: Option<Fault>,
     /// The data sets.
     pub data_sets: Vec<DataSetResult>,
     /// Wall time spent on the case.
@@ -400,6 +483,9 @@ pub struct Summary {
     pub unexpected_passes: usize,
     /// Cases under an expectations entry whose `until` date has passed.
     pub expired: usize,
+    /// Cases whose verdict a runtime under test's fault decided, per fault (`--runtime`,
+    /// `--actual`), whatever the expectations say of them.
+    pub faults: BTreeMap<Fault, usize>,
 }
 
 impl Summary {
@@ -418,6 +504,9 @@ impl Summary {
                 s.by_op.entry(op.clone()).or_default().add(c);
             }
             s.outcomes.add(c);
+            if let Some(f) = c.fault.filter(|_| c.status != Status::Passed) {
+                *s.faults.entry(f).or_default() += 1;
+            }
             match c.status {
                 Status::Passed => s.passed += 1,
                 Status::Failed => s.failed += 1,
@@ -561,6 +650,7 @@ impl CaseResult {
             traits: Vec::new(),
             status,
             reason: None,
+            fault: None,
             data_sets: Vec::new(),
             duration: Duration::ZERO,
         }

@@ -143,6 +143,15 @@ fn rerun_command(args: &RunArgs) -> Rerun {
     if let Some(dir) = &args.actual {
         flag("actual", Some(dir.display().to_string()));
     }
+    if let Some(spec) = &args.runtime {
+        flag("runtime", Some(spec.clone()));
+    }
+    if let Some(cmd) = &args.runtime_cmd {
+        flag("runtime-cmd", Some(cmd.clone()));
+    }
+    if args.repeat != 1 {
+        flag("repeat", Some(args.repeat.to_string()));
+    }
     if args.rtol != 1e-3 {
         flag("rtol", Some(args.rtol.to_string()));
     }

@@ -30,7 +30,7 @@ use crate::discover::{self, Case, DiscoverError};
 use crate::expectations::{Date, Expectations, ExpectationsError};
 use crate::report::{json, Event, RunEnd, TOOL};
 use crate::runner::{self, RunOptions};
-use crate::verdict::{CaseResult, ExpectationsReport, Gate, Requirements, Summary};
+use crate::verdict::{CaseResult, ExpectationsReport, Gate, Requirements, RuntimeInfo, Summary};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -65,6 +65,10 @@ pub enum CheckError {
         /// What is wrong with it.
         message: String,
     },
+    /// The runtime under test could not be used: an unknown name, or a worker that did not
+    /// start (its package is not installed, say).
+    #[error("{0}")]
+    Runtime(String),
     /// A path does not exist, cannot be read, or is not a directory.
     #[error(transparent)]
     Path(#[from] DiscoverError),
@@ -188,6 +192,8 @@ pub struct CheckReport {
     /// Directories or entries discovery could not read and went on without (the command line
     /// prints them as warnings).
     pub warnings: Vec<String>,
+    /// The runtime under test, when one ran the data sets.
+    pub runtime: Option<RuntimeInfo>,
 }
 
 impl CheckReport {
@@ -247,6 +253,7 @@ impl CheckReport {
             duration: self.duration,
             expectations: self.expectations.as_ref(),
             gate: &self.gate,
+            runtime: self.runtime.as_ref(),
         }
     }
 }
@@ -303,6 +310,26 @@ pub fn check_with<P: AsRef<Path>>(
     Prepared::new(&paths, options)?.run(&mut on_event)
 }
 
+/// Starts the runtime under test that `options` names, if any: its first worker says hello
+/// before any case runs, so that a runtime that cannot start stops the run with its reason.
+fn runtime_of(options: &CheckOptions) -> Result<Option<crate::runtime::Runtime>, CheckError> {
+    use crate::runtime::{Runtime, RuntimeSpec};
+    let spec = match (&options.runtime, &options.runtime_cmd) {
+        (Some(name), _) => RuntimeSpec::bundled(name),
+        (None, Some(cmd)) => RuntimeSpec::command(cmd),
+        (None, None) => return Ok(None),
+    }
+    .map_err(|e| CheckError::Runtime(e.to_string()))?;
+    let timeout = options
+        .timeout
+        .filter(|t| !t.is_zero())
+        // No limit: a day stands for it.
+        .unwrap_or(Duration::from_secs(24 * 3600));
+    Runtime::start(&spec, timeout)
+        .map(Some)
+        .map_err(|e| CheckError::Runtime(e.to_string()))
+}
+
 /// A check whose options are validated and whose cases are selected, not yet run: the steps
 /// of [`check_with`] apart, for the command line to print discovery's warnings before it runs.
 pub(crate) struct Prepared {
@@ -341,6 +368,19 @@ impl Prepared {
             pending: options.pending.clone(),
             expectations: expectations.clone().map(std::sync::Arc::new),
             timeout: options.timeout.filter(|t| !t.is_zero()),
+            runtime: None,
+            repeat: options.repeat,
+        };
+        let runtime = runtime_of(options)?;
+        let run = match runtime {
+            // The runtime's answers have their own time limit; the case's would cut a slow
+            // runtime off mid-case, without telling which data set.
+            Some(rt) => RunOptions {
+                runtime: Some(std::sync::Arc::new(rt)),
+                timeout: None,
+                ..run
+            },
+            None => run,
         };
         Ok(Prepared {
             options: options.clone(),
@@ -435,6 +475,7 @@ impl Prepared {
             duration,
             expectations,
             warnings: self.warnings,
+            runtime: self.run.runtime.as_ref().map(|rt| rt.info()),
         };
         on_event(&Event::RunFinished(&report.run_end()));
         Ok(report)

@@ -42,6 +42,17 @@ pub struct CheckOptions {
     /// Judge another runtime's outputs, found in this directory mirroring the case tree
     /// (`--actual DIR`), instead of onnx-idx-check's own result.
     pub actual: Option<PathBuf>,
+    /// Run this runtime under test on every data set and judge its outputs as `actual`'s
+    /// (`--runtime NAME[:KEY=VALUE,...]`): a bundled adapter, `onnxruntime`, `openvino`, `tract`
+    /// or `onnx-reference`, run with `$ONNX_IDX_CHECK_PYTHON` (else `python3`). Not with
+    /// `actual`.
+    pub runtime: Option<String>,
+    /// Any other runtime under test: a command speaking the protocol of
+    /// `docs/runtime-protocol.md` (`--runtime-cmd 'CMD ARGS'`). Not with `runtime`.
+    pub runtime_cmd: Option<String>,
+    /// Times the runtime under test runs each data set (`--repeat`, at least 1); any difference
+    /// between runs is a `nondeterministic` failure.
+    pub repeat: usize,
     /// Write onnx-idx-check's result for every failed or missing expected output under this
     /// directory, for `onnx-idx-check review` (`--pending DIR`; not with `actual`).
     pub pending: Option<PathBuf>,
@@ -87,6 +98,9 @@ impl Default for CheckOptions {
             tolerance: Tolerance::default(),
             max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES,
             actual: None,
+            runtime: None,
+            runtime_cmd: None,
+            repeat: 1,
             pending: None,
             expectations: None,
             update_expectations: false,
@@ -150,6 +164,38 @@ impl CheckOptions {
     /// ```
     pub fn max_tensor_bytes(mut self, bytes: usize) -> Self {
         self.max_tensor_bytes = bytes;
+        self
+    }
+
+    /// Sets [`runtime`](Self::runtime).
+    ///
+    /// ```
+    /// let o = onnx_idx_check::CheckOptions::default().runtime("onnxruntime:threads=1");
+    /// assert_eq!(o.runtime.as_deref(), Some("onnxruntime:threads=1"));
+    /// ```
+    pub fn runtime(mut self, spec: impl Into<String>) -> Self {
+        self.runtime = Some(spec.into());
+        self
+    }
+
+    /// Sets [`runtime_cmd`](Self::runtime_cmd).
+    ///
+    /// ```
+    /// let o = onnx_idx_check::CheckOptions::default().runtime_cmd("./my-runner --cpu");
+    /// assert_eq!(o.runtime_cmd.as_deref(), Some("./my-runner --cpu"));
+    /// ```
+    pub fn runtime_cmd(mut self, cmd: impl Into<String>) -> Self {
+        self.runtime_cmd = Some(cmd.into());
+        self
+    }
+
+    /// Sets [`repeat`](Self::repeat).
+    ///
+    /// ```
+    /// assert_eq!(onnx_idx_check::CheckOptions::default().repeat(3).repeat, 3);
+    /// ```
+    pub fn repeat(mut self, n: usize) -> Self {
+        self.repeat = n;
         self
     }
 
@@ -337,6 +383,39 @@ pub(crate) fn validate(o: &CheckOptions) -> Result<(usize, Requirements), CheckE
         return Err(CheckError::invalid(
             "actual",
             format!("--actual {}: {why}", dir.display()),
+        ));
+    }
+    let runtimes = [
+        o.actual.as_ref().map(|_| "--actual"),
+        o.runtime.as_ref().map(|_| "--runtime"),
+        o.runtime_cmd.as_ref().map(|_| "--runtime-cmd"),
+    ];
+    if let [first, second, ..] = runtimes.iter().flatten().collect::<Vec<_>>()[..] {
+        return Err(CheckError::invalid(
+            "runtime",
+            format!("{first} and {second} both name the outputs to judge: give one per check"),
+        ));
+    }
+    if o.repeat == 0 {
+        return Err(CheckError::invalid(
+            "repeat",
+            "--repeat 0: a runtime runs each data set at least once",
+        ));
+    }
+    if o.repeat > 1 && o.runtime.is_none() && o.runtime_cmd.is_none() {
+        return Err(CheckError::invalid(
+            "repeat",
+            format!(
+                "--repeat {} needs a runtime to run again (--runtime or --runtime-cmd)",
+                o.repeat
+            ),
+        ));
+    }
+    if (o.runtime.is_some() || o.runtime_cmd.is_some()) && o.pending.is_some() {
+        return Err(CheckError::invalid(
+            "pending",
+            "--pending cannot be used with a runtime (judging a runtime's outputs leaves no result \
+             of onnx-idx-check's own to review)",
         ));
     }
     if o.actual.is_some() && o.pending.is_some() {

@@ -103,6 +103,7 @@ pub(crate) fn case(name: &str, status: Status) -> CaseResult {
         traits: Vec::new(),
         status,
         reason: (status != Status::Passed).then(|| "why".to_string()),
+        fault: None,
         data_sets: Vec::new(),
         duration: Duration::ZERO,
     }
@@ -118,11 +119,13 @@ pub(super) fn failed(name: &str, mismatches: usize, first: Option<&[usize]>) -> 
             status: Status::Passed,
             reason: None,
             outputs: vec![output("y", false, 0, None)],
+            fault: None,
         },
         DataSetResult {
             name: "test_data_set_1".to_string(),
             status: Status::Failed,
             reason: Some("differs".to_string()),
+            fault: None,
             outputs: vec![
                 output("x", false, 0, None),
                 output("y", true, mismatches, first),

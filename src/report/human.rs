@@ -82,7 +82,14 @@ pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
         Some("unexpectedly-passed") => style.paint("1;31", &format!("{:>7}", "XPASS")),
         Some("expired") => style.paint("1;31", &format!("{:>7}", "EXPIRED")),
         _ if c.is_new() => style.paint("1;34", &format!("{:>7}", "NEW")),
-        _ => style.status(c.status),
+        // What the runtime under test did says more than FAIL or ERROR.
+        _ => match c.fault.filter(|_| c.status != Status::Passed) {
+            Some(f) => style.paint(
+                if c.status == Status::Failed { "1;31" } else { "1;35" },
+                &format!("{:>7}", f.label()),
+            ),
+            None => style.status(c.status),
+        },
     };
     let mut s = format!("{label} {} {}\n", bracketed(c.duration), c.name);
     if let Some(reason) = &c.reason {
@@ -472,6 +479,14 @@ pub fn summary_line(summary: &Summary, duration: Duration, style: Style) -> Stri
             style.paint(colour, &format!("{n} {what}"))
         })
         .collect();
+    if !summary.faults.is_empty() {
+        let faults: Vec<String> = summary
+            .faults
+            .iter()
+            .map(|(f, n)| format!("{n} {}", f.words()))
+            .collect();
+        parts.push(format!("runtime: {}", faults.join(", ")));
+    }
     if summary.not_run > 0 {
         parts.push(format!("{} not run (--fail-fast)", summary.not_run));
     }
@@ -565,6 +580,9 @@ impl HumanReporter {
         tail.push_str(&unmet_requirements(end.gate, self.style));
         if let Some(n) = self.durations {
             tail.push_str(&slowest(end.results, n));
+        }
+        if let Some(rt) = end.runtime {
+            let _ = writeln!(tail, "  runtime {} {} ({})", rt.name, rt.version, rt.command);
         }
         tail.push_str(&summary(end.summary, end.duration, self.style));
         tail

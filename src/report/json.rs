@@ -2,7 +2,7 @@
 //! [`SCHEMA_VERSION`] on any incompatible change.
 
 use super::{millis, nanos, Dest, Event, Reporter, RunEnd, ToolInfo};
-use crate::verdict::{CaseResult, Counts, DataSetResult, Gate, OutputResult};
+use crate::verdict::{CaseResult, Counts, DataSetResult, Fault, Gate, OutputResult};
 use anyhow::Result;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -17,6 +17,9 @@ pub struct Report<'a> {
     pub schema_version: u32,
     /// The tool.
     pub tool: Tool<'a>,
+    /// The runtime under test, when one ran the data sets (`--runtime`, `--runtime-cmd`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<JsonRuntime<'a>>,
     /// Counts.
     pub summary: JsonSummary<'a>,
     /// The expectations file's own verdicts, when `--expectations` was given.
@@ -27,6 +30,17 @@ pub struct Report<'a> {
 }
 
 pub use crate::verdict::ExpectationsReport;
+
+/// The runtime under test.
+#[derive(Debug, Serialize)]
+pub struct JsonRuntime<'a> {
+    /// Its name: the `--runtime` spec, or the name its worker gave.
+    pub name: &'a str,
+    /// The version its worker gave.
+    pub version: &'a str,
+    /// The command its workers ran.
+    pub command: &'a str,
+}
 
 /// An expectations entry applied to a case.
 #[derive(Debug, Serialize)]
@@ -79,6 +93,9 @@ pub struct JsonSummary<'a> {
     pub unexpected_passes: usize,
     /// Cases under an expired expectations entry (each fails the run).
     pub expired: usize,
+    /// Cases whose verdict the runtime under test's fault decided, per fault (`crashed`,
+    /// `timed-out`, `refused`, `wrote-nothing`, `nondeterministic`); only those that occurred.
+    pub faults: BTreeMap<&'static str, usize>,
     /// Counts per operator version (`Gather-13`; a bare op type when unresolved).
     pub by_op: BTreeMap<&'a str, JsonCounts>,
     /// The run's own verdict: what decides the exit status.
@@ -154,6 +171,9 @@ pub struct JsonCase<'a> {
     pub label: &'static str,
     /// Why it did not pass.
     pub reason: Option<&'a str>,
+    /// What the runtime under test did, where that decided the verdict: `crashed`,
+    /// `timed-out`, `refused`, `wrote-nothing` or `nondeterministic`; null otherwise.
+    pub fault: Option<&'static str>,
     /// Wall time, in milliseconds (rounded down).
     pub duration_ms: u64,
     /// Wall time, in nanoseconds.
@@ -187,6 +207,8 @@ pub struct JsonDataSet<'a> {
     pub status: &'static str,
     /// Why it did not pass.
     pub reason: Option<&'a str>,
+    /// What the runtime under test did, as in the case's `fault`.
+    pub fault: Option<&'static str>,
     /// Output comparisons.
     pub outputs: Vec<JsonOutput<'a>>,
 }
@@ -239,6 +261,11 @@ pub fn build<'a>(tool: &'a ToolInfo, end: &RunEnd<'a>) -> Report<'a> {
             name: tool.name,
             version: tool.version,
         },
+        runtime: end.runtime.map(|r| JsonRuntime {
+            name: &r.name,
+            version: &r.version,
+            command: &r.command,
+        }),
         summary: JsonSummary {
             total: summary.total,
             passed: summary.passed,
@@ -251,6 +278,11 @@ pub fn build<'a>(tool: &'a ToolInfo, end: &RunEnd<'a>) -> Report<'a> {
             expected_failures: summary.expected_failures,
             unexpected_passes: summary.unexpected_passes,
             expired: summary.expired,
+            faults: summary
+                .faults
+                .iter()
+                .map(|(f, n)| (f.as_str(), *n))
+                .collect(),
             by_op: summary
                 .by_op
                 .iter()
@@ -286,6 +318,7 @@ fn case(c: &CaseResult) -> JsonCase<'_> {
         status: c.status.as_str(),
         label: super::label(c),
         reason: c.reason.as_deref(),
+        fault: c.fault.map(Fault::as_str),
         duration_ms: millis(c.duration),
         duration_ns: nanos(c.duration),
         origin: c.origin.as_deref(),
@@ -311,6 +344,7 @@ fn data_set(d: &DataSetResult) -> JsonDataSet<'_> {
         name: &d.name,
         status: d.status.as_str(),
         reason: d.reason.as_deref(),
+        fault: d.fault.map(Fault::as_str),
         outputs: d.outputs.iter().map(output).collect(),
     }
 }

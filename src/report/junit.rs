@@ -68,8 +68,10 @@ pub fn render(tool: &ToolInfo, end: &RunEnd<'_>) -> String {
         }
         if let Some(reason) = &c.reason {
             status.set_message(format!("{}{reason}", expectation.unwrap_or_default()));
-            status.set_type(match outcome {
-                Some("expired") => "expired",
+            status.set_type(match (outcome, c.fault) {
+                (Some("expired"), _) => "expired",
+                // The runtime's fault: `crashed`, `timed-out`, ...
+                (_, Some(f)) => f.as_str(),
                 _ => c.status.as_str(),
             });
             let details = details(c);

@@ -32,7 +32,7 @@ pub(crate) mod junit;
 pub mod markdown;
 mod progress;
 
-use crate::verdict::{CaseResult, ExpectationsReport, Gate, Summary};
+use crate::verdict::{CaseResult, ExpectationsReport, Gate, RuntimeInfo, Summary};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -117,6 +117,8 @@ pub struct RunEnd<'a> {
     pub expectations: Option<&'a ExpectationsReport>,
     /// The run's own verdict and its reasons.
     pub gate: &'a Gate,
+    /// The runtime under test, when one ran the data sets.
+    pub runtime: Option<&'a RuntimeInfo>,
 }
 
 /// One output format: receives every event of a run.
@@ -277,7 +279,8 @@ pub(crate) fn shell_quote(word: &str) -> String {
 }
 
 /// The label of a case in the human and Markdown reports: `PASS`, `FAIL`, `ERROR`, `SKIP`,
-/// `NEW` for a case errored only for want of expected outputs (insta's new snapshot), or
+/// `NEW` for a case errored only for want of expected outputs (insta's new snapshot), the
+/// [`Fault`](crate::verdict::Fault)'s label where a runtime under test decided the verdict, or
 /// `XFAIL` / `XPASS` / `EXPIRED` for a case an expectations entry lists.
 pub(crate) fn label(c: &CaseResult) -> &'static str {
     match c.expectation.as_ref().map(|e| e.outcome) {
@@ -285,7 +288,11 @@ pub(crate) fn label(c: &CaseResult) -> &'static str {
         Some("unexpectedly-passed") => "XPASS",
         Some("expired") => "EXPIRED",
         _ if c.is_new() => "NEW",
+        // What the runtime under test did: `CRASHED`, `TIMEOUT`, `REFUSED`, `NOTHING`, `NONDET`.
         _ => match c.status {
+            s if s != crate::verdict::Status::Passed && c.fault.is_some() => {
+                c.fault.map_or("ERROR", crate::verdict::Fault::label)
+            }
             crate::verdict::Status::Passed => "PASS",
             crate::verdict::Status::Failed => "FAIL",
             crate::verdict::Status::Errored => "ERROR",

@@ -4,7 +4,7 @@ use super::case::Record;
 use super::{RunOptions, Verdict};
 use crate::discover::{Case, DataSet};
 use crate::tensor::Tensor;
-use crate::verdict::Status;
+use crate::verdict::{Fault, Status};
 use std::path::Path;
 
 /// Loads a runtime's outputs for a data set from the `--actual` tree.
@@ -37,10 +37,13 @@ pub(super) fn load_actual(
 }
 
 /// The runtime's outputs, all present but those it may leave out (`excused[k]`, kept as
-/// `None`); any other missing one errors the data set with its path.
+/// `None`); any other missing one errors the data set with its path, or with the runtime's
+/// message when it refused the data set (`refusal`), or as what `runtime` did not write.
 pub(super) fn all_present(
     actual: Vec<(String, Option<Tensor>)>,
     excused: &[bool],
+    refusal: Option<&str>,
+    runtime: Option<&str>,
 ) -> Result<Vec<Option<Tensor>>, Verdict> {
     actual
         .into_iter()
@@ -48,9 +51,21 @@ pub(super) fn all_present(
         .map(|(k, (shown, t))| match t {
             Some(t) => Ok(Some(t)),
             None if excused.get(k).copied().unwrap_or(false) => Ok(None),
+            None if refusal.is_some() => Err(Verdict(
+                Status::Errored,
+                refusal.unwrap_or_default().to_string(),
+                Some(Fault::Refused),
+            )),
             None => Err(Verdict(
                 Status::Errored,
-                format!("actual output {shown} is missing"),
+                match runtime {
+                    Some(name) => format!(
+                        "runtime {name} wrote nothing: it answered done, but output {k} has no \
+                         file (output_{k}.pb, output_{k}.npy or outputs.npz)"
+                    ),
+                    None => format!("actual output {shown} is missing"),
+                },
+                Some(Fault::WroteNothing),
             )),
         })
         .collect()

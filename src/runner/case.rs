@@ -70,9 +70,10 @@ pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
     let start = Instant::now();
     let mut result = bare_result(case, Status::Passed, None);
     let inner = deadline::with_limit(opts.timeout, || run_case_inner(case, opts, &mut result));
-    if let Err(Verdict(status, reason)) = inner {
+    if let Err(Verdict(status, reason, fault)) = inner {
         result.status = status;
         result.reason = Some(reason);
+        result.fault = fault;
     } else if let Some(ds) = result
         .data_sets
         .iter()
@@ -82,6 +83,7 @@ pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
     {
         if ds.status != Status::Passed {
             result.status = ds.status;
+            result.fault = ds.fault;
             let others = result
                 .data_sets
                 .iter()
@@ -162,7 +164,7 @@ fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Re
     };
     let initializers = initializers(&plan, case, opts.max_tensor_bytes)?;
     if case.data_sets.is_empty() {
-        return Err(Verdict(Status::Errored, NO_DATA_SET.into()));
+        return Err(Verdict(Status::Errored, NO_DATA_SET.into(), None));
     }
     let mut record = Record::default();
     for ds in &case.data_sets {

@@ -4,6 +4,7 @@
 use super::actual::{all_present, load_actual};
 use super::case::{severity, Record};
 use super::pending::{missing_expected, passed, snapshot};
+use super::runtime::run_runtime;
 use super::{RunOptions, Verdict};
 use crate::compare::compare;
 use crate::deadline;
@@ -14,7 +15,7 @@ use crate::load;
 use crate::ops::SpecError;
 use crate::pb::{tensor_shape_proto::dimension::Value as Dim, type_proto, ValueInfoProto};
 use crate::tensor::{DType, Tensor};
-use crate::verdict::{diagnosis_note, known_bug_hint, DataSetResult, OutputResult, Status};
+use crate::verdict::{diagnosis_note, known_bug_hint, DataSetResult, Fault, OutputResult, Status};
 
 pub(super) fn run_data_set(
     plan: &Plan<'_>,
@@ -29,10 +30,12 @@ pub(super) fn run_data_set(
         status: Status::Passed,
         reason: None,
         outputs: Vec::new(),
+        fault: None,
     };
     match load_and_evaluate(plan, initializers, case, ds, opts, record) {
-        Ok(outputs) => {
+        Ok((outputs, fault)) => {
             r.outputs = outputs;
+            r.fault = fault;
             // A missing expected file (under --pending) errors the data set; a difference fails it.
             if let Some(o) = r
                 .outputs
@@ -48,9 +51,10 @@ pub(super) fn run_data_set(
                 ));
             }
         }
-        Err(Verdict(status, reason)) => {
+        Err(Verdict(status, reason, fault)) => {
             r.status = status;
             r.reason = Some(reason);
+            r.fault = fault;
         }
     }
     r
@@ -65,7 +69,7 @@ fn load_and_evaluate(
     ds: &DataSet,
     opts: &RunOptions,
     record: &mut Record,
-) -> Result<Vec<OutputResult>, Verdict> {
+) -> Result<(Vec<OutputResult>, Option<Fault>), Verdict> {
     let files = DataSetFiles::scan(ds)?;
     // Expected outputs are optional: under --actual our kernels stand in where they are
     // missing; otherwise the output is a new snapshot, shown (and under --pending written for
@@ -92,8 +96,10 @@ fn load_and_evaluate(
             .tensor;
         expected.push(Some(t));
     }
-    let runtime = match &opts.actual {
-        Some(root) => Some(load_actual(
+    let mut refusal = None;
+    let mut changed = Vec::new();
+    let runtime = match (&opts.actual, &opts.runtime) {
+        (Some(root), _) => Some(load_actual(
             root,
             case,
             ds,
@@ -101,7 +107,13 @@ fn load_and_evaluate(
             opts,
             record,
         )?),
-        None => None,
+        (None, Some(rt)) => {
+            let got = run_runtime(rt, plan, case, ds, &inputs, opts)?;
+            refusal = got.refusal;
+            changed = got.changed;
+            Some(got.outputs)
+        }
+        (None, None) => None,
     };
     let trace = |step: usize| {
         plan.trace(
@@ -129,15 +141,17 @@ fn load_and_evaluate(
             let reason = format!("node {node}: {why}");
             return match runtime {
                 // Every output the runtime produced where the spec requires an error is
-                // failed; producing none at all is what the spec asks for.
-                Some(actual) => Ok(plan
-                    .outputs
-                    .iter()
-                    .zip(actual)
-                    .filter_map(|(info, (_, a))| {
-                        a.map(|a| spec_error_output(&info.name, &reason, explain(&a), a))
-                    })
-                    .collect()),
+                // failed; producing none at all (or refusing) is what the spec asks for.
+                Some(actual) => Ok(with_changes(
+                    plan.outputs
+                        .iter()
+                        .zip(actual)
+                        .filter_map(|(info, (_, a))| {
+                            a.map(|a| spec_error_output(&info.name, &reason, explain(&a), a))
+                        })
+                        .collect(),
+                    changed,
+                )),
                 None => {
                     let hint = expected
                         .iter()
@@ -145,7 +159,7 @@ fn load_and_evaluate(
                         .map(explain)
                         .find(|found| !found.is_empty())
                         .map_or(String::new(), |found| known_bug_hint(&found));
-                    Err(Verdict(Status::Errored, format!("{reason}{hint}")))
+                    Err(Verdict(Status::Errored, format!("{reason}{hint}"), None))
                 }
             };
         }
@@ -168,7 +182,12 @@ fn load_and_evaluate(
             .collect(),
         None => Vec::new(),
     };
-    let runtime = runtime.map(|a| all_present(a, &refused)).transpose()?;
+    let runtime = runtime
+        .map(|a| {
+            let label = opts.runtime.as_ref().map(|rt| rt.label());
+            all_present(a, &refused, refusal.as_deref(), label)
+        })
+        .transpose()?;
     let mut results = Vec::with_capacity(plan.outputs.len());
     for (k, (info, value)) in plan.outputs.iter().zip(&ours).enumerate() {
         deadline::check()?;
@@ -206,6 +225,7 @@ fn load_and_evaluate(
                                     d.reason.as_deref().unwrap_or_default(),
                                     three_way(e, &value.tensor, actual, &d, value.arithmetic, tolerance)
                                 ),
+                                None,
                             ));
                         }
                         e
@@ -287,7 +307,20 @@ fn load_and_evaluate(
         }
         record.traits.extend(traits);
     }
-    Ok(results)
+    Ok(with_changes(results, changed))
+}
+
+/// The judged outputs, followed by those that changed between runs (`--repeat`), which make
+/// the data set nondeterministic.
+fn with_changes(
+    mut results: Vec<OutputResult>,
+    changed: Vec<OutputResult>,
+) -> (Vec<OutputResult>, Option<Fault>) {
+    if changed.is_empty() {
+        return (results, None);
+    }
+    results.extend(changed);
+    (results, Some(Fault::Nondeterministic))
 }
 
 /// `; shape consistent with axis-ignored (...); values differ further`, for a wrong shape no
@@ -388,7 +421,7 @@ impl DataSetFiles {
     pub(super) fn scan(ds: &DataSet) -> Result<DataSetFiles, Verdict> {
         let files = ds
             .tensor_files()
-            .map_err(|e| Verdict(Status::Errored, format!("{}: {e}", ds.name)))?;
+            .map_err(|e| Verdict(Status::Errored, format!("{}: {e}", ds.name), None))?;
         Ok(DataSetFiles {
             inputs: files.inputs,
             outputs: files.outputs,
@@ -414,6 +447,7 @@ impl DataSetFiles {
                 format!(
                     "{ds}/input_{missing}.pb is missing: the graph has {n_inputs} input(s) to match by position"
                 ),
+                None,
             ));
         }
         for (kind, have, want) in [
@@ -426,6 +460,7 @@ impl DataSetFiles {
                     format!(
                         "{ds}/{kind}_{extra}.pb has no graph {kind} to match: the graph has {want} {kind}(s) (initializers excluded)"
                     ),
+                    None,
                 ));
             }
         }
@@ -445,7 +480,7 @@ fn check_declared(
     else {
         return Ok(());
     };
-    let bad = |what: String| Err(Verdict(Status::Errored, format!("{file}: {what}")));
+    let bad = |what: String| Err(Verdict(Status::Errored, format!("{file}: {what}"), None));
     if tt.elem_type != 0 && DType::from_onnx(tt.elem_type) != Some(t.dtype()) {
         let declared = DType::from_onnx(tt.elem_type)
             .map_or(format!("type {}", tt.elem_type), |d| d.to_string());

@@ -6,6 +6,7 @@
 //! - [`case`]: one case: model, plan, initializers, its data sets;
 //! - [`data_set`]: one data set: its files, the evaluation and the comparison of every output;
 //! - [`actual`]: a runtime's outputs read from the `--actual` tree;
+//! - [`runtime`]: a runtime's outputs from its worker (`--runtime`), run `--repeat` times;
 //! - [`pending`]: snapshots of our result for `--pending`;
 //! - [`prepared`]: a case loaded once for repeated evaluation (`bench`).
 //!
@@ -17,6 +18,7 @@ mod data_set;
 mod pending;
 mod pool;
 mod prepared;
+mod runtime;
 
 pub use case::run_case;
 // For `list`, which says what `run` will.
@@ -54,6 +56,10 @@ pub struct RunOptions {
     pub expectations: Option<std::sync::Arc<crate::expectations::Expectations>>,
     /// `--timeout`: how long one case may run before it is errored; `None` for no limit.
     pub timeout: Option<std::time::Duration>,
+    /// `--runtime`: the runtime under test, run as a child process for every data set.
+    pub runtime: Option<std::sync::Arc<crate::runtime::Runtime>>,
+    /// `--repeat N`: how many times the runtime runs each data set.
+    pub repeat: usize,
 }
 
 impl Default for RunOptions {
@@ -67,6 +73,8 @@ impl Default for RunOptions {
             pending: None,
             expectations: None,
             timeout: Some(DEFAULT_TIMEOUT),
+            runtime: None,
+            repeat: 1,
         }
     }
 }
@@ -77,8 +85,8 @@ pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 /// 4 GiB (decision D12).
 pub const DEFAULT_MAX_TENSOR_BYTES: usize = 4 << 30;
 
-/// A non-pass verdict with its reason.
-struct Verdict(Status, String);
+/// A non-pass verdict with its reason and, when a runtime under test decided it, what it did.
+struct Verdict(Status, String, Option<crate::verdict::Fault>);
 
 impl From<LoadError> for Verdict {
     fn from(e: LoadError) -> Self {
@@ -87,21 +95,21 @@ impl From<LoadError> for Verdict {
         } else {
             Status::Errored
         };
-        Verdict(status, e.to_string())
+        Verdict(status, e.to_string(), None)
     }
 }
 
 impl From<TimedOut> for Verdict {
     fn from(e: TimedOut) -> Self {
-        Verdict(Status::Errored, e.to_string())
+        Verdict(Status::Errored, e.to_string(), None)
     }
 }
 
 impl From<PlanError> for Verdict {
     fn from(e: PlanError) -> Self {
         match e {
-            PlanError::Invalid(m) => Verdict(Status::Errored, m),
-            PlanError::Unsupported(m) => Verdict(Status::Skipped, m),
+            PlanError::Invalid(m) => Verdict(Status::Errored, m, None),
+            PlanError::Unsupported(m) => Verdict(Status::Skipped, m, None),
         }
     }
 }
@@ -115,6 +123,6 @@ impl From<EvalError> for Verdict {
             } => Status::Skipped,
             _ => Status::Errored,
         };
-        Verdict(status, e.to_string())
+        Verdict(status, e.to_string(), None)
     }
 }

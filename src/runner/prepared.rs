@@ -29,10 +29,10 @@ impl Prepared {
             let plan = eval::plan(&model).map_err(|e| e.to_string())?;
             let initializers =
                 initializers(&plan, case, opts.max_tensor_bytes).map_err(|e| e.to_string())?;
-            let files = DataSetFiles::scan(ds).map_err(|Verdict(_, m)| m)?;
+            let files = DataSetFiles::scan(ds).map_err(|Verdict(_, m, _)| m)?;
             files
                 .check_counts(plan.inputs.len(), plan.outputs.len(), &ds.name)
-                .map_err(|Verdict(_, m)| m)?;
+                .map_err(|Verdict(_, m, _)| m)?;
             let load = |kind: &str, k: usize| {
                 let file = format!("{}/{kind}_{k}.pb", ds.name);
                 load::load_tensor_file(

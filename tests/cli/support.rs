@@ -254,7 +254,8 @@ pub fn case_lines(human: &str) -> Vec<(String, String)> {
         .filter_map(|l| {
             let (label, rest) = l.trim_start().split_once(' ')?;
             if ![
-                "PASS", "FAIL", "ERROR", "SKIP", "NEW", "XFAIL", "XPASS", "EXPIRED",
+                "PASS", "FAIL", "ERROR", "SKIP", "NEW", "XFAIL", "XPASS", "EXPIRED", "CRASHED",
+                "TIMEOUT", "REFUSED", "NOTHING", "NONDET",
             ]
             .contains(&label)
             {

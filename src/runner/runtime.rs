@@ -1,0 +1,254 @@
+//! `--runtime`: the runtime under test runs the data set in its worker; its outputs are judged as
+//! `--actual`'s are. Under `--repeat N` it runs N times, alternating thread counts where its
+//! adapter can set them, and any difference between runs is found here.
+
+use super::{RunOptions, Verdict};
+use crate::compare::{compare, Mode, Tolerance};
+use crate::discover::{Case, DataSet};
+use crate::eval::Plan;
+use crate::load;
+use crate::pb::type_proto;
+use crate::runtime::{Input, Outcome, Request, Runtime};
+use crate::tensor::{DType, Tensor};
+use crate::verdict::{Fault, OutputResult, Status};
+use std::path::Path;
+
+/// What the runtime gave for a data set.
+pub(super) struct FromRuntime {
+    /// Its outputs (of the first run), each with the name shown for it; `None` where it wrote
+    /// none (all of them after a refusal).
+    pub outputs: Vec<(String, Option<Tensor>)>,
+    /// The reason to give, when it refused the data set (`runtime NAME refused: MESSAGE`).
+    pub refusal: Option<String>,
+    /// The outputs that differed between two runs, as comparisons of the later run with the
+    /// first (`--repeat`).
+    pub changed: Vec<OutputResult>,
+}
+
+/// The thread counts of the runs of `--repeat`: several threads first (where races show), one
+/// thread next, in turn.
+fn threads_of_run(run: usize, repeat: usize) -> Option<usize> {
+    if repeat < 2 {
+        return None;
+    }
+    let many = std::thread::available_parallelism().map_or(2, |n| n.get().max(2));
+    Some(if run % 2 == 0 { many } else { 1 })
+}
+
+/// Runs the data set through the runtime (`opts.repeat` times) and reads what it wrote.
+pub(super) fn run_runtime(
+    rt: &Runtime,
+    plan: &Plan<'_>,
+    case: &Case,
+    ds: &DataSet,
+    inputs: &[Tensor],
+    opts: &RunOptions,
+) -> Result<FromRuntime, Verdict> {
+    let pbs: Vec<_> = (0..inputs.len())
+        .map(|k| ds.dir.join(format!("input_{k}.pb")))
+        .collect();
+    let model = case.dir.join("model.onnx");
+    let repeat = opts.repeat.max(1);
+    let mut first: Option<(Vec<(String, Option<Tensor>)>, Option<usize>)> = None;
+    let mut changed = Vec::new();
+    for run in 0..repeat {
+        let threads = threads_of_run(run, repeat);
+        let req = Request {
+            case: &case.name,
+            data_set: &ds.name,
+            model: &model,
+            inputs: plan
+                .inputs
+                .iter()
+                .zip(inputs)
+                .zip(&pbs)
+                .map(|((info, tensor), pb)| Input {
+                    name: &info.name,
+                    pb,
+                    tensor,
+                })
+                .collect(),
+            outputs: plan
+                .outputs
+                .iter()
+                .map(|info| (info.name.as_str(), declared_dtype(info)))
+                .collect(),
+            threads,
+        };
+        let outcome = rt.run(&req).map_err(|e| {
+            Verdict(
+                Status::Errored,
+                format!("runtime {}: onnx-idx-check could not write the request's files: {e}", rt.label()),
+                None,
+            )
+        })?;
+        let on_run = |what: String| {
+            if repeat > 1 {
+                format!("run {} of {repeat}{}: {what}", run + 1, threads_note(threads))
+            } else {
+                what
+            }
+        };
+        let outputs = match outcome {
+            Outcome::Crashed(why) => {
+                return Err(Verdict(
+                    Status::Errored,
+                    on_run(format!("runtime {} crashed: {why}", rt.label())),
+                    Some(Fault::Crashed),
+                ))
+            }
+            Outcome::TimedOut(t) => {
+                return Err(Verdict(
+                    Status::Errored,
+                    on_run(format!(
+                        "runtime {} timed out: no answer after {} s (--timeout); its worker was killed",
+                        rt.label(),
+                        t.as_secs_f64()
+                    )),
+                    Some(Fault::TimedOut),
+                ))
+            }
+            Outcome::Refused(message) => {
+                if run == 0 {
+                    // The verdict depends on whether the spec requires an error: judged later.
+                    return Ok(FromRuntime {
+                        outputs: (0..plan.outputs.len())
+                            .map(|k| (format!("{}: output_{k}", rt.label()), None))
+                            .collect(),
+                        refusal: Some(format!("runtime {} refused: {message}", rt.label())),
+                        changed,
+                    });
+                }
+                return Err(Verdict(
+                    Status::Failed,
+                    on_run(format!(
+                        "runtime {} refused what it ran before: {message}",
+                        rt.label()
+                    )),
+                    Some(Fault::Nondeterministic),
+                ));
+            }
+            Outcome::Done(job) => read_outputs(&job.outputs(), rt.label(), plan, opts)?,
+        };
+        match &first {
+            None => first = Some((outputs, threads)),
+            Some((before, before_threads)) => {
+                for (k, ((_, a), (_, b))) in before.iter().zip(&outputs).enumerate() {
+                    if changed.iter().any(|c: &OutputResult| c.name == plan.outputs[k].name) {
+                        continue;
+                    }
+                    if let Some(c) = difference(a.as_ref(), b.as_ref(), &plan.outputs[k].name)
+                    {
+                        changed.push(OutputResult {
+                            reason: c.reason.map(|r| {
+                                format!(
+                                    "differs between runs of runtime {}: run {} of {repeat}{} against run 1{}: {r}",
+                                    rt.label(),
+                                    run + 1,
+                                    threads_note(threads),
+                                    threads_note(*before_threads)
+                                )
+                            }),
+                            ..c
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let (outputs, _) = first.unwrap_or_default();
+    Ok(FromRuntime {
+        outputs,
+        refusal: None,
+        changed,
+    })
+}
+
+/// ` (2 threads)`, or nothing when the run did not ask for a thread count.
+fn threads_note(threads: Option<usize>) -> String {
+    match threads {
+        Some(1) => " (1 thread)".to_string(),
+        Some(n) => format!(" ({n} threads)"),
+        None => String::new(),
+    }
+}
+
+/// The comparison of one output of two runs, when they differ (bit for bit, NaN equal to NaN).
+fn difference(first: Option<&Tensor>, later: Option<&Tensor>, name: &str) -> Option<OutputResult> {
+    let exact = Tolerance {
+        mode: Mode::Exact,
+        ..Tolerance::default()
+    };
+    let (a, b) = match (first, later) {
+        (Some(a), Some(b)) => (a, b),
+        (None, None) => return None,
+        (a, b) => {
+            let which = if a.is_some() { "the later run" } else { "the first run" };
+            let t = a.or(b)?;
+            return Some(OutputResult {
+                name: name.to_string(),
+                status: Status::Failed,
+                reason: Some(format!("{which} wrote no output '{name}'")),
+                dtype: t.dtype(),
+                actual_dtype: t.dtype(),
+                expected_shape: Some(t.shape().to_vec()),
+                actual_shape: t.shape().to_vec(),
+                mismatches: 0,
+                max_abs_diff: None,
+                max_rel_diff: None,
+                first_mismatches: Vec::new(),
+                tolerant: false,
+                diagnoses: Vec::new(),
+                computed: None,
+            });
+        }
+    };
+    let d = compare(a, b, false, &exact);
+    (!d.passed).then(|| OutputResult {
+        name: name.to_string(),
+        status: Status::Failed,
+        reason: d.reason,
+        dtype: a.dtype(),
+        actual_dtype: b.dtype(),
+        expected_shape: Some(a.shape().to_vec()),
+        actual_shape: b.shape().to_vec(),
+        mismatches: d.mismatches,
+        max_abs_diff: d.max_abs_diff,
+        max_rel_diff: d.max_rel_diff,
+        first_mismatches: d.first_mismatches,
+        tolerant: false,
+        diagnoses: Vec::new(),
+        computed: None,
+    })
+}
+
+/// The element type a graph output declares, if any.
+fn declared_dtype(info: &crate::pb::ValueInfoProto) -> Option<DType> {
+    match info.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+        Some(type_proto::Value::TensorType(tt)) => DType::from_onnx(tt.elem_type),
+        _ => None,
+    }
+}
+
+/// The outputs the worker wrote into `dir`, named `<runtime>: output_K.pb` in messages.
+fn read_outputs(
+    dir: &Path,
+    label: &str,
+    plan: &Plan<'_>,
+    opts: &RunOptions,
+) -> Result<Vec<(String, Option<Tensor>)>, Verdict> {
+    (0..plan.outputs.len())
+        .map(|k| {
+            let name = format!("output_{k}.pb");
+            let shown = format!("{label}: {name}");
+            let path = dir.join(&name);
+            if std::fs::symlink_metadata(&path).is_err() {
+                return Ok((shown, None));
+            }
+            let t = load::load_tensor_file_with(&path, &shown, opts.max_tensor_bytes, false)
+                .map_err(|e| Verdict(Status::Errored, e.to_string(), None))?
+                .tensor;
+            Ok((shown, Some(t)))
+        })
+        .collect()
+}

@@ -1,0 +1,653 @@
+//! Runtimes under test, driven as child processes (`run --runtime NAME`, `--runtime-cmd CMD`):
+//! the protocol of `docs/runtime-protocol.md`, the bundled adapters, and the pool of workers
+//! that runs one data set at a time per worker.
+//!
+//! - [`worker`]: one worker process: spawn, one line out and one in, crash and hang detection;
+//! - [`feed`]: a request's inputs as `.npy` files.
+
+pub(crate) mod feed;
+pub(crate) mod worker;
+
+use crate::tensor::{DType, Tensor};
+use serde::Deserialize;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+use worker::{Death, Worker};
+
+/// A runtime adapter that ships inside the binary: a short Python script speaking the protocol,
+/// written out to a temporary directory when a run needs it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Adapter {
+    /// The name `--runtime` takes.
+    pub name: &'static str,
+    /// Other names it answers to.
+    pub aliases: &'static [&'static str],
+    /// The file name of its script.
+    pub file: &'static str,
+    /// What to install for it (`pip install ...`).
+    pub package: &'static str,
+    /// The script.
+    pub source: &'static str,
+}
+
+/// The common part every adapter imports.
+const WORKER_FILE: (&str, &str) = (
+    "onnx_idx_check_worker.py",
+    include_str!("adapters/onnx_idx_check_worker.py"),
+);
+
+/// The bundled adapters.
+pub(crate) const ADAPTERS: &[Adapter] = &[
+    Adapter {
+        name: "onnxruntime",
+        aliases: &["ort"],
+        file: "onnxruntime.py",
+        package: "onnxruntime",
+        source: include_str!("adapters/onnxruntime.py"),
+    },
+    Adapter {
+        name: "openvino",
+        aliases: &["ov"],
+        file: "openvino.py",
+        package: "openvino",
+        source: include_str!("adapters/openvino.py"),
+    },
+    Adapter {
+        name: "tract",
+        aliases: &[],
+        file: "tract.py",
+        package: "tract",
+        source: include_str!("adapters/tract.py"),
+    },
+    Adapter {
+        name: "onnx-reference",
+        aliases: &["reference"],
+        file: "onnx_reference.py",
+        package: "onnx",
+        source: include_str!("adapters/onnx_reference.py"),
+    },
+];
+
+/// Writes every bundled adapter and their common module into `dir`.
+pub(crate) fn write_adapters(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join(WORKER_FILE.0), WORKER_FILE.1)?;
+    for a in ADAPTERS {
+        std::fs::write(dir.join(a.file), a.source)?;
+    }
+    Ok(())
+}
+
+/// The Python that runs the bundled adapters: `$ONNX_IDX_CHECK_PYTHON`, else `python3`.
+pub(crate) fn python() -> OsString {
+    std::env::var_os("ONNX_IDX_CHECK_PYTHON")
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "python3".into())
+}
+
+/// Which runtime to drive, as the command line names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum RuntimeSpec {
+    /// A bundled adapter with its options (`onnxruntime:threads=2,providers=CPUExecutionProvider`
+    /// gives the script `--threads 2 --providers CPUExecutionProvider`).
+    Bundled {
+        /// The adapter.
+        adapter: &'static Adapter,
+        /// Its options, in order.
+        options: Vec<(String, String)>,
+        /// The spec as written, the runtime's name in reports.
+        label: String,
+    },
+    /// Any program speaking the protocol (`--runtime-cmd 'CMD ARGS'`).
+    Command {
+        /// Its argv.
+        argv: Vec<String>,
+    },
+}
+
+/// Why a runtime could not be used.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RuntimeError {
+    /// `--runtime` names no bundled adapter.
+    #[error("--runtime {0}: no such runtime; the bundled ones are {list} (any other: --runtime-cmd 'CMD ARGS')", list = bundled_names())]
+    Unknown(String),
+    /// A spec's options are not `key=value` pairs, or a command is empty.
+    #[error("{0}")]
+    Invalid(String),
+    /// The worker did not say hello.
+    #[error("runtime {label} could not start ({command}): {message}")]
+    Start {
+        /// The runtime's name.
+        label: String,
+        /// The command that was run.
+        command: String,
+        /// Why.
+        message: String,
+    },
+    /// The scratch directory could not be made.
+    #[error("runtime {label}: {source}")]
+    Io {
+        /// The runtime's name.
+        label: String,
+        /// What failed.
+        source: std::io::Error,
+    },
+}
+
+fn bundled_names() -> String {
+    ADAPTERS
+        .iter()
+        .map(|a| a.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl RuntimeSpec {
+    /// Parses `--runtime NAME[:KEY=VALUE,...]`.
+    pub(crate) fn bundled(spec: &str) -> Result<RuntimeSpec, RuntimeError> {
+        let (name, opts) = spec.split_once(':').unwrap_or((spec, ""));
+        let adapter = ADAPTERS
+            .iter()
+            .find(|a| a.name == name || a.aliases.contains(&name))
+            .ok_or_else(|| RuntimeError::Unknown(name.to_string()))?;
+        let mut options = Vec::new();
+        for part in opts.split(',').filter(|p| !p.is_empty()) {
+            let (k, v) = part.split_once('=').ok_or_else(|| {
+                RuntimeError::Invalid(format!(
+                    "--runtime {spec}: '{part}' is not KEY=VALUE (options follow the name: \
+                     onnxruntime:threads=2,providers=CPUExecutionProvider)"
+                ))
+            })?;
+            options.push((k.to_string(), v.to_string()));
+        }
+        Ok(RuntimeSpec::Bundled {
+            adapter,
+            options,
+            label: spec.to_string(),
+        })
+    }
+
+    /// Parses `--runtime-cmd 'CMD ARGS'`: words split as a POSIX shell would, without
+    /// expansions.
+    pub(crate) fn command(cmd: &str) -> Result<RuntimeSpec, RuntimeError> {
+        let argv = split_words(cmd).ok_or_else(|| {
+            RuntimeError::Invalid(format!("--runtime-cmd {cmd}: an unterminated quote"))
+        })?;
+        if argv.is_empty() {
+            return Err(RuntimeError::Invalid(
+                "--runtime-cmd: an empty command".to_string(),
+            ));
+        }
+        Ok(RuntimeSpec::Command { argv })
+    }
+}
+
+/// Splits `s` into words: blanks separate, single quotes keep everything, double quotes keep
+/// everything but `\"` and `\\`, a backslash outside quotes escapes the next character. `None`
+/// for an unterminated quote.
+fn split_words(s: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => word.push(c),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => match chars.next()? {
+                            c @ ('"' | '\\') => word.push(c),
+                            c => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                        },
+                        c => word.push(c),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                word.push(chars.next()?);
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Some(words)
+}
+
+/// What the worker says first.
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) struct Hello {
+    /// The protocol version it speaks.
+    pub protocol: u32,
+    /// The runtime's name.
+    #[serde(default)]
+    pub runtime: String,
+    /// The runtime's version.
+    #[serde(default)]
+    pub version: String,
+    /// Whether it honours a request's `threads`.
+    #[serde(default)]
+    pub threads: bool,
+    /// Why it cannot run.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Reply {
+    id: Option<u64>,
+    status: String,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+/// One input of a request: the graph input it feeds, its file, the tensor as loaded.
+pub(crate) struct Input<'a> {
+    /// The graph input's name.
+    pub name: &'a str,
+    /// `input_K.pb`.
+    pub pb: &'a Path,
+    /// Its tensor.
+    pub tensor: &'a Tensor,
+}
+
+/// One data set for the runtime.
+pub(crate) struct Request<'a> {
+    /// The case's name.
+    pub case: &'a str,
+    /// `test_data_set_N`.
+    pub data_set: &'a str,
+    /// The model file.
+    pub model: &'a Path,
+    /// The graph's inputs, in order.
+    pub inputs: Vec<Input<'a>>,
+    /// The graph's outputs with the element type they declare.
+    pub outputs: Vec<(&'a str, Option<DType>)>,
+    /// The thread count to ask for, when the worker honours one.
+    pub threads: Option<usize>,
+}
+
+/// What the runtime did with a request.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// It answered `done`; its outputs are in the directory.
+    Done(JobDir),
+    /// It raised an error: its message.
+    Refused(String),
+    /// It died: how, and its last words.
+    Crashed(String),
+    /// It gave no answer in time.
+    TimedOut(Duration),
+}
+
+/// A request's scratch directory, removed when dropped.
+#[derive(Debug)]
+pub(crate) struct JobDir(PathBuf);
+
+impl JobDir {
+    /// Where the worker wrote its outputs.
+    pub(crate) fn outputs(&self) -> PathBuf {
+        self.0.join("out")
+    }
+}
+
+impl Drop for JobDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A runtime under test: its command, what it said at the start, and its idle workers.
+pub struct Runtime {
+    label: String,
+    argv: Vec<OsString>,
+    hello: Hello,
+    scratch: tempfile::TempDir,
+    idle: Mutex<Vec<Worker>>,
+    next_id: AtomicU64,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("label", &self.label)
+            .field("argv", &self.argv)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How long a worker may take to say hello: importing a runtime takes seconds on a busy machine.
+fn startup(timeout: Duration) -> Duration {
+    timeout.max(Duration::from_secs(120))
+}
+
+impl Runtime {
+    /// Starts the runtime's first worker and reads its hello; `timeout` is how long one request
+    /// may take.
+    pub(crate) fn start(spec: &RuntimeSpec, timeout: Duration) -> Result<Runtime, RuntimeError> {
+        let label_of_spec = match spec {
+            RuntimeSpec::Bundled { label, .. } => label.clone(),
+            RuntimeSpec::Command { argv } => argv.join(" "),
+        };
+        let io = |source| RuntimeError::Io {
+            label: label_of_spec.clone(),
+            source,
+        };
+        let scratch = tempfile::Builder::new()
+            .prefix("onnx-idx-check-")
+            .tempdir()
+            .map_err(io)?;
+        let argv: Vec<OsString> = match spec {
+            RuntimeSpec::Bundled {
+                adapter, options, ..
+            } => {
+                let dir = scratch.path().join("adapters");
+                write_adapters(&dir).map_err(io)?;
+                let mut argv = vec![python(), dir.join(adapter.file).into_os_string()];
+                for (k, v) in options {
+                    argv.push(format!("--{k}").into());
+                    argv.push(v.into());
+                }
+                argv
+            }
+            RuntimeSpec::Command { argv } => argv.iter().map(OsString::from).collect(),
+        };
+        let shown = argv
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let fail = |message: String| RuntimeError::Start {
+            label: label_of_spec.clone(),
+            command: shown.clone(),
+            message,
+        };
+        let (worker, hello) = spawn(&argv, startup(timeout)).map_err(|m| {
+            let hint = match spec {
+                RuntimeSpec::Bundled { adapter, .. } if m.contains("No module named") => {
+                    format!(
+                        " (install it for {}: pip install {})",
+                        python().to_string_lossy(),
+                        adapter.package
+                    )
+                }
+                _ => String::new(),
+            };
+            fail(format!("{m}{hint}"))
+        })?;
+        let label = match spec {
+            RuntimeSpec::Bundled { label, .. } => label.clone(),
+            RuntimeSpec::Command { .. } if !hello.runtime.is_empty() => hello.runtime.clone(),
+            RuntimeSpec::Command { .. } => label_of_spec.clone(),
+        };
+        Ok(Runtime {
+            label,
+            argv,
+            hello,
+            scratch,
+            idle: Mutex::new(vec![worker]),
+            next_id: AtomicU64::new(0),
+            timeout,
+        })
+    }
+
+    /// The runtime's name in reports.
+    pub(crate) fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Its name, version and command, for reports.
+    pub(crate) fn info(&self) -> crate::verdict::RuntimeInfo {
+        crate::verdict::RuntimeInfo {
+            name: self.label.clone(),
+            version: self.hello.version.clone(),
+            command: self
+                .argv
+                .iter()
+                .map(|a| a.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+
+    /// Runs one data set: writes its inputs, asks a worker, and says what came of it. An error is
+    /// onnx-idx-check's own (its scratch directory could not be written).
+    pub(crate) fn run(&self, req: &Request<'_>) -> std::io::Result<Outcome> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let job = JobDir(self.scratch.path().join("jobs").join(id.to_string()));
+        std::fs::create_dir_all(job.outputs())?;
+        let mut inputs = Vec::with_capacity(req.inputs.len());
+        for (k, input) in req.inputs.iter().enumerate() {
+            let npy = job.0.join(format!("input_{k}.npy"));
+            feed::write_npy(&npy, input.tensor)?;
+            inputs.push(serde_json::json!({
+                "name": input.name,
+                "pb": absolute(input.pb),
+                "npy": npy,
+                "dtype": input.tensor.dtype().name(),
+                "shape": input.tensor.shape(),
+            }));
+        }
+        let line = serde_json::json!({
+            "id": id,
+            "case": req.case,
+            "data_set": req.data_set,
+            "model": absolute(req.model),
+            "inputs": inputs,
+            "outputs": req.outputs.iter().map(|(name, d)| serde_json::json!({"name": name, "dtype": d.map(DType::name)})).collect::<Vec<_>>(),
+            "output_dir": job.outputs(),
+            "threads": req.threads.filter(|_| self.hello.threads),
+        })
+        .to_string();
+        let idle = self.idle.lock().ok().and_then(|mut v| v.pop());
+        let mut worker = match idle {
+            Some(w) => w,
+            None => match spawn(&self.argv, startup(self.timeout)) {
+                Ok((w, _)) => w,
+                Err(m) => return Ok(Outcome::Crashed(format!("could not restart: {m}"))),
+            },
+        };
+        let answer = match worker.ask(&line, self.timeout) {
+            Ok(a) => a,
+            Err(Death::Crashed(m)) => return Ok(Outcome::Crashed(m)),
+            Err(Death::TimedOut(t)) => return Ok(Outcome::TimedOut(t)),
+        };
+        let reply = match serde_json::from_str::<Reply>(&answer) {
+            Ok(r) if r.id == Some(id) => r,
+            Ok(r) => {
+                let why = format!(
+                    "protocol: the reply is for request {:?}, not {id}",
+                    r.id
+                );
+                return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
+            }
+            Err(e) => {
+                let why = format!("protocol: a reply that is not JSON ({e}): {}", clip(&answer));
+                return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
+            }
+        };
+        let outcome = match reply.status.as_str() {
+            "done" => Outcome::Done(job),
+            "refused" => Outcome::Refused(
+                reply
+                    .message
+                    .unwrap_or_else(|| "(no message)".to_string()),
+            ),
+            other => {
+                let why = format!("protocol: status '{}' is neither done nor refused", clip(other));
+                return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
+            }
+        };
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(worker);
+        }
+        Ok(outcome)
+    }
+
+    /// Ends every idle worker: closes its input and waits a little.
+    pub(crate) fn finish(&self) {
+        let workers = self
+            .idle
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default();
+        for w in workers {
+            w.finish();
+        }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+fn crash_of(d: Death) -> String {
+    match d {
+        Death::Crashed(m) => m,
+        Death::TimedOut(t) => format!("no reply after {} s", t.as_secs_f64()),
+    }
+}
+
+/// The first 200 characters of a line, for messages.
+fn clip(s: &str) -> String {
+    let mut out: String = s.chars().take(200).collect();
+    if out.len() < s.len() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// `p` made absolute against the working directory (the worker may run elsewhere).
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Starts a worker and reads its hello.
+fn spawn(argv: &[OsString], timeout: Duration) -> Result<(Worker, Hello), String> {
+    let mut w = Worker::spawn(argv).map_err(|e| {
+        format!(
+            "{}: {e}",
+            argv.first().map(|a| a.to_string_lossy()).unwrap_or_default()
+        )
+    })?;
+    let line = w.receive(timeout).map_err(crash_of)?;
+    let hello: Hello = serde_json::from_str(&line).map_err(|e| {
+        let tail = w.stderr_tail();
+        format!(
+            "its first line is not the protocol's hello ({e}): {}{}",
+            clip(&line),
+            if tail.is_empty() {
+                String::new()
+            } else {
+                format!("; its standard error: {tail}")
+            }
+        )
+    })?;
+    if let Some(err) = &hello.error {
+        return Err(err.clone());
+    }
+    if hello.protocol != 1 {
+        return Err(format!(
+            "it speaks protocol {}, onnx-idx-check speaks 1",
+            hello.protocol
+        ));
+    }
+    Ok((w, hello))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_specs_take_aliases_and_options() {
+        let RuntimeSpec::Bundled {
+            adapter,
+            options,
+            label,
+        } = RuntimeSpec::bundled("ort:threads=2,providers=CPUExecutionProvider").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(adapter.name, "onnxruntime");
+        assert_eq!(
+            options,
+            [
+                ("threads".to_string(), "2".to_string()),
+                ("providers".to_string(), "CPUExecutionProvider".to_string())
+            ]
+        );
+        assert_eq!(label, "ort:threads=2,providers=CPUExecutionProvider");
+        let e = RuntimeSpec::bundled("tvm").unwrap_err().to_string();
+        assert_eq!(e, "--runtime tvm: no such runtime; the bundled ones are onnxruntime, openvino, tract, onnx-reference (any other: --runtime-cmd 'CMD ARGS')");
+        assert!(RuntimeSpec::bundled("tract:fast")
+            .unwrap_err()
+            .to_string()
+            .contains("'fast' is not KEY=VALUE"));
+    }
+
+    #[test]
+    fn commands_split_like_a_shell_without_expansions() {
+        assert_eq!(
+            split_words(r#"python3 'my runner.py' --x "a \"b\"" c\ d $HOME"#).unwrap(),
+            ["python3", "my runner.py", "--x", "a \"b\"", "c d", "$HOME"]
+        );
+        assert_eq!(split_words("  ").unwrap(), Vec::<String>::new());
+        assert!(split_words("'open").is_none());
+        assert!(RuntimeSpec::command(" ").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_worker_that_cannot_start_says_why() {
+        let spec = RuntimeSpec::command(
+            r#"sh -c 'echo "{\"protocol\": 1, \"error\": \"no runtime here\"}"'"#,
+        )
+        .unwrap();
+        let e = Runtime::start(&spec, Duration::from_secs(10))
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with(": no runtime here"), "{e}");
+        let spec = RuntimeSpec::command("sh -c 'echo hello; exit 4'").unwrap();
+        let e = Runtime::start(&spec, Duration::from_secs(10))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("its first line is not the protocol's hello"), "{e}");
+        let spec = RuntimeSpec::command("/nonexistent/runner").unwrap();
+        let e = Runtime::start(&spec, Duration::from_secs(10))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("/nonexistent/runner: No such file"), "{e}");
+    }
+}

@@ -1,0 +1,317 @@
+//! One worker process of a runtime under test: started once, asked one JSON line at a time,
+//! stopped when it dies, hangs or is no longer needed.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The longest protocol line accepted: replies are short, and a worker that writes megabytes
+/// without a newline is broken, not slow.
+const MAX_LINE: u64 = 1 << 20;
+/// Lines of the worker's standard error kept for the message of a crash.
+const STDERR_LINES: usize = 12;
+/// How long a worker that was asked to finish (its input closed) may take to exit.
+const FINISH: Duration = Duration::from_secs(5);
+
+/// Why a worker gave no usable reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Death {
+    /// It exited or was killed (by a signal), or wrote a line that is not a reply.
+    Crashed(String),
+    /// No reply within the time limit; the worker was killed.
+    TimedOut(Duration),
+}
+
+/// A running worker.
+pub(crate) struct Worker {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Result<String, String>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Worker {
+    /// Starts `argv` in a process group of its own (a runtime may fork helpers, and killing the
+    /// group ends them too), with the protocol on its standard input and output.
+    pub(crate) fn spawn(argv: &[OsString]) -> std::io::Result<Worker> {
+        let (program, args) = argv.split_first().ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "empty command")
+        })?;
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .env("ONNX_IDX_CHECK_PROTOCOL", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        let mut child = cmd.spawn()?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr_pipe = child.stderr.take();
+        let (tx, lines) = std::sync::mpsc::channel();
+        if let Some(out) = stdout {
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(out);
+                loop {
+                    let mut line = Vec::new();
+                    let read = (&mut reader).take(MAX_LINE).read_until(b'\n', &mut line);
+                    let sent = match read {
+                        Ok(0) => break,
+                        Ok(_) if line.last() != Some(&b'\n') && line.len() as u64 >= MAX_LINE => {
+                            tx.send(Err(format!("a line longer than {MAX_LINE} bytes")))
+                        }
+                        Ok(_) => tx.send(Ok(String::from_utf8_lossy(&line).trim_end().to_string())),
+                        Err(e) => tx.send(Err(format!("reading its output: {e}"))),
+                    };
+                    if sent.is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        if let Some(err) = stderr_pipe {
+            let keep = Arc::clone(&stderr);
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(err);
+                let mut line = Vec::new();
+                loop {
+                    line.clear();
+                    match (&mut reader).take(MAX_LINE).read_until(b'\n', &mut line) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {
+                            let text = String::from_utf8_lossy(&line).trim_end().to_string();
+                            if text.is_empty() {
+                                continue;
+                            }
+                            if let Ok(mut kept) = keep.lock() {
+                                if kept.len() == STDERR_LINES {
+                                    kept.pop_front();
+                                }
+                                kept.push_back(text);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        Ok(Worker {
+            child,
+            stdin,
+            lines,
+            stderr,
+        })
+    }
+
+    /// The next line the worker writes, within `timeout`.
+    pub(crate) fn receive(&mut self, timeout: Duration) -> Result<String, Death> {
+        match self.lines.recv_timeout(timeout) {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(why)) => Err(self.crashed(&why)),
+            Err(RecvTimeoutError::Timeout) => {
+                self.kill();
+                Err(Death::TimedOut(timeout))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.crashed("")),
+        }
+    }
+
+    /// Sends one line and waits for the reply.
+    pub(crate) fn ask(&mut self, line: &str, timeout: Duration) -> Result<String, Death> {
+        let sent = self
+            .stdin
+            .as_mut()
+            .map(|w| w.write_all(line.as_bytes()).and_then(|()| w.write_all(b"\n")))
+            .map(|r| r.and_then(|()| self.stdin.as_mut().map_or(Ok(()), |w| w.flush())));
+        match sent {
+            Some(Ok(())) => self.receive(timeout),
+            // A worker that died between two requests: its end of file says how.
+            _ => Err(self.crashed("")),
+        }
+    }
+
+    /// A worker that is not well: kill it and say how it ended, with what it last wrote to its
+    /// standard error.
+    pub(crate) fn crashed(&mut self, why: &str) -> Death {
+        // Give a dying process a moment to be reaped, so the signal shows rather than a kill.
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => break Some(s),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                _ => break None,
+            }
+        };
+        self.kill();
+        let mut message = match status {
+            Some(s) => exit_description(s),
+            None => "onnx-idx-check stopped the worker".to_string(),
+        };
+        if !why.is_empty() {
+            message = format!("{why}; {message}");
+        }
+        let tail = self.stderr_tail();
+        if !tail.is_empty() {
+            message.push_str("; its last words: ");
+            message.push_str(&tail);
+        }
+        Death::Crashed(message)
+    }
+
+    /// The last lines of the worker's standard error, joined with ` | `.
+    pub(crate) fn stderr_tail(&self) -> String {
+        // Its reader thread may still be draining the pipe of a process that just died.
+        std::thread::sleep(Duration::from_millis(20));
+        self.stderr
+            .lock()
+            .map(|l| l.iter().cloned().collect::<Vec<_>>().join(" | "))
+            .unwrap_or_default()
+    }
+
+    /// Ends the worker and everything it forked.
+    pub(crate) fn kill(&mut self) {
+        #[cfg(unix)]
+        if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
+            if self.child.try_wait().ok().flatten().is_none() {
+                // SAFETY: killpg only sends a signal; the group is the child's own (process_group(0)).
+                unsafe {
+                    libc::killpg(pid, libc::SIGKILL);
+                }
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.stdin = None;
+    }
+
+    /// Closes the worker's input and waits a little for it to exit; kills it after that.
+    pub(crate) fn finish(mut self) {
+        self.stdin = None;
+        let deadline = Instant::now() + FINISH;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.kill();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.kill();
+        }
+    }
+}
+
+/// `killed by signal 8 (SIGFPE)`, `exited with status 3`.
+fn exit_description(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return format!("killed by signal {sig} ({})", signal_name(sig));
+        }
+    }
+    match status.code() {
+        Some(code) => format!("exited with status {code}"),
+        None => "ended".to_string(),
+    }
+}
+
+/// The conventional name of a signal number on Linux.
+fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        31 => "SIGSYS",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Worker {
+        Worker::spawn(&["sh".into(), "-c".into(), script.into()]).unwrap()
+    }
+
+    #[test]
+    fn a_reply_line_comes_back() {
+        let mut w = sh("read line; echo \"got $line\"");
+        assert_eq!(w.ask("hi", Duration::from_secs(10)).unwrap(), "got hi");
+        w.finish();
+    }
+
+    #[test]
+    fn a_worker_killed_by_a_signal_is_crashed_with_the_signal_and_its_stderr() {
+        let mut w = sh("echo 'about to die' >&2; kill -FPE $$");
+        let Death::Crashed(why) = w.receive(Duration::from_secs(10)).unwrap_err() else {
+            panic!("not a crash");
+        };
+        assert!(why.contains("killed by signal 8 (SIGFPE)"), "{why}");
+        assert!(why.contains("about to die"), "{why}");
+    }
+
+    #[test]
+    fn an_exit_is_crashed_with_its_status() {
+        let mut w = sh("exit 3");
+        let Death::Crashed(why) = w.receive(Duration::from_secs(10)).unwrap_err() else {
+            panic!("not a crash");
+        };
+        assert!(why.starts_with("exited with status 3"), "{why}");
+    }
+
+    #[test]
+    fn a_hang_times_out_and_the_whole_group_is_killed() {
+        // The child forks a sleeper that keeps the pipe open: only killing the group ends it.
+        let mut w = sh("sleep 600 & sleep 600");
+        let start = Instant::now();
+        let d = w.receive(Duration::from_millis(300)).unwrap_err();
+        assert_eq!(d, Death::TimedOut(Duration::from_millis(300)));
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn an_endless_line_is_refused_not_buffered() {
+        let mut w = sh("head -c 3000000 /dev/zero | tr '\\0' x; sleep 600");
+        let Death::Crashed(why) = w.receive(Duration::from_secs(20)).unwrap_err() else {
+            panic!("not a crash");
+        };
+        assert!(why.starts_with("a line longer than 1048576 bytes"), "{why}");
+    }
+
+    #[test]
+    fn signal_names_are_the_usual_ones() {
+        assert_eq!(signal_name(11), "SIGSEGV");
+        assert_eq!(signal_name(6), "SIGABRT");
+        assert_eq!(signal_name(64), "signal 64");
+    }
+}
