@@ -9,7 +9,8 @@ thread (`threads: false` in the hello).
 
 Inputs are read from the data set's input_K.pb with `onnx.numpy_helper.to_array` (external data
 beside the .pb included), so bfloat16, float8 and the sub-byte types arrive as the ml_dtypes
-arrays the evaluator expects; its outputs are written back from whatever numpy or ml_dtypes
+arrays the evaluator expects (strings as str, or as bytes when they are not UTF-8, which
+to_array would fail on); its outputs are written back from whatever numpy or ml_dtypes
 arrays it returns.
 """
 
@@ -40,6 +41,14 @@ class Runtime:
     def run(self, sess, inputs, outputs, threads):
         feeds = {}
         for t in inputs:
+            if t.dtype == "string":  # as to_array gives them (str), but bytes that are not UTF-8
+                feeds[t.name] = t.array.copy()
+                for i, s in enumerate(t.array.reshape(-1)):
+                    try:
+                        feeds[t.name].reshape(-1)[i] = s.decode("utf-8")
+                    except UnicodeDecodeError:
+                        pass
+                continue
             try:
                 tensor = self.onnx.load_tensor(t.pb)
                 feeds[t.name] = self.numpy_helper.to_array(tensor, base_dir=os.path.dirname(t.pb))

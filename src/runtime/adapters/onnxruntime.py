@@ -55,8 +55,12 @@ class Runtime:
     def feed(self, t):
         np, OrtValue = self.np, self.ort.OrtValue
         if t.dtype == "string":
-            return np.array([s.decode("utf-8") for s in t.array.reshape(-1)], dtype=object
-                            ).reshape(t.shape)
+            try:
+                strings = [s.decode("utf-8") for s in t.array.reshape(-1)]
+            except UnicodeDecodeError as e:
+                raise TypeError(f"onnxruntime's Python binding takes strings as str only: "
+                                f"input {t.name!r} holds bytes that are not UTF-8 ({e})") from e
+            return np.array(strings, dtype=object).reshape(t.shape)
         if t.dtype not in worker.BITS:
             return OrtValue.ortvalue_from_numpy(t.array)
         if worker.BITS[t.dtype][0] >= 8:  # the bits, reinterpreted in place
