@@ -85,7 +85,11 @@ pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
         // What the runtime under test did says more than FAIL or ERROR.
         _ => match c.fault.filter(|_| c.status != Status::Passed) {
             Some(f) => style.paint(
-                if c.status == Status::Failed { "1;31" } else { "1;35" },
+                if c.status == Status::Failed {
+                    "1;31"
+                } else {
+                    "1;35"
+                },
                 &format!("{:>7}", f.label()),
             ),
             None => style.status(c.status),
@@ -582,7 +586,11 @@ impl HumanReporter {
             tail.push_str(&slowest(end.results, n));
         }
         if let Some(rt) = end.runtime {
-            let _ = writeln!(tail, "  runtime {} {} ({})", rt.name, rt.version, rt.command);
+            let _ = writeln!(
+                tail,
+                "  runtime {} {} ({})",
+                rt.name, rt.version, rt.command
+            );
         }
         tail.push_str(&summary(end.summary, end.duration, self.style));
         tail

@@ -78,13 +78,20 @@ pub(super) fn run_runtime(
         let outcome = rt.run(&req).map_err(|e| {
             Verdict(
                 Status::Errored,
-                format!("runtime {}: onnx-idx-check could not write the request's files: {e}", rt.label()),
+                format!(
+                    "runtime {}: onnx-idx-check could not write the request's files: {e}",
+                    rt.label()
+                ),
                 None,
             )
         })?;
         let on_run = |what: String| {
             if repeat > 1 {
-                format!("run {} of {repeat}{}: {what}", run + 1, threads_note(threads))
+                format!(
+                    "run {} of {repeat}{}: {what}",
+                    run + 1,
+                    threads_note(threads)
+                )
             } else {
                 what
             }
@@ -97,17 +104,15 @@ pub(super) fn run_runtime(
                     Some(Fault::Crashed),
                 ))
             }
-            Outcome::TimedOut(t) => {
-                return Err(Verdict(
-                    Status::Errored,
-                    on_run(format!(
-                        "runtime {} timed out: no answer after {} s (--timeout); its worker was killed",
-                        rt.label(),
-                        t.as_secs_f64()
-                    )),
-                    Some(Fault::TimedOut),
-                ))
-            }
+            Outcome::TimedOut(t) => return Err(Verdict(
+                Status::Errored,
+                on_run(format!(
+                    "runtime {} timed out: no answer after {} s (--timeout); its worker was killed",
+                    rt.label(),
+                    t.as_secs_f64()
+                )),
+                Some(Fault::TimedOut),
+            )),
             Outcome::Refused(message) => {
                 if run == 0 {
                     // The verdict depends on whether the spec requires an error: judged later.
@@ -134,11 +139,13 @@ pub(super) fn run_runtime(
             None => first = Some((outputs, threads)),
             Some((before, before_threads)) => {
                 for (k, ((_, a), (_, b))) in before.iter().zip(&outputs).enumerate() {
-                    if changed.iter().any(|c: &OutputResult| c.name == plan.outputs[k].name) {
+                    if changed
+                        .iter()
+                        .any(|c: &OutputResult| c.name == plan.outputs[k].name)
+                    {
                         continue;
                     }
-                    if let Some(c) = difference(a.as_ref(), b.as_ref(), &plan.outputs[k].name)
-                    {
+                    if let Some(c) = difference(a.as_ref(), b.as_ref(), &plan.outputs[k].name) {
                         changed.push(OutputResult {
                             reason: c.reason.map(|r| {
                                 format!(
@@ -183,7 +190,11 @@ fn difference(first: Option<&Tensor>, later: Option<&Tensor>, name: &str) -> Opt
         (Some(a), Some(b)) => (a, b),
         (None, None) => return None,
         (a, b) => {
-            let which = if a.is_some() { "the later run" } else { "the first run" };
+            let which = if a.is_some() {
+                "the later run"
+            } else {
+                "the first run"
+            };
             let t = a.or(b)?;
             return Some(OutputResult {
                 name: name.to_string(),

@@ -20,8 +20,7 @@ pub(crate) fn write_npy(path: &Path, t: &Tensor) -> std::io::Result<()> {
                 .join(", ")
         ),
     };
-    let mut header =
-        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     // The header ends in a newline and pads magic + length + header to a multiple of 64.
     let unpadded = 10 + header.len() + 1;
     header.push_str(&" ".repeat((64 - unpadded % 64) % 64));
@@ -97,7 +96,12 @@ fn strings_body(strings: &[Vec<u8>]) -> (String, Vec<u8>) {
         .collect();
     match texts {
         Some(texts) => {
-            let width = texts.iter().map(|s| s.chars().count()).max().unwrap_or(0).max(1);
+            let width = texts
+                .iter()
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(1);
             let mut body = Vec::with_capacity(texts.len() * width * 4);
             for s in texts {
                 let n = s.chars().count();
@@ -140,7 +144,12 @@ mod tests {
 
     #[test]
     fn floats_are_little_endian_f4_with_the_shape() {
-        let t = Tensor::from_elems(DType::Float, vec![2, 1], vec![1.5f32.to_bits(), (-2.0f32).to_bits()]).unwrap();
+        let t = Tensor::from_elems(
+            DType::Float,
+            vec![2, 1],
+            vec![1.5f32.to_bits(), (-2.0f32).to_bits()],
+        )
+        .unwrap();
         let (h, body) = written(&t);
         assert_eq!(
             h,
@@ -180,7 +189,10 @@ mod tests {
         .unwrap();
         let (h, body) = written(&s);
         assert!(h.contains("'<U2'"));
-        assert_eq!(body, [b'a', 0, 0, 0, b'b', 0, 0, 0, 0xe9, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(
+            body,
+            [b'a', 0, 0, 0, b'b', 0, 0, 0, 0xe9, 0, 0, 0, 0, 0, 0, 0]
+        );
         let raw = Tensor::new(DType::String, vec![1], Storage::Str(vec![vec![0xff]])).unwrap();
         let (h, body) = written(&raw);
         assert!(h.contains("'|S1'"));

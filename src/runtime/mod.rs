@@ -484,26 +484,27 @@ impl Runtime {
         let reply = match serde_json::from_str::<Reply>(&answer) {
             Ok(r) if r.id == Some(id) => r,
             Ok(r) => {
-                let why = format!(
-                    "protocol: the reply is for request {:?}, not {id}",
-                    r.id
-                );
+                let why = format!("protocol: the reply is for request {:?}, not {id}", r.id);
                 return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
             }
             Err(e) => {
-                let why = format!("protocol: a reply that is not JSON ({e}): {}", clip(&answer));
+                let why = format!(
+                    "protocol: a reply that is not JSON ({e}): {}",
+                    clip(&answer)
+                );
                 return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
             }
         };
         let outcome = match reply.status.as_str() {
             "done" => Outcome::Done(job),
-            "refused" => Outcome::Refused(
-                reply
-                    .message
-                    .unwrap_or_else(|| "(no message)".to_string()),
-            ),
+            "refused" => {
+                Outcome::Refused(reply.message.unwrap_or_else(|| "(no message)".to_string()))
+            }
             other => {
-                let why = format!("protocol: status '{}' is neither done nor refused", clip(other));
+                let why = format!(
+                    "protocol: status '{}' is neither done nor refused",
+                    clip(other)
+                );
                 return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
             }
         };
@@ -558,7 +559,9 @@ fn spawn(argv: &[OsString], timeout: Duration) -> Result<(Worker, Hello), String
     let mut w = Worker::spawn(argv).map_err(|e| {
         format!(
             "{}: {e}",
-            argv.first().map(|a| a.to_string_lossy()).unwrap_or_default()
+            argv.first()
+                .map(|a| a.to_string_lossy())
+                .unwrap_or_default()
         )
     })?;
     let line = w.receive(timeout).map_err(crash_of)?;
@@ -643,7 +646,10 @@ mod tests {
         let e = Runtime::start(&spec, Duration::from_secs(10))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("its first line is not the protocol's hello"), "{e}");
+        assert!(
+            e.contains("its first line is not the protocol's hello"),
+            "{e}"
+        );
         let spec = RuntimeSpec::command("/nonexistent/runner").unwrap();
         let e = Runtime::start(&spec, Duration::from_secs(10))
             .unwrap_err()

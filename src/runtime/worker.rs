@@ -12,8 +12,10 @@ use std::time::{Duration, Instant};
 /// The longest protocol line accepted: replies are short, and a worker that writes megabytes
 /// without a newline is broken, not slow.
 const MAX_LINE: u64 = 1 << 20;
-/// Lines of the worker's standard error kept for the message of a crash.
-const STDERR_LINES: usize = 12;
+/// Lines of the worker's standard error kept for the message of a crash: the last ones, and
+/// the first lines of a panic.
+const STDERR_LINES: usize = 8;
+const NOTABLE_LINES: usize = 4;
 /// How long a worker that was asked to finish (its input closed) may take to exit.
 const FINISH: Duration = Duration::from_secs(5);
 
@@ -31,7 +33,19 @@ pub(crate) struct Worker {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<Result<String, String>>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
+    stderr: Arc<Mutex<Stderr>>,
+}
+
+/// What a worker wrote to its standard error that a crash message quotes.
+#[derive(Default)]
+struct Stderr {
+    /// A panic's location and message (a Rust runtime's backtrace would push them out of
+    /// `last`).
+    notable: Vec<String>,
+    /// Whether the line before was a panic's location.
+    after_panic: bool,
+    /// The last lines.
+    last: VecDeque<String>,
 }
 
 impl Worker {
@@ -77,7 +91,7 @@ impl Worker {
                 }
             });
         }
-        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr = Arc::new(Mutex::new(Stderr::default()));
         if let Some(err) = stderr_pipe {
             let keep = Arc::clone(&stderr);
             std::thread::spawn(move || {
@@ -92,11 +106,19 @@ impl Worker {
                             if text.is_empty() {
                                 continue;
                             }
+                            let panic_line = text.contains("panicked at");
                             if let Ok(mut kept) = keep.lock() {
-                                if kept.len() == STDERR_LINES {
-                                    kept.pop_front();
+                                if kept.notable.len() < NOTABLE_LINES
+                                    && (panic_line || kept.after_panic)
+                                {
+                                    kept.notable.push(text.clone());
                                 }
-                                kept.push_back(text);
+                                // The message follows a panic's location on the next line.
+                                kept.after_panic = panic_line;
+                                if kept.last.len() == STDERR_LINES {
+                                    kept.last.pop_front();
+                                }
+                                kept.last.push_back(text);
                             }
                         }
                     }
@@ -111,17 +133,44 @@ impl Worker {
         })
     }
 
-    /// The next line the worker writes, within `timeout`.
+    /// The next line the worker writes, within `timeout`. A worker whose resident memory grows
+    /// past [`memory_limit`] is stopped as crashed: a runtime that loops allocating would
+    /// otherwise take the machine down before the time limit.
     pub(crate) fn receive(&mut self, timeout: Duration) -> Result<String, Death> {
-        match self.lines.recv_timeout(timeout) {
-            Ok(Ok(line)) => Ok(line),
-            Ok(Err(why)) => Err(self.crashed(&why)),
-            Err(RecvTimeoutError::Timeout) => {
-                self.kill();
-                Err(Death::TimedOut(timeout))
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self
+                .lines
+                .recv_timeout(left.min(Duration::from_millis(200)))
+            {
+                Ok(Ok(line)) => return Ok(line),
+                Ok(Err(why)) => return Err(self.crashed(&why)),
+                Err(RecvTimeoutError::Timeout) if left.is_zero() => {
+                    self.kill();
+                    return Err(Death::TimedOut(timeout));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    let limit = memory_limit();
+                    if let Some(rss) = self.resident_bytes().filter(|&r| r > limit) {
+                        let why = format!(
+                            "its memory grew to {} MiB, past the {} MiB limit for a worker",
+                            rss >> 20,
+                            limit >> 20
+                        );
+                        return Err(self.crashed(&why));
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(self.crashed("")),
             }
-            Err(RecvTimeoutError::Disconnected) => Err(self.crashed("")),
         }
+    }
+
+    /// The worker's resident memory, where the system tells (`/proc/PID/statm` on Linux).
+    fn resident_bytes(&self) -> Option<u64> {
+        let statm = std::fs::read_to_string(format!("/proc/{}/statm", self.child.id())).ok()?;
+        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+        Some(pages.saturating_mul(page_size()))
     }
 
     /// Sends one line and waits for the reply.
@@ -129,7 +178,10 @@ impl Worker {
         let sent = self
             .stdin
             .as_mut()
-            .map(|w| w.write_all(line.as_bytes()).and_then(|()| w.write_all(b"\n")))
+            .map(|w| {
+                w.write_all(line.as_bytes())
+                    .and_then(|()| w.write_all(b"\n"))
+            })
             .map(|r| r.and_then(|()| self.stdin.as_mut().map_or(Ok(()), |w| w.flush())));
         match sent {
             Some(Ok(())) => self.receive(timeout),
@@ -174,7 +226,11 @@ impl Worker {
         std::thread::sleep(Duration::from_millis(20));
         self.stderr
             .lock()
-            .map(|l| l.iter().cloned().collect::<Vec<_>>().join(" | "))
+            .map(|s| {
+                let mut lines = s.notable.clone();
+                lines.extend(s.last.iter().filter(|l| !s.notable.contains(l)).cloned());
+                lines.join(" | ")
+            })
             .unwrap_or_default()
     }
 
@@ -214,6 +270,44 @@ impl Drop for Worker {
             self.kill();
         }
     }
+}
+
+/// The memory page size.
+fn page_size() -> u64 {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf only reads a configuration value.
+        let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        if let Ok(n) = u64::try_from(n) {
+            if n > 0 {
+                return n;
+            }
+        }
+    }
+    4096
+}
+
+/// The most resident memory a worker may hold: `$ONNX_IDX_CHECK_WORKER_MEMORY` bytes, else half
+/// the machine's memory (2 GiB at least).
+pub(crate) fn memory_limit() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        if let Some(n) = std::env::var("ONNX_IDX_CHECK_WORKER_MEMORY")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+        {
+            return n;
+        }
+        #[cfg(unix)]
+        {
+            // SAFETY: sysconf only reads a configuration value.
+            let pages = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) };
+            if let Ok(pages) = u64::try_from(pages) {
+                return (pages.saturating_mul(page_size()) / 2).max(2 << 30);
+            }
+        }
+        8 << 30
+    })
 }
 
 /// `killed by signal 8 (SIGFPE)`, `exited with status 3`.
@@ -306,6 +400,21 @@ mod tests {
             panic!("not a crash");
         };
         assert!(why.starts_with("a line longer than 1048576 bytes"), "{why}");
+    }
+
+    #[test]
+    fn a_panic_s_location_and_message_outlive_a_long_backtrace() {
+        let mut w = sh("echo \"thread 'main' panicked at gather.rs:85:59:\" >&2; \
+             echo 'index out of bounds' >&2; for i in $(seq 60); do echo \"  $i: frame\" >&2; done; \
+             kill -ABRT $$");
+        let Death::Crashed(why) = w.receive(Duration::from_secs(10)).unwrap_err() else {
+            panic!("not a crash");
+        };
+        assert!(
+            why.contains("panicked at gather.rs:85:59: | index out of bounds | "),
+            "{why}"
+        );
+        assert!(why.ends_with("60: frame"), "{why}");
     }
 
     #[test]

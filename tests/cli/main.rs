@@ -32,6 +32,8 @@ mod pending;
 mod provenance;
 // The `rerun:` command after every failed or errored case.
 mod rerun;
+// `run --runtime-cmd`: the fixture runtime that crashes, hangs, refuses, writes nothing.
+mod runtime;
 // The fuzz crate's naive reference (fuzz/src/reference.rs): written from SEMANTICS.md apart from
 // the kernels, it is the independent check of the suite `generate` writes. Included as a module,
 // so the fuzz crate need not be built; its own unit tests come along.

@@ -1,0 +1,320 @@
+//! `run --runtime-cmd`: the protocol's Rust side against the fixture runtime of
+//! `tests/fixtures/runtime/fixture_runtime.py`, which crashes, hangs, refuses, writes nothing,
+//! writes garbage or changes its outputs between runs as each case's name asks. Every such case
+//! must be reported as itself, and the run must complete. The fixture is a Python script of the
+//! standard library alone: these tests say they are skipped when `python3` is missing.
+
+use crate::support::{case, command, root, run};
+use std::path::Path;
+
+/// Whether `python3` runs here; prints why a test is skipped when not.
+fn python3(test: &str) -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("{test}: SKIPPED: python3 not found; the fixture runtime is a Python script");
+    }
+    ok
+}
+
+fn fixture_cmd(extra: &str) -> String {
+    let script = root().join("tests/fixtures/runtime/fixture_runtime.py");
+    format!("python3 '{}'{extra}", script.display())
+}
+
+/// A tree of copies of one bundled case, named for the fixture's modes.
+fn tree(dir: &Path, modes: &[&str]) {
+    let src = root().join("testdata/onnx-node/test_gather_0");
+    for m in modes {
+        copy_dir(&src, &dir.join(format!("{m}_gather")));
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn every_misbehaviour_of_a_runtime_is_reported_as_itself_and_the_run_completes() {
+    if !python3("every_misbehaviour") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let modes = [
+        "ok", "crash", "abort", "hang", "refuse", "nothing", "garbage", "flaky", "noisy",
+    ];
+    tree(dir.path(), &modes);
+    let cmd = fixture_cmd("");
+    let d = dir.path().to_str().unwrap();
+    let out = command()
+        .args([
+            "run",
+            d,
+            "--runtime-cmd",
+            &cmd,
+            "--timeout",
+            "2",
+            "--repeat",
+            "2",
+        ])
+        .args(["--color", "never", "-j", "2", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["runtime"]["name"], "fixture");
+    assert_eq!(report["runtime"]["version"], "1.0");
+    let expect = [
+        ("ok_gather", "passed", None, ""),
+        (
+            "crash_gather",
+            "errored",
+            Some("crashed"),
+            "killed by signal 8 (SIGFPE)",
+        ),
+        (
+            "abort_gather",
+            "errored",
+            Some("crashed"),
+            "killed by signal 6 (SIGABRT)",
+        ),
+        (
+            "hang_gather",
+            "errored",
+            Some("timed-out"),
+            "no answer after 2 s (--timeout)",
+        ),
+        (
+            "refuse_gather",
+            "errored",
+            Some("refused"),
+            "runtime fixture refused: fixture refuses refuse_gather: its runtime has no such op",
+        ),
+        (
+            "nothing_gather",
+            "errored",
+            Some("wrote-nothing"),
+            "it answered done, but output 0 has no file",
+        ),
+        (
+            "garbage_gather",
+            "errored",
+            None,
+            "fixture: output_0.pb: not a valid ONNX TensorProto",
+        ),
+        (
+            "flaky_gather",
+            "failed",
+            Some("nondeterministic"),
+            "differs between runs of runtime fixture: run 2 of 2 (1 thread) against run 1",
+        ),
+        (
+            "noisy_gather",
+            "errored",
+            Some("crashed"),
+            "protocol: a reply that is not JSON",
+        ),
+    ];
+    for (name, status, fault, reason) in expect {
+        let c = case(&report, name);
+        assert_eq!(c["status"], status, "{name}: {c}");
+        assert_eq!(c["fault"].as_str(), fault, "{name}: {c}");
+        assert!(
+            c["reason"].as_str().unwrap_or("").contains(reason),
+            "{name}: {}",
+            c["reason"]
+        );
+    }
+    // The flaky output's changed element, as a mismatch of run 2 against run 1.
+    let flaky = &case(&report, "flaky_gather")["data_sets"][0];
+    assert_eq!(flaky["fault"], "nondeterministic");
+    let changed = flaky["outputs"].as_array().unwrap().last().unwrap();
+    assert_eq!(changed["mismatches"], 1);
+    let faults = &report["summary"]["faults"];
+    assert_eq!(
+        (&faults["crashed"], &faults["timed-out"], &faults["refused"]),
+        (&3.into(), &1.into(), &1.into())
+    );
+    assert_eq!(
+        (&faults["wrote-nothing"], &faults["nondeterministic"]),
+        (&1.into(), &1.into())
+    );
+}
+
+#[test]
+fn the_human_report_labels_each_fault_and_counts_them() {
+    if !python3("the_human_report_labels") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    tree(dir.path(), &["ok", "crash", "refuse", "nothing"]);
+    let cmd = fixture_cmd("");
+    let r = run([
+        "run",
+        dir.path().to_str().unwrap(),
+        "--runtime-cmd",
+        &cmd,
+        "--color",
+        "never",
+    ]);
+    r.expect_code(1);
+    for line in ["CRASHED [", "REFUSED [", "NOTHING [", "   PASS ["] {
+        assert!(r.stdout.contains(line), "{line}: {}", r.stdout);
+    }
+    assert!(
+        r.stdout.contains("  runtime fixture 1.0 (python3 "),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains(
+            "4 cases: 1 passed, 3 errored, runtime: 1 crashed, 1 refused, 1 wrote nothing"
+        ),
+        "{}",
+        r.stdout
+    );
+    // The rerun command keeps the runtime.
+    assert!(
+        r.stdout
+            .contains("--filter '^crash_gather$' --runtime-cmd "),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn junit_types_each_error_by_its_fault() {
+    if !python3("junit_types") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    tree(dir.path(), &["crash", "refuse"]);
+    let cmd = fixture_cmd("");
+    let r = run([
+        "run",
+        dir.path().to_str().unwrap(),
+        "--runtime-cmd",
+        &cmd,
+        "--format",
+        "junit",
+    ]);
+    r.expect_code(1);
+    assert!(r.stdout.contains(r#"type="crashed""#), "{}", r.stdout);
+    assert!(r.stdout.contains(r#"type="refused""#), "{}", r.stdout);
+}
+
+#[test]
+fn a_refusal_where_the_spec_requires_an_error_passes() {
+    if !python3("a_refusal_where") {
+        return;
+    }
+    // An out-of-range index: refusing is what the spec asks for.
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &root().join("tests/fixtures/errored/gather_index_out_of_range"),
+        &dir.path().join("refuse_oob"),
+    );
+    let cmd = fixture_cmd("");
+    let r = run(["run", dir.path().to_str().unwrap(), "--runtime-cmd", &cmd]);
+    r.expect_code(0);
+}
+
+#[test]
+fn threads_are_asked_for_only_under_repeat() {
+    if !python3("threads_are_asked") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    tree(dir.path(), &["threads"]);
+    let cmd = fixture_cmd("");
+    let d = dir.path().to_str().unwrap();
+    // One run asks for no thread count: the fixture refuses.
+    run(["run", d, "--runtime-cmd", &cmd]).expect_code(1);
+    run(["run", d, "--runtime-cmd", &cmd, "--repeat", "3"]).expect_code(0);
+}
+
+#[test]
+fn a_worker_that_grows_past_its_memory_limit_is_stopped_as_crashed() {
+    if !python3("a_worker_that_grows") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    tree(dir.path(), &["hog", "ok"]);
+    let cmd = fixture_cmd("");
+    let out = command()
+        .env("ONNX_IDX_CHECK_WORKER_MEMORY", (200u64 << 20).to_string())
+        .args([
+            "run",
+            dir.path().to_str().unwrap(),
+            "--runtime-cmd",
+            &cmd,
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hog = case(&report, "hog_gather");
+    assert_eq!(hog["fault"], "crashed");
+    assert!(
+        hog["reason"]
+            .as_str()
+            .unwrap()
+            .contains("MiB, past the 200 MiB limit for a worker"),
+        "{}",
+        hog["reason"]
+    );
+    assert_eq!(case(&report, "ok_gather")["status"], "passed");
+}
+
+#[test]
+fn a_runtime_that_cannot_start_stops_the_run_with_its_reason() {
+    if !python3("a_runtime_that_cannot_start") {
+        return;
+    }
+    let d = root().join("testdata/onnx-node/test_gather_0");
+    let d = d.to_str().unwrap();
+    let r = run(["run", d, "--runtime-cmd", &fixture_cmd(" --hello-error")]);
+    r.expect_code(2);
+    assert!(r.stderr.contains("could not start"), "{}", r.stderr);
+    assert!(
+        r.stderr.ends_with(": fixture: no runtime here\n"),
+        "{}",
+        r.stderr
+    );
+    let r = run(["run", d, "--runtime-cmd", &fixture_cmd(" --not-json")]);
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("its first line is not the protocol's hello")
+            && r.stderr.contains("Welcome to the fixture runtime!"),
+        "{}",
+        r.stderr
+    );
+    let r = run(["run", d, "--runtime", "tvm"]);
+    r.expect_code(2);
+    assert!(r.stderr.contains("--runtime tvm: no such runtime; the bundled ones are onnxruntime, openvino, tract, onnx-reference"), "{}", r.stderr);
+    let r = run(["run", d, "--repeat", "2"]);
+    r.expect_code(2);
+    assert!(
+        r.stderr.contains("--repeat 2 needs a runtime"),
+        "{}",
+        r.stderr
+    );
+}
