@@ -13,11 +13,14 @@ use crate::tensor::{DType, Tensor};
 use crate::verdict::{Fault, OutputResult, Status};
 use std::path::Path;
 
+/// A runtime's outputs, each with the name shown for it; `None` where it wrote none.
+type Outputs = Vec<(String, Option<Tensor>)>;
+
 /// What the runtime gave for a data set.
 pub(super) struct FromRuntime {
     /// Its outputs (of the first run), each with the name shown for it; `None` where it wrote
     /// none (all of them after a refusal).
-    pub outputs: Vec<(String, Option<Tensor>)>,
+    pub outputs: Outputs,
     /// The reason to give, when it refused the data set (`runtime NAME refused: MESSAGE`).
     pub refusal: Option<String>,
     /// The outputs that differed between two runs, as comparisons of the later run with the
@@ -49,7 +52,8 @@ pub(super) fn run_runtime(
         .collect();
     let model = case.dir.join("model.onnx");
     let repeat = opts.repeat.max(1);
-    let mut first: Option<(Vec<(String, Option<Tensor>)>, Option<usize>)> = None;
+    // The first run's outputs and thread count: what later runs must equal.
+    let mut first: Option<(Outputs, Option<usize>)> = None;
     let mut changed = Vec::new();
     for run in 0..repeat {
         let threads = threads_of_run(run, repeat);
@@ -247,7 +251,7 @@ fn read_outputs(
     label: &str,
     plan: &Plan<'_>,
     opts: &RunOptions,
-) -> Result<Vec<(String, Option<Tensor>)>, Verdict> {
+) -> Result<Outputs, Verdict> {
     (0..plan.outputs.len())
         .map(|k| {
             let name = format!("output_{k}.pb");
