@@ -103,21 +103,24 @@ pub struct RunArgs {
     /// case's expected output where one exists (a disagreement between it and onnx-idx-check's own
     /// result errors the case: "reference disputes expected output"), otherwise with
     /// onnx-idx-check's result. Where the spec requires an error for the inputs, any output is
-    /// failed.
-    #[arg(long, value_name = "DIR")]
-    pub actual: Option<PathBuf>,
+    /// failed. Repeatable as NAME=DIR, with --runtime and --runtime-cmd, to judge several
+    /// runtimes side by side (a table of cases x runtimes).
+    #[arg(long, value_name = "[NAME=]DIR")]
+    pub actual: Vec<String>,
     /// Run a runtime under test on every data set and judge its outputs as --actual's: a
     /// bundled adapter (onnxruntime, openvino, tract, onnx-reference; options after a colon,
     /// onnxruntime:threads=2,providers=CPUExecutionProvider). The adapters are Python scripts
     /// inside this binary, run with $ONNX_IDX_CHECK_PYTHON, else python3, which needs the
     /// runtime's package (pip install onnxruntime). A refusal, a crash, a hang past --timeout and
-    /// missing outputs are verdicts of their own.
-    #[arg(long, value_name = "NAME[:KEY=VALUE,...]", conflicts_with_all = ["actual", "pending"])]
-    pub runtime: Option<String>,
+    /// missing outputs are verdicts of their own. Repeatable: several runtimes are judged side
+    /// by side, in a table of cases x runtimes, and the exit status gates on every one.
+    #[arg(long, value_name = "NAME[:KEY=VALUE,...]", conflicts_with = "pending")]
+    pub runtime: Vec<String>,
     /// Any other runtime under test: a command that speaks the protocol of
-    /// docs/runtime-protocol.md (one JSON line per data set on its stdin, one reply on its stdout).
-    #[arg(long, value_name = "'CMD ARGS'", conflicts_with_all = ["actual", "pending", "runtime"])]
-    pub runtime_cmd: Option<String>,
+    /// docs/runtime-protocol.md (one JSON line per data set on its stdin, one reply on its
+    /// stdout). Repeatable, as --runtime.
+    #[arg(long, value_name = "'CMD ARGS'", conflicts_with = "pending")]
+    pub runtime_cmd: Vec<String>,
     /// Run each data set N times in the runtime under test, alternating thread counts where its
     /// adapter can set them; outputs that differ between runs make the data set
     /// nondeterministic.

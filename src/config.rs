@@ -7,7 +7,7 @@ use crate::compare::{Mode, Tolerance};
 use crate::report::Dest;
 use clap::ValueEnum;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// An argument that cannot be used (exit status 2).
@@ -41,9 +41,9 @@ pub fn check_options(args: &RunArgs, reports: &[ReportSpec]) -> Result<CheckOpti
     Ok(CheckOptions {
         tolerance: tolerance(args),
         max_tensor_bytes: parse_bytes(&args.max_tensor_bytes)?,
-        actual: args.actual.clone(),
-        runtime: args.runtime.clone(),
-        runtime_cmd: args.runtime_cmd.clone(),
+        actual: None,
+        runtime: None,
+        runtime_cmd: None,
         repeat: args.repeat,
         pending: args.pending.clone(),
         expectations: args.expectations.clone(),
@@ -63,6 +63,44 @@ pub fn check_options(args: &RunArgs, reports: &[ReportSpec]) -> Result<CheckOpti
             .iter()
             .any(|r| matches!(r.format, Format::Json | Format::Junit)),
     })
+}
+
+/// One runtime under test of `run`: its outputs in a tree (`--actual [NAME=]DIR`), a bundled
+/// adapter (`--runtime`) or a command (`--runtime-cmd`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// `--actual`: the name (the directory as given, without NAME=) and the directory.
+    Actual(String, PathBuf),
+    /// `--runtime SPEC`.
+    Runtime(String),
+    /// `--runtime-cmd CMD`.
+    Command(String),
+}
+
+impl Source {
+    /// Sets this source on `o`, the check's options without one.
+    pub fn apply(&self, o: &mut CheckOptions) {
+        match self {
+            Source::Actual(_, dir) => o.actual = Some(dir.clone()),
+            Source::Runtime(spec) => o.runtime = Some(spec.clone()),
+            Source::Command(cmd) => o.runtime_cmd = Some(cmd.clone()),
+        }
+    }
+}
+
+/// Every runtime under test `run` names, in the order: `--actual`, `--runtime`, `--runtime-cmd`.
+/// An `--actual` value is `NAME=DIR` unless it names an existing directory as a whole.
+pub fn sources(args: &RunArgs) -> Vec<Source> {
+    let actual = args.actual.iter().map(|a| match a.split_once('=') {
+        Some((name, dir)) if !Path::new(a).is_dir() && !name.is_empty() => {
+            Source::Actual(name.to_string(), PathBuf::from(dir))
+        }
+        _ => Source::Actual(a.clone(), PathBuf::from(a)),
+    });
+    actual
+        .chain(args.runtime.iter().cloned().map(Source::Runtime))
+        .chain(args.runtime_cmd.iter().cloned().map(Source::Command))
+        .collect()
 }
 
 /// Parses `--max-tensor-bytes`: `4096`, `64K`, `512MiB`, `4G`, `4GiB`, `1TiB` (K/M/G/T and

@@ -2,6 +2,7 @@
 //! status. `run`, the one with a pipeline of its own, is in [`run`].
 
 mod last_run;
+mod matrix;
 mod run;
 
 use crate::check::{self, CaseFilter, CheckError};

@@ -19,7 +19,14 @@ use std::path::Path;
 /// exit status.
 pub(super) fn run_cases(args: RunArgs) -> Result<u8> {
     let (reports, terminal) = config::reports(&args)?;
-    let options = config::check_options(&args, &reports)?;
+    let mut options = config::check_options(&args, &reports)?;
+    let sources = config::sources(&args);
+    if sources.len() > 1 {
+        return super::matrix::run_matrix(&args, &reports, options, &sources);
+    }
+    if let Some(source) = sources.first() {
+        source.apply(&mut options);
+    }
     let mut prepared = Prepared::new(&args.selection.paths, &options).map_err(cli_error)?;
     warn(prepared.warnings());
     let record_file = last_run::path(args.last_run.as_deref());
@@ -140,13 +147,13 @@ fn rerun_command(args: &RunArgs) -> Rerun {
             suffix.push_str(&shell_quote(&v));
         }
     };
-    if let Some(dir) = &args.actual {
-        flag("actual", Some(dir.display().to_string()));
+    for dir in &args.actual {
+        flag("actual", Some(dir.clone()));
     }
-    if let Some(spec) = &args.runtime {
+    for spec in &args.runtime {
         flag("runtime", Some(spec.clone()));
     }
-    if let Some(cmd) = &args.runtime_cmd {
+    for cmd in &args.runtime_cmd {
         flag("runtime-cmd", Some(cmd.clone()));
     }
     if args.repeat != 1 {

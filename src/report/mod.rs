@@ -30,6 +30,8 @@ pub(crate) mod json;
 #[cfg(feature = "cli")]
 pub(crate) mod junit;
 pub mod markdown;
+#[cfg(feature = "cli")]
+pub(crate) mod matrix;
 mod progress;
 
 use crate::verdict::{CaseResult, ExpectationsReport, Gate, RuntimeInfo, Summary};

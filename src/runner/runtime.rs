@@ -108,15 +108,17 @@ pub(super) fn run_runtime(
                     Some(Fault::Crashed),
                 ))
             }
-            Outcome::TimedOut(t) => return Err(Verdict(
-                Status::Errored,
-                on_run(format!(
+            Outcome::TimedOut(t) => {
+                return Err(Verdict(
+                    Status::Errored,
+                    on_run(format!(
                     "runtime {} timed out: no answer after {} s (--timeout); its worker was killed",
                     rt.label(),
                     t.as_secs_f64()
                 )),
-                Some(Fault::TimedOut),
-            )),
+                    Some(Fault::TimedOut),
+                ))
+            }
             Outcome::Refused(message) => {
                 if run == 0 {
                     // The verdict depends on whether the spec requires an error: judged later.

@@ -1,0 +1,84 @@
+//! `run` with several runtimes under test (`--runtime A --runtime B`, `--actual NAME=DIR`): one
+//! check per runtime over the same cases, then one report of cases x runtimes. The exit status
+//! gates on every runtime.
+
+use super::cli_error;
+use crate::check::Prepared;
+use crate::cli::{Format, RunArgs};
+use crate::config::{self, ReportSpec, Source, UsageError};
+use crate::exit;
+use crate::report::matrix::{self, Column};
+use crate::report::{human, Dest, TOOL};
+use crate::CheckOptions;
+use anyhow::Result;
+
+/// Runs the check once per source and reports the matrix in the format asked for.
+pub(super) fn run_matrix(
+    args: &RunArgs,
+    reports: &[ReportSpec],
+    options: CheckOptions,
+    sources: &[Source],
+) -> Result<u8> {
+    // The matrix has a human and a JSON form; the other formats report one runtime each.
+    if let Some(r) = reports
+        .iter()
+        .find(|r| !matches!(r.format, Format::Human | Format::Json))
+    {
+        return Err(UsageError(format!(
+            "with {} runtimes, the report is a table of cases x runtimes: --format human or json \
+             (not {:?}); run each runtime on its own for JUnit or Markdown",
+            sources.len(),
+            r.format
+        ))
+        .into());
+    }
+    if args.pending.is_some() || args.rerun_failed || args.update_expectations {
+        return Err(UsageError(
+            "--pending, --rerun-failed and --update-expectations judge one runtime: run it on its \
+             own"
+            .to_string(),
+        )
+        .into());
+    }
+    let mut columns = Vec::with_capacity(sources.len());
+    for source in sources {
+        let mut o = options.clone();
+        source.apply(&mut o);
+        let prepared = Prepared::new(&args.selection.paths, &o).map_err(cli_error)?;
+        if columns.is_empty() {
+            super::warn(prepared.warnings());
+        }
+        let label = match source {
+            Source::Actual(name, _) => name.clone(),
+            Source::Runtime(spec) => spec.clone(),
+            Source::Command(cmd) => cmd.clone(),
+        };
+        eprintln!("running {} cases through {label}", prepared.cases().len());
+        let report = prepared.run(&mut |_| {}).map_err(config::usage)?;
+        let name = match (source, &report.runtime) {
+            (Source::Command(_), Some(rt)) => rt.name.clone(),
+            _ => label,
+        };
+        columns.push(Column { name, report });
+    }
+    let style = human::Style {
+        color: config::use_color(args.color),
+    };
+    let mut shown_on_stdout = false;
+    for r in reports {
+        let text = match r.format {
+            Format::Json => matrix::json(&TOOL, &columns),
+            _ => matrix::human(&columns, human::Style { color: false }),
+        };
+        shown_on_stdout |= r.dest == Dest::Stdout;
+        r.dest.write(&text)?;
+    }
+    if !shown_on_stdout {
+        Dest::Stdout.write(&matrix::human(&columns, style))?;
+    }
+    Ok(if columns.iter().all(|c| c.report.passed()) {
+        exit::OK
+    } else {
+        exit::CASES_FAILED
+    })
+}
