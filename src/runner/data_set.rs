@@ -1,7 +1,7 @@
 //! One data set: its files, the evaluation of the graph and the comparison of every output, with
 //! the expected outputs or, under `--actual`, with a runtime's.
 
-use super::actual::{all_present, load_actual};
+use super::actual::{all_present, load_actual, wanted};
 use super::case::{severity, Record};
 use super::pending::{missing_expected, passed, snapshot};
 use super::{RunOptions, Verdict};
@@ -93,14 +93,15 @@ fn load_and_evaluate(
         expected.push(Some(t));
     }
     let runtime = match &opts.actual {
-        Some(root) => Some(load_actual(
-            root,
-            case,
-            ds,
-            plan.outputs.len(),
-            opts,
-            record,
-        )?),
+        Some(root) => {
+            let outputs: Vec<_> = plan
+                .outputs
+                .iter()
+                .zip(&expected)
+                .map(|(info, e)| wanted(info, e.as_ref()))
+                .collect();
+            Some(load_actual(root, case, ds, &outputs, opts, record)?)
+        }
         None => None,
     };
     let trace = |step: usize| {
