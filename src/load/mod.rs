@@ -1,9 +1,11 @@
-//! Loading: `model.onnx` and the `input_K.pb` / `output_K.pb` tensor files of a case.
+//! Loading: `model.onnx` and the `input_K.pb` / `output_K.pb` tensor files of a case, and the
+//! `.npy` / `.npz` outputs of a runtime ([`npy`]).
 //!
 //! Files are opened without following symbolic links and must be regular files; decoding errors
 //! name the file (relative to the case directory) and the tensor.
 
 pub mod external;
+pub mod npy;
 pub mod save;
 pub mod tensor;
 
@@ -68,6 +70,16 @@ pub enum LoadError {
         name: String,
         /// What is wrong.
         source: Box<TensorError>,
+    },
+    /// A `.npy` file, or an array of a `.npz` archive, is malformed or of a type not read.
+    #[error("{file}: {}{source}", .array.as_ref().map_or(String::new(), |a| format!("array '{a}': ")))]
+    Npy {
+        /// The file (the `.npy`, or the `.npz` archive).
+        file: String,
+        /// The archive member's array name (without `.npy`); `None` for a `.npy` file.
+        array: Option<String>,
+        /// What is wrong.
+        source: Box<npy::NpyError>,
     },
 }
 

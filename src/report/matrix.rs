@@ -186,10 +186,10 @@ pub fn json(tool: &ToolInfo, columns: &[Column]) -> String {
             report: json::build(tool, end),
         })
         .collect();
-    let names = columns
+    let names: Vec<&str> = columns
         .first()
         .map(|c| c.report.cases.iter().map(|c| c.name.as_str()).collect())
-        .unwrap_or_else(Vec::new);
+        .unwrap_or_default();
     let found: Vec<Lookup<'_>> = columns.iter().map(Lookup::of).collect();
     let cases = names
         .iter()

@@ -1,39 +1,123 @@
 //! `--actual DIR`: a runtime's outputs, read from the tree that mirrors the cases.
+//!
+//! Output K of a data set is `output_K.pb`, else `output_K.npy`, else the array `output_K` or
+//! `<graph output name>` of the data set's `outputs.npz` (docs/runtime-protocol.md).
 
 use super::case::Record;
 use super::{RunOptions, Verdict};
 use crate::discover::{Case, DataSet};
-use crate::tensor::Tensor;
+use crate::load::npy::{load_npy_file, Npz};
+use crate::pb::{type_proto, ValueInfoProto};
+use crate::tensor::{DType, Tensor};
 use crate::verdict::{Fault, Status};
 use std::path::Path;
 
-/// Loads a runtime's outputs for a data set from the `--actual` tree.
+/// What the runtime's output K is expected to be: the graph output's name, and its dtype when
+/// known (declared by the graph, else that of the expected output file). The dtype says what
+/// the bit patterns of a `.npy` array of a type numpy lacks stand for.
+pub(super) fn wanted(info: &ValueInfoProto, expected: Option<&Tensor>) -> (String, Option<DType>) {
+    let declared = match info.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+        Some(type_proto::Value::TensorType(tt)) => DType::from_onnx(tt.elem_type),
+        _ => None,
+    };
+    (
+        info.name.clone(),
+        declared.or_else(|| expected.map(Tensor::dtype)),
+    )
+}
+
+/// Loads a runtime's outputs for a data set from the `--actual` tree: one entry per graph output
+/// (`outputs`: name and expected dtype), with the file shown for it and the tensor if present.
 pub(super) fn load_actual(
     root: &Path,
     case: &Case,
     ds: &DataSet,
-    n: usize,
+    outputs: &[(String, Option<DType>)],
     opts: &RunOptions,
     record: &mut Record,
 ) -> Result<Vec<(String, Option<Tensor>)>, Verdict> {
     // The tree mirrors case names, as `--pending` does (a case given as PATH itself is named by
     // its directory).
     let dir = root.join(&case.name).join(&ds.name);
-    (0..n)
-        .map(|k| {
-            let path = dir.join(format!("output_{k}.pb"));
-            let shown = path.display().to_string();
-            // A missing file is judged later: right when the spec requires an error.
-            if std::fs::symlink_metadata(&path).is_err() {
-                return Ok((shown, None));
+    let show = |file: &str| dir.join(file).display().to_string();
+    outputs_in(&dir, &show, outputs, opts, record)
+}
+
+/// The outputs a runtime wrote into `dir`: for output K, `output_K.pb`, else `output_K.npy`,
+/// else the array `output_K` or the output's name in `outputs.npz`. `show` names a file of
+/// `dir` in messages.
+pub(super) fn outputs_in(
+    dir: &Path,
+    show: &dyn Fn(&str) -> String,
+    outputs: &[(String, Option<DType>)],
+    opts: &RunOptions,
+    record: &mut Record,
+) -> Result<Vec<(String, Option<Tensor>)>, Verdict> {
+    let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    // Opened once, on the first output that has no file of its own.
+    let mut npz: Option<Option<Npz>> = None;
+    let mut out = Vec::with_capacity(outputs.len());
+    for (k, (name, want)) in outputs.iter().enumerate() {
+        let pb_name = format!("output_{k}.pb");
+        let npy_name = format!("output_{k}.npy");
+        let (pb, npy) = (dir.join(&pb_name), dir.join(&npy_name));
+        let (shown, npy_shown) = (show(&pb_name), show(&npy_name));
+        match (exists(&pb), exists(&npy)) {
+            (true, true) => {
+                return Err(Verdict(
+                    Status::Errored,
+                    format!("actual output {k} is ambiguous: both {shown} and {npy_shown} exist"),
+                    None,
+                ))
             }
-            let t = record
-                .tensor(&path, &shown, opts)
-                .map_err(Verdict::from)?
-                .tensor;
-            Ok((shown, Some(t)))
-        })
-        .collect()
+            (true, false) => {
+                let t = record
+                    .tensor(&pb, &shown, opts)
+                    .map_err(Verdict::from)?
+                    .tensor;
+                out.push((shown, Some(t)));
+                continue;
+            }
+            (false, true) => {
+                let (t, sha) =
+                    load_npy_file(&npy, &npy_shown, *want, opts.max_tensor_bytes, opts.digests)?;
+                if let Some(sha) = sha {
+                    record.files.push((npy_shown.clone(), sha));
+                }
+                out.push((npy_shown, Some(t)));
+                continue;
+            }
+            (false, false) => {}
+        }
+        let archive = match &mut npz {
+            Some(a) => a.as_ref(),
+            None => {
+                let path = dir.join("outputs.npz");
+                let opened = if exists(&path) {
+                    let file = show("outputs.npz");
+                    let a = Npz::open(&path, &file, opts.max_tensor_bytes, opts.digests)?;
+                    if let Some(sha) = a.sha256() {
+                        record.files.push((file, sha.to_string()));
+                    }
+                    Some(a)
+                } else {
+                    None
+                };
+                npz.insert(opened).as_ref()
+            }
+        };
+        let own = format!("output_{k}");
+        let found = match archive {
+            Some(a) => a.tensor(&[own.as_str(), name.as_str()], *want)?,
+            None => None,
+        };
+        // A missing output is judged later: right when the spec requires an error.
+        match found {
+            Some((array, t)) => out.push((show(&format!("outputs.npz:{array}")), Some(t))),
+            None => out.push((shown, None)),
+        }
+    }
+    Ok(out)
 }
 
 /// The runtime's outputs, all present but those it may leave out (`excused[k]`, kept as

@@ -1,7 +1,7 @@
 //! One data set: its files, the evaluation of the graph and the comparison of every output, with
 //! the expected outputs or, under `--actual`, with a runtime's.
 
-use super::actual::{all_present, load_actual};
+use super::actual::{all_present, load_actual, wanted};
 use super::case::{severity, Record};
 use super::pending::{missing_expected, passed, snapshot};
 use super::runtime::run_runtime;
@@ -98,22 +98,22 @@ fn load_and_evaluate(
     }
     let mut refusal = None;
     let mut changed = Vec::new();
-    let runtime = match (&opts.actual, &opts.runtime) {
-        (Some(root), _) => Some(load_actual(
-            root,
-            case,
-            ds,
-            plan.outputs.len(),
-            opts,
-            record,
-        )?),
-        (None, Some(rt)) => {
-            let got = run_runtime(rt, plan, case, ds, &inputs, opts)?;
-            refusal = got.refusal;
-            changed = got.changed;
-            Some(got.outputs)
-        }
-        (None, None) => None,
+    let wants: Vec<_> = plan
+        .outputs
+        .iter()
+        .zip(&expected)
+        .map(|(info, e)| wanted(info, e.as_ref()))
+        .collect();
+    let runtime = match &opts.actual {
+        Some(root) => Some(load_actual(root, case, ds, &wants, opts, record)?),
+        None => match run_runtime(plan, case, ds, &inputs, &wants, opts, record)? {
+            Some(got) => {
+                refusal = got.refusal;
+                changed = got.changed;
+                Some(got.outputs)
+            }
+            None => None,
+        },
     };
     let trace = |step: usize| {
         plan.trace(

@@ -2,16 +2,15 @@
 //! `--actual`'s are. Under `--repeat N` it runs N times, alternating thread counts where its
 //! adapter can set them, and any difference between runs is found here.
 
+use super::actual::outputs_in;
+use super::case::Record;
 use super::{RunOptions, Verdict};
 use crate::compare::{compare, Mode, Tolerance};
 use crate::discover::{Case, DataSet};
 use crate::eval::Plan;
-use crate::load;
-use crate::pb::type_proto;
-use crate::runtime::{Input, Outcome, Request, Runtime};
+use crate::runtime::{Input, Outcome, Request};
 use crate::tensor::{DType, Tensor};
 use crate::verdict::{Fault, OutputResult, Status};
-use std::path::Path;
 
 /// A runtime's outputs, each with the name shown for it; `None` where it wrote none.
 type Outputs = Vec<(String, Option<Tensor>)>;
@@ -38,15 +37,20 @@ fn threads_of_run(run: usize, repeat: usize) -> Option<usize> {
     Some(if run % 2 == 0 { many } else { 1 })
 }
 
-/// Runs the data set through the runtime (`opts.repeat` times) and reads what it wrote.
+/// Runs the data set through the runtime under test, if the run has one (`opts.repeat`
+/// times), and reads what it wrote.
 pub(super) fn run_runtime(
-    rt: &Runtime,
     plan: &Plan<'_>,
     case: &Case,
     ds: &DataSet,
     inputs: &[Tensor],
+    wants: &[(String, Option<DType>)],
     opts: &RunOptions,
-) -> Result<FromRuntime, Verdict> {
+    record: &mut Record,
+) -> Result<Option<FromRuntime>, Verdict> {
+    let Some(rt) = opts.runtime.as_deref() else {
+        return Ok(None);
+    };
     let pbs: Vec<_> = (0..inputs.len())
         .map(|k| ds.dir.join(format!("input_{k}.pb")))
         .collect();
@@ -75,7 +79,8 @@ pub(super) fn run_runtime(
             outputs: plan
                 .outputs
                 .iter()
-                .map(|info| (info.name.as_str(), declared_dtype(info)))
+                .zip(wants)
+                .map(|(info, (_, want))| (info.name.as_str(), *want))
                 .collect(),
             threads,
         };
@@ -122,13 +127,13 @@ pub(super) fn run_runtime(
             Outcome::Refused(message) => {
                 if run == 0 {
                     // The verdict depends on whether the spec requires an error: judged later.
-                    return Ok(FromRuntime {
+                    return Ok(Some(FromRuntime {
                         outputs: (0..plan.outputs.len())
                             .map(|k| (format!("{}: output_{k}", rt.label()), None))
                             .collect(),
                         refusal: Some(format!("runtime {} refused: {message}", rt.label())),
                         changed,
-                    });
+                    }));
                 }
                 return Err(Verdict(
                     Status::Failed,
@@ -139,7 +144,10 @@ pub(super) fn run_runtime(
                     Some(Fault::Nondeterministic),
                 ));
             }
-            Outcome::Done(job) => read_outputs(&job.outputs(), rt.label(), plan, opts)?,
+            Outcome::Done(job) => {
+                let show = |file: &str| format!("{}: {file}", rt.label());
+                outputs_in(&job.outputs(), &show, wants, opts, record)?
+            }
         };
         match &first {
             None => first = Some((outputs, threads)),
@@ -170,11 +178,11 @@ pub(super) fn run_runtime(
         }
     }
     let (outputs, _) = first.unwrap_or_default();
-    Ok(FromRuntime {
+    Ok(Some(FromRuntime {
         outputs,
         refusal: None,
         changed,
-    })
+    }))
 }
 
 /// ` (2 threads)`, or nothing when the run did not ask for a thread count.
@@ -237,35 +245,4 @@ fn difference(first: Option<&Tensor>, later: Option<&Tensor>, name: &str) -> Opt
         diagnoses: Vec::new(),
         computed: None,
     })
-}
-
-/// The element type a graph output declares, if any.
-fn declared_dtype(info: &crate::pb::ValueInfoProto) -> Option<DType> {
-    match info.r#type.as_ref().and_then(|t| t.value.as_ref()) {
-        Some(type_proto::Value::TensorType(tt)) => DType::from_onnx(tt.elem_type),
-        _ => None,
-    }
-}
-
-/// The outputs the worker wrote into `dir`, named `<runtime>: output_K.pb` in messages.
-fn read_outputs(
-    dir: &Path,
-    label: &str,
-    plan: &Plan<'_>,
-    opts: &RunOptions,
-) -> Result<Outputs, Verdict> {
-    (0..plan.outputs.len())
-        .map(|k| {
-            let name = format!("output_{k}.pb");
-            let shown = format!("{label}: {name}");
-            let path = dir.join(&name);
-            if std::fs::symlink_metadata(&path).is_err() {
-                return Ok((shown, None));
-            }
-            let t = load::load_tensor_file_with(&path, &shown, opts.max_tensor_bytes, false)
-                .map_err(|e| Verdict(Status::Errored, e.to_string(), None))?
-                .tensor;
-            Ok((shown, Some(t)))
-        })
-        .collect()
 }

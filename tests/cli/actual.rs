@@ -505,3 +505,214 @@ fn report_13_a_case_given_as_path_maps_by_its_name_for_actual_and_pending() {
         .join("no_expected_output_differs/test_data_set_0/output_0.pb.new")
         .is_file());
 }
+
+/// The `.npy` (format 1.0) of a float tensor, as `np.save` writes it.
+fn npy_f32(dims: &[i64], values: &[f32]) -> Vec<u8> {
+    let shape: Vec<String> = dims.iter().map(i64::to_string).collect();
+    let shape = match shape.len() {
+        1 => format!("({},)", shape[0]),
+        _ => format!("({})", shape.join(", ")),
+    };
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    out
+}
+
+/// CRC-32 (IEEE), bitwise, for the zip archives below.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0xEDB8_8320 & (crc & 1).wrapping_neg());
+        }
+    }
+    !crc
+}
+
+/// A zip archive of `members`, stored (as `np.savez`) or deflated (as `np.savez_compressed`).
+fn zip(members: &[(&str, Vec<u8>)], deflate: bool) -> Vec<u8> {
+    let mut z = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in members {
+        let stored = if deflate {
+            miniz_oxide::deflate::compress_to_vec(data, 6)
+        } else {
+            data.clone()
+        };
+        let method: u16 = if deflate { 8 } else { 0 };
+        let offset = z.len() as u32;
+        let fields = |out: &mut Vec<u8>| {
+            out.extend_from_slice(&[20, 0, 0, 0]);
+            out.extend_from_slice(&method.to_le_bytes());
+            out.extend_from_slice(&[0, 0, 0x21, 0]);
+            out.extend_from_slice(&crc32(data).to_le_bytes());
+            out.extend_from_slice(&(stored.len() as u32).to_le_bytes());
+            out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            out.extend_from_slice(&[0, 0]);
+        };
+        z.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+        fields(&mut z);
+        z.extend_from_slice(name.as_bytes());
+        z.extend_from_slice(&stored);
+        central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+        central.extend_from_slice(&[20, 0]);
+        fields(&mut central);
+        // Comment length, disk, attributes.
+        central.extend_from_slice(&[0; 10]);
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+    }
+    let cd_offset = z.len() as u32;
+    z.extend_from_slice(&central);
+    z.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    z.extend_from_slice(&[0, 0, 0, 0]);
+    let n = members.len() as u16;
+    z.extend_from_slice(&n.to_le_bytes());
+    z.extend_from_slice(&n.to_le_bytes());
+    z.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    z.extend_from_slice(&cd_offset.to_le_bytes());
+    z.extend_from_slice(&[0, 0]);
+    z
+}
+
+/// A tree for `case` whose output 0 is `files` (name, bytes) in test_data_set_0; the report.
+fn judge_tree(case: &str, files: &[(&str, Vec<u8>)]) -> (i32, Value, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = tmp.path().join(case).join("test_data_set_0");
+    std::fs::create_dir_all(&ds).unwrap();
+    for (name, bytes) in files {
+        std::fs::write(ds.join(name), bytes).unwrap();
+    }
+    let filter = format!("^{case}$");
+    let (code, report) = run_json(
+        &case_dir(),
+        &[
+            "--filter",
+            &filter,
+            "--actual",
+            tmp.path().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(count(&report, "total"), 1, "{report:#}");
+    (code, cases(&report)[0].clone(), tmp)
+}
+
+/// The runtime's output 0 of `case` in the fixture tree, as a `.npy`.
+fn as_npy(case: &str) -> Vec<u8> {
+    let (dims, values) =
+        crate::support::read_floats(&outputs_dir().join(case).join("test_data_set_0/output_0.pb"));
+    npy_f32(&dims, &values)
+}
+
+#[test]
+fn npy_outputs_are_judged_like_pb_ones() {
+    let (code, c, tmp) = judge_tree("agrees", &[("output_0.npy", as_npy("agrees"))]);
+    assert_eq!((code, &c["status"]), (0, &json!("passed")), "{c:#}");
+    assert_eq!(output(&c)["actual_shape"], json!([2, 2]));
+    // The digests cover the .npy by its path, as they do a .pb.
+    let npy = tmp.path().join("agrees/test_data_set_0/output_0.npy");
+    let last = c["files"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        last,
+        json!({"path": npy.display().to_string(), "sha256": sha256_hex(&npy)})
+    );
+
+    // A wrong value: the same failure, mismatch and source as with the .pb.
+    let (code, c, _tmp) = judge_tree("differs", &[("output_0.npy", as_npy("differs"))]);
+    assert_eq!(code, 1);
+    let (_, pb) = alone("differs");
+    assert_eq!(c["reason"], pb["reason"]);
+    assert_eq!(
+        c["reason"],
+        "test_data_set_0: output 'output': 1 of 4 elements differ; first at [1,0]: expected 5.0, got 7.0"
+    );
+    assert_eq!(
+        output(&c)["first_mismatches"],
+        output(&pb)["first_mismatches"]
+    );
+}
+
+#[test]
+fn npz_outputs_stored_or_compressed_by_position_or_by_name() {
+    let good = as_npy("agrees");
+    for deflate in [false, true] {
+        for member in ["output_0.npy", "output.npy"] {
+            let archive = zip(&[(member, good.clone())], deflate);
+            let (code, c, _tmp) = judge_tree("agrees", &[("outputs.npz", archive)]);
+            assert_eq!(
+                (code, &c["status"]),
+                (0, &json!("passed")),
+                "{member} deflate={deflate}: {c:#}"
+            );
+        }
+        let archive = zip(&[("output_0.npy", as_npy("differs"))], deflate);
+        let (code, c, _tmp) = judge_tree("differs", &[("outputs.npz", archive)]);
+        assert_eq!((code, &c["status"]), (1, &json!("failed")), "{c:#}");
+    }
+    // An archive without the output: missing, named as before.
+    let archive = zip(&[("other.npy", good)], true);
+    let (code, c, tmp) = judge_tree("agrees", &[("outputs.npz", archive)]);
+    assert_eq!((code, &c["status"]), (1, &json!("errored")), "{c:#}");
+    let pb = tmp.path().join("agrees/test_data_set_0/output_0.pb");
+    assert_eq!(
+        c["reason"],
+        format!("test_data_set_0: actual output {} is missing", pb.display())
+    );
+}
+
+#[test]
+fn a_pb_and_an_npy_for_one_output_are_ambiguous() {
+    let pb = std::fs::read(outputs_dir().join("agrees/test_data_set_0/output_0.pb")).unwrap();
+    let (code, c, tmp) = judge_tree(
+        "agrees",
+        &[("output_0.pb", pb), ("output_0.npy", as_npy("agrees"))],
+    );
+    assert_eq!((code, &c["status"]), (1, &json!("errored")), "{c:#}");
+    let dir = tmp.path().join("agrees/test_data_set_0");
+    assert_eq!(
+        c["reason"],
+        format!(
+            "test_data_set_0: actual output 0 is ambiguous: both {} and {} exist",
+            dir.join("output_0.pb").display(),
+            dir.join("output_0.npy").display()
+        )
+    );
+}
+
+#[test]
+fn a_malformed_npy_or_npz_errors_naming_the_file_and_the_array() {
+    let mut cut = as_npy("agrees");
+    cut.truncate(cut.len() - 3);
+    let (code, c, tmp) = judge_tree("agrees", &[("output_0.npy", cut.clone())]);
+    assert_eq!((code, &c["status"]), (1, &json!("errored")), "{c:#}");
+    let npy = tmp.path().join("agrees/test_data_set_0/output_0.npy");
+    assert_eq!(
+        c["reason"],
+        format!(
+            "test_data_set_0: {}: descr '<f4' of shape [2, 2] needs 16 bytes of data after the header, the file has 13",
+            npy.display()
+        )
+    );
+    let (code, c, tmp) = judge_tree(
+        "agrees",
+        &[("outputs.npz", zip(&[("output.npy", cut)], true))],
+    );
+    assert_eq!((code, &c["status"]), (1, &json!("errored")), "{c:#}");
+    let npz = tmp.path().join("agrees/test_data_set_0/outputs.npz");
+    assert_eq!(
+        c["reason"],
+        format!(
+            "test_data_set_0: {}: array 'output': descr '<f4' of shape [2, 2] needs 16 bytes of data after the header, the file has 13",
+            npz.display()
+        )
+    );
+}

@@ -31,6 +31,14 @@ const COMMAND: &str = "fixtures";
 /// not generated here; `cargo xtask fixtures` leaves it alone.
 pub const ONNX_NODE_SAMPLE: &str = "onnx-node-sample";
 
+/// `tests/fixtures/npy/`: `.npy` / `.npz` files written by numpy for the reader's unit tests
+/// (`src/load/npy.rs`), made by its own `make.py`; `cargo xtask fixtures` leaves it alone.
+const NPY: &str = "npy";
+
+/// `tests/fixtures/runtime/`: runtimes under test written by hand for `run --runtime-cmd`
+/// (`tests/cli/runtime.rs`); `cargo xtask fixtures` leaves it alone.
+const RUNTIME: &str = "runtime";
+
 const MODEL: &str = "model.onnx";
 const INPUT_0: &str = "test_data_set_0/input_0.pb";
 const INPUT_1: &str = "test_data_set_0/input_1.pb";
@@ -194,7 +202,13 @@ pub fn generate(check: bool) -> Result<()> {
         ensure_file_contents(&dir.join(&rel), &bytes, check, COMMAND)?;
         expected.insert(rel);
     }
-    testdata::remove_strays(&dir, &expected, &[ONNX_NODE_SAMPLE], check, COMMAND)
+    testdata::remove_strays(
+        &dir,
+        &expected,
+        &[ONNX_NODE_SAMPLE, NPY, RUNTIME],
+        check,
+        COMMAND,
+    )
 }
 
 const GITATTRIBUTES: &str = "\
