@@ -27,14 +27,19 @@ pub(super) struct FromRuntime {
     pub changed: Vec<OutputResult>,
 }
 
-/// The thread counts of the runs of `--repeat`: several threads first (where races show), one
-/// thread next, in turn.
+/// The thread counts of the runs of `--repeat`, in turn: as many threads as cores (at least 2),
+/// one thread, and twice as many as cores. Races show with several threads, and differently
+/// with more threads than cores; one thread is the runs' deterministic baseline.
 fn threads_of_run(run: usize, repeat: usize) -> Option<usize> {
     if repeat < 2 {
         return None;
     }
     let many = std::thread::available_parallelism().map_or(2, |n| n.get().max(2));
-    Some(if run % 2 == 0 { many } else { 1 })
+    Some(match run % 3 {
+        0 => many,
+        1 => 1,
+        _ => 2 * many,
+    })
 }
 
 /// Runs the data set through the runtime under test, if the run has one (`opts.repeat`

@@ -497,9 +497,11 @@ impl Runtime {
         };
         let outcome = match reply.status.as_str() {
             "done" => Outcome::Done(job),
-            "refused" => {
-                Outcome::Refused(reply.message.unwrap_or_else(|| "(no message)".to_string()))
-            }
+            // Runtimes' messages can list every operator they know: the start says what failed.
+            "refused" => Outcome::Refused(clip_at(
+                reply.message.as_deref().unwrap_or("(no message)"),
+                400,
+            )),
             other => {
                 let why = format!(
                     "protocol: status '{}' is neither done nor refused",
@@ -542,7 +544,12 @@ fn crash_of(d: Death) -> String {
 
 /// The first 200 characters of a line, for messages.
 fn clip(s: &str) -> String {
-    let mut out: String = s.chars().take(200).collect();
+    clip_at(s, 200)
+}
+
+/// The first `n` characters of `s`, with `...` when there were more.
+fn clip_at(s: &str, n: usize) -> String {
+    let mut out: String = s.chars().take(n).collect();
     if out.len() < s.len() {
         out.push_str("...");
     }

@@ -34,6 +34,8 @@ mod provenance;
 mod rerun;
 // `run --runtime-cmd`: the fixture runtime that crashes, hangs, refuses, writes nothing.
 mod runtime;
+// `run --runtime NAME`: the bundled adapters against the real runtimes, where installed.
+mod bundled_runtimes;
 // The fuzz crate's naive reference (fuzz/src/reference.rs): written from SEMANTICS.md apart from
 // the kernels, it is the independent check of the suite `generate` writes. Included as a module,
 // so the fuzz crate need not be built; its own unit tests come along.

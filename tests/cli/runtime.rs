@@ -14,7 +14,9 @@ fn python3(test: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("{test}: SKIPPED: python3 not found; the fixture runtime is a Python script");
+        crate::support::skipped(&format!(
+            "{test}: SKIPPED: python3 not found; the fixture runtime is a Python script"
+        ));
     }
     ok
 }

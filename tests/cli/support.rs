@@ -314,3 +314,10 @@ pub fn blocks(human: &str) -> BTreeMap<String, Block> {
     }
     out
 }
+
+/// Says that a test is skipped, and why, on the real stderr: libtest captures `eprintln!` of a
+/// passing test, and a skip must show.
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{why}");
+}

@@ -1,0 +1,216 @@
+//! `run --runtime NAME` with the bundled adapters against the real runtimes, where their packages
+//! are installed for `$ONNX_IDX_CHECK_PYTHON` (else `python3`): each test says it was skipped
+//! for a runtime that is not. CI installs the pinned versions of `scripts/requirements-*.txt`
+//! and sets `ONNX_IDX_CHECK_REQUIRE_RUNTIMES=1`, under which a missing runtime fails instead.
+//!
+//! The verdicts asserted are the runtimes' own behaviour at the pinned versions, found by running
+//! them: what they refuse (with their messages), and the one crash.
+
+use crate::support::{case, command, root};
+
+/// The Python the adapters run with.
+fn python() -> String {
+    std::env::var("ONNX_IDX_CHECK_PYTHON").unwrap_or_else(|_| "python3".to_string())
+}
+
+/// The version of `module` importable by the adapters' Python, or `None` (with the skip said,
+/// or a failure when CI requires the runtimes).
+fn installed(module: &str, test: &str) -> Option<String> {
+    let out = std::process::Command::new(python())
+        .args(["-c", &format!("import {module}; print({module}.__version__ if hasattr({module}, '__version__') else {module}.version())")])
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Some(String::from_utf8_lossy(&o.stdout).trim().to_string()),
+        _ => {
+            assert!(
+                std::env::var_os("ONNX_IDX_CHECK_REQUIRE_RUNTIMES").is_none(),
+                "{test}: {module} is not importable by {} though ONNX_IDX_CHECK_REQUIRE_RUNTIMES is set",
+                python()
+            );
+            crate::support::skipped(&format!(
+                "{test}: SKIPPED: {module} is not importable by {}",
+                python()
+            ));
+            None
+        }
+    }
+}
+
+/// Runs testdata/ through `runtime`; the JSON report.
+fn judge(runtime: &str) -> serde_json::Value {
+    let out = command()
+        .env("ONNX_IDX_CHECK_PYTHON", python())
+        .current_dir(root())
+        .args(["run", "testdata", "--runtime", runtime, "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{runtime}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The refused cases of a report, with the start of each reason.
+fn refused(report: &serde_json::Value) -> Vec<String> {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["fault"] == "refused")
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const OPENVINO_DIALECT: [&str; 7] = [
+    "spec-examples/openvino_gather8_example1_opset13",
+    "spec-examples/openvino_gather8_example2_opset13",
+    "spec-examples/openvino_gather8_example3_opset13",
+    "spec-examples/openvino_gather8_example4_opset13",
+    "spec-examples/openvino_gather8_example5_opset13",
+    "spec-examples/openvino_gather8_example6_opset13",
+    "spec-examples/openvino_gather8_example7_opset13",
+];
+const TRAINING: [&str; 4] = [
+    "spec-examples/gather_elements_grad_axis0_opset13",
+    "spec-examples/gather_elements_grad_axis1_float16_opset13",
+    "spec-examples/gather_grad_axis0_opset13",
+    "spec-examples/gather_grad_axis1_double_opset13",
+];
+
+#[test]
+fn onnxruntime_passes_all_but_the_dialects_it_does_not_register() {
+    let Some(version) = installed("onnxruntime", "onnxruntime") else {
+        return;
+    };
+    let r = judge("onnxruntime");
+    assert_eq!(r["runtime"]["version"], version.as_str());
+    // Its bfloat16 Gather runs now: the adapter feeds the bits as an OrtValue.
+    assert_eq!(
+        case(&r, "spec-examples/gather_bfloat16_opset13")["status"],
+        "passed"
+    );
+    if version == "1.31.1" {
+        let mut want: Vec<String> = OPENVINO_DIALECT
+            .iter()
+            .chain(&TRAINING)
+            .map(|s| s.to_string())
+            .collect();
+        want.sort();
+        assert_eq!(refused(&r), want);
+        assert_eq!(r["summary"]["passed"], 83);
+        let reason = case(&r, TRAINING[0])["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("com.microsoft:GatherElementsGrad(-1) is not a registered function/op"),
+            "{reason}"
+        );
+    }
+}
+
+#[test]
+fn openvino_refuses_tensor_scatter_and_string_scatters() {
+    let Some(version) = installed("openvino", "openvino") else {
+        return;
+    };
+    let r = judge("openvino");
+    if version == "2026.4.1" {
+        assert_eq!(r["summary"]["passed"], 76);
+        assert_eq!(r["summary"]["faults"]["refused"], 18);
+        for name in [
+            "onnx-node/test_tensorscatter",
+            "spec-examples/scatter_elements_string_opset13",
+            "spec-examples/tensor_scatter_linear_opset24",
+        ] {
+            assert_eq!(case(&r, name)["fault"], "refused", "{name}");
+        }
+    }
+}
+
+#[test]
+fn tract_crashes_on_a_scatter_nd_max_and_refuses_bfloat16() {
+    let Some(version) = installed("tract", "tract") else {
+        return;
+    };
+    let r = judge("tract");
+    if version == "0.23.9" {
+        let c = case(&r, "spec-examples/scatter_nd_reduction_max_opset18");
+        assert_eq!(c["fault"], "crashed");
+        let reason = c["reason"].as_str().unwrap();
+        // The panic's location and message, kept past the backtrace that follows them.
+        assert!(reason.contains("killed by signal 6 (SIGABRT)"), "{reason}");
+        assert!(
+            reason.contains("scatter_nd.rs:100:22: | assertion failed: index < dim"),
+            "{reason}"
+        );
+        assert_eq!(
+            case(&r, "spec-examples/gather_bfloat16_opset13")["fault"],
+            "refused"
+        );
+        assert_eq!(r["summary"]["passed"], 73);
+    }
+}
+
+#[test]
+fn the_reference_evaluator_has_no_scatter_and_no_dialects() {
+    let Some(version) = installed("onnx", "onnx-reference") else {
+        return;
+    };
+    let r = judge("onnx-reference");
+    if version == "1.23.2" {
+        assert_eq!(r["summary"]["passed"], 79);
+        let reason = case(&r, "onnx-node/test_scatter_with_axis")["reason"]
+            .as_str()
+            .unwrap();
+        assert!(
+            reason.contains("No registered implementation for operator 'Scatter'"),
+            "{reason}"
+        );
+        // Runtimes' messages are cut at 400 characters.
+        assert!(reason.ends_with("..."), "{reason}");
+    }
+}
+
+#[test]
+fn several_runtimes_make_one_matrix() {
+    if installed("onnxruntime", "matrix").is_none() || installed("onnx", "matrix").is_none() {
+        return;
+    }
+    let out = command()
+        .env("ONNX_IDX_CHECK_PYTHON", python())
+        .current_dir(root())
+        .args([
+            "run",
+            "testdata",
+            "--runtime",
+            "onnxruntime",
+            "--runtime",
+            "onnx-reference",
+            "--color",
+            "never",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("onnx-node/test_scatter_with_axis "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cells,
+        ["onnx-node/test_scatter_with_axis", "PASS", "REFUSED"]
+    );
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with("onnxruntime  onnx-reference"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n--- onnx-node/test_scatter_with_axis\n    onnx-reference: REFUSED: "),
+        "{text}"
+    );
+}
