@@ -44,6 +44,7 @@ pub fn check_options(args: &RunArgs, reports: &[ReportSpec]) -> Result<CheckOpti
         actual: None,
         runtime: None,
         runtime_cmd: None,
+        runtime_name: None,
         repeat: args.repeat,
         pending: args.pending.clone(),
         expectations: args.expectations.clone(),
@@ -81,7 +82,10 @@ impl Source {
     /// Sets this source on `o`, the check's options without one.
     pub fn apply(&self, o: &mut CheckOptions) {
         match self {
-            Source::Actual(_, dir) => o.actual = Some(dir.clone()),
+            Source::Actual(name, dir) => {
+                o.actual = Some(dir.clone());
+                o.runtime_name = Some(name.clone());
+            }
             Source::Runtime(spec) => o.runtime = Some(spec.clone()),
             Source::Command(cmd) => o.runtime_cmd = Some(cmd.clone()),
         }

@@ -330,6 +330,40 @@ fn runtime_of(options: &CheckOptions) -> Result<Option<crate::runtime::Runtime>,
         .map_err(|e| CheckError::Runtime(e.to_string()))
 }
 
+/// The expectations entries that apply to this run: those naming no runtime, and those naming
+/// the runtime under test by its `--runtime` spec, its adapter's name, the name its worker gave,
+/// or the NAME of `--actual NAME=DIR`. Rewriting the file (`update_expectations`) would lose
+/// the others, so it is refused when there are any.
+fn for_runtime(
+    exp: Expectations,
+    options: &CheckOptions,
+    runtime: Option<&crate::runtime::Runtime>,
+) -> Result<Expectations, CheckError> {
+    let mut names: Vec<String> = options.runtime_name.iter().cloned().collect();
+    if let Some(spec) = &options.runtime {
+        names.push(spec.clone());
+        names.extend(spec.split_once(':').map(|(name, _)| name.to_string()));
+    }
+    if let Some(rt) = runtime {
+        names.push(rt.label().to_string());
+        names.push(rt.info().name);
+        names.extend(rt.adapter_name().map(str::to_string));
+    }
+    let (kept, others) = exp.for_runtime(&names);
+    if options.update_expectations && !others.is_empty() {
+        return Err(CheckError::invalid(
+            "update-expectations",
+            format!(
+                "--update-expectations would rewrite {} without its entries for the runtime(s) {}, \
+                 which this run does not judge: keep one file per runtime to update it",
+                kept.path().display(),
+                others.join(", ")
+            ),
+        ));
+    }
+    Ok(kept)
+}
+
 /// A check whose options are validated and whose cases are selected, not yet run: the steps
 /// of [`check_with`] apart, for the command line to print discovery's warnings before it runs.
 pub(crate) struct Prepared {
@@ -359,6 +393,11 @@ impl Prepared {
         let (jobs, requirements) = options::validate(options)?;
         let filter = CaseFilter::new(&options.filter, &options.exclude, options.shard)?;
         let selected = select(paths, &filter)?;
+        let runtime = runtime_of(options)?;
+        let expectations = match expectations {
+            Some(exp) => Some(for_runtime(exp, options, runtime.as_ref())?),
+            None => None,
+        };
         let run = RunOptions {
             tolerance: options.tolerance,
             max_tensor_bytes: options.max_tensor_bytes,
@@ -371,7 +410,6 @@ impl Prepared {
             runtime: None,
             repeat: options.repeat,
         };
-        let runtime = runtime_of(options)?;
         let run = match runtime {
             // The runtime's answers have their own time limit; the case's would cut a slow
             // runtime off mid-case, without telling which data set.

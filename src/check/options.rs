@@ -50,6 +50,9 @@ pub struct CheckOptions {
     /// Any other runtime under test: a command speaking the protocol of
     /// `docs/runtime-protocol.md` (`--runtime-cmd 'CMD ARGS'`). Not with `runtime`.
     pub runtime_cmd: Option<String>,
+    /// The name of the runtime whose outputs `actual` holds (`--actual NAME=DIR`): expectations
+    /// entries with this `runtime` apply to the run.
+    pub runtime_name: Option<String>,
     /// Times the runtime under test runs each data set (`--repeat`, at least 1); any difference
     /// between runs is a `nondeterministic` failure.
     pub repeat: usize,
@@ -100,6 +103,7 @@ impl Default for CheckOptions {
             actual: None,
             runtime: None,
             runtime_cmd: None,
+            runtime_name: None,
             repeat: 1,
             pending: None,
             expectations: None,

@@ -8,8 +8,9 @@ use std::fmt::Write as _;
 
 /// The fields an entry may have, in the order [`Expectations::update`](super::Expectations::update)
 /// writes them.
-pub const FIELDS: [&str; 12] = [
+pub const FIELDS: [&str; 13] = [
     "case",
+    "runtime",
     "status",
     "reason",
     "link",
@@ -31,6 +32,9 @@ pub type OpsetRange = (Option<i64>, Option<i64>);
 pub struct Entry {
     /// A case name or a glob.
     pub case: String,
+    /// The runtime under test the entry is about (`--runtime` NAME, the name a `--runtime-cmd`
+    /// worker gives, `--actual` NAME=DIR); `None` for every run.
+    pub runtime: Option<String>,
     /// The expected verdict (never [`Status::Passed`]); `None` for a tolerance-only entry.
     pub status: Option<Status>,
     /// Why the case does not pass.
@@ -60,6 +64,7 @@ impl Entry {
     pub fn new(case: String, status: Status, reason: String) -> Entry {
         Entry {
             case,
+            runtime: None,
             status: Some(status),
             reason,
             link: None,

@@ -107,4 +107,38 @@ impl Expectations {
     pub fn line(&self, i: usize) -> Option<usize> {
         self.lines.get(i).copied()
     }
+
+    /// The entries that apply to a run of the runtime under test known by any of `names` (none
+    /// for onnx-idx-check's own run, or an unnamed `--actual DIR`): those without `runtime`,
+    /// and those whose `runtime` is one of the names. The others are left out, as if the file
+    /// did not hold them; with the names of the runtimes they name.
+    pub(crate) fn for_runtime(self, names: &[String]) -> (Expectations, Vec<String>) {
+        let mut kept = Expectations {
+            path: self.path,
+            entries: Vec::new(),
+            matchers: Vec::new(),
+            lines: Vec::new(),
+        };
+        let mut others = Vec::new();
+        let lines = self
+            .lines
+            .into_iter()
+            .map(Some)
+            .chain(std::iter::repeat(None));
+        for ((e, m), line) in self.entries.into_iter().zip(self.matchers).zip(lines) {
+            match &e.runtime {
+                Some(r) if !names.contains(r) => {
+                    if !others.contains(r) {
+                        others.push(r.clone());
+                    }
+                }
+                _ => {
+                    kept.entries.push(e);
+                    kept.matchers.push(m);
+                    kept.lines.extend(line);
+                }
+            }
+        }
+        (kept, others)
+    }
 }

@@ -306,6 +306,7 @@ impl Ctx<'_> {
         }
         let entry = Entry {
             case,
+            runtime: self.string(f, "runtime")?,
             status,
             reason: self.required_string(f, "reason")?,
             link: self.string(f, "link")?,
@@ -378,6 +379,7 @@ mod tests {
             &[
                 Entry {
                     case: "onnx-node/test_scatternd_*".to_string(),
+                    runtime: Some("tract".to_string()),
                     status: Some(Status::Failed),
                     reason: "tract#1234: ScatterND add not implemented".to_string(),
                     link: Some("https://github.com/sonos/tract/issues/1234".to_string()),
@@ -392,6 +394,7 @@ mod tests {
                 },
                 Entry {
                     case: "spec-examples/**".to_string(),
+                    runtime: None,
                     status: None,
                     reason: "float16 reductions".to_string(),
                     link: None,

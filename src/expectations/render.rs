@@ -43,6 +43,9 @@ pub(crate) fn render_with_header(header: &str, entries: &[Entry]) -> String {
     for e in entries {
         s.push_str("\n[[expect]]\n");
         let _ = writeln!(s, "case = {}", quote(&e.case));
+        if let Some(runtime) = &e.runtime {
+            let _ = writeln!(s, "runtime = {}", quote(runtime));
+        }
         if let Some(status) = e.status {
             let _ = writeln!(s, "status = {}", quote(status.as_str()));
         }

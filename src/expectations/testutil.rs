@@ -13,6 +13,7 @@ use std::time::Duration;
 pub(super) const FULL: &str = r#"# onnx-idx-check expectations: known failures, ratcheted
 [[expect]]
 case = "onnx-node/test_scatternd_*"
+runtime = "tract"
 status = "failed"
 reason = "tract#1234: ScatterND add not implemented"
 link = "https://github.com/sonos/tract/issues/1234"

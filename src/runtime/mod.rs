@@ -328,6 +328,7 @@ impl Drop for JobDir {
 /// A runtime under test: its command, what it said at the start, and its idle workers.
 pub struct Runtime {
     label: String,
+    adapter: Option<&'static str>,
     argv: Vec<OsString>,
     hello: Hello,
     scratch: tempfile::TempDir,
@@ -411,6 +412,10 @@ impl Runtime {
         };
         Ok(Runtime {
             label,
+            adapter: match spec {
+                RuntimeSpec::Bundled { adapter, .. } => Some(adapter.name),
+                RuntimeSpec::Command { .. } => None,
+            },
             argv,
             hello,
             scratch,
@@ -423,6 +428,11 @@ impl Runtime {
     /// The runtime's name in reports.
     pub(crate) fn label(&self) -> &str {
         &self.label
+    }
+
+    /// The bundled adapter's name, for a bundled runtime.
+    pub(crate) fn adapter_name(&self) -> Option<&'static str> {
+        self.adapter
     }
 
     /// Its name, version and command, for reports.

@@ -320,3 +320,70 @@ fn a_runtime_that_cannot_start_stops_the_run_with_its_reason() {
         r.stderr
     );
 }
+
+#[test]
+fn expectations_entries_may_name_the_runtime_they_are_about() {
+    if !python3("expectations_entries_may_name") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    tree(&cases, &["refuse", "crash"]);
+    let file = dir.path().join("expectations.toml");
+    std::fs::write(
+        &file,
+        "[[expect]]\ncase = \"refuse_gather\"\nruntime = \"fixture\"\nstatus = \"errored\"\nreason = \"no such op in the fixture\"\n\n\
+         [[expect]]\ncase = \"crash_gather\"\nruntime = \"onnxruntime\"\nstatus = \"errored\"\nreason = \"about another runtime\"\n",
+    )
+    .unwrap();
+    let cmd = fixture_cmd("");
+    let c = cases.to_str().unwrap();
+    let f = file.to_str().unwrap();
+    let out = command()
+        .args([
+            "run",
+            c,
+            "--runtime-cmd",
+            &cmd,
+            "--expectations",
+            f,
+            "--strict-expectations",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    // The crash is not excused: its entry is about onnxruntime, and is not unmatched either.
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        case(&report, "refuse_gather")["expectation"]["outcome"],
+        "expected-failure"
+    );
+    assert!(case(&report, "crash_gather")["expectation"].is_null());
+    assert_eq!(
+        report["summary"]["gate"]["reasons"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1,
+        "{}",
+        report["summary"]["gate"]
+    );
+    // Rewriting the file would drop the other runtime's entry: refused.
+    let r = run([
+        "run",
+        c,
+        "--runtime-cmd",
+        &cmd,
+        "--expectations",
+        f,
+        "--update-expectations",
+    ]);
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("without its entries for the runtime(s) onnxruntime"),
+        "{}",
+        r.stderr
+    );
+}
