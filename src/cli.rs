@@ -201,7 +201,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value = "4GiB")]
     pub max_tensor_bytes: String,
     /// Seconds one case may run (fractions allowed; 0 for no limit). A case still running then
-    /// is errored at its next node, data set or output, and the run goes on.
+    /// is errored at its next node, data set or output, and the run goes on. With a runtime under
+    /// test: the seconds it may take to answer one data set (its worker is then killed).
     #[arg(long, value_name = "SECS", default_value = "60")]
     pub timeout: String,
     /// Run only the selected cases that failed the gate in the last run (failed, errored, passed
