@@ -190,6 +190,36 @@ pub struct OutputResult {
 }
 
 impl OutputResult {
+    /// The comparison of output `name`, `expected` against `actual`, as `d` found it: passed or
+    /// failed, with no diagnosis yet.
+    pub(crate) fn of_diff(
+        name: &str,
+        expected: &crate::Tensor,
+        actual: &crate::Tensor,
+        d: crate::compare::Diff,
+    ) -> OutputResult {
+        OutputResult {
+            name: name.to_string(),
+            status: if d.passed {
+                Status::Passed
+            } else {
+                Status::Failed
+            },
+            reason: d.reason,
+            dtype: expected.dtype(),
+            actual_dtype: actual.dtype(),
+            expected_shape: Some(expected.shape().to_vec()),
+            actual_shape: actual.shape().to_vec(),
+            mismatches: d.mismatches,
+            max_abs_diff: d.max_abs_diff,
+            max_rel_diff: d.max_rel_diff,
+            first_mismatches: d.first_mismatches,
+            tolerant: d.tolerant,
+            diagnoses: Vec::new(),
+            computed: None,
+        }
+    }
+
     /// The most specific bug class that reproduces the wrong output (`diagnosis` in reports).
     ///
     /// ```

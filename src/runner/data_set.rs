@@ -242,28 +242,13 @@ fn load_and_evaluate(
         } else {
             (checked, reference)
         };
-        let d = compare(exp, act, value.arithmetic, tolerance);
-        let mut out = OutputResult {
-            name: info.name.clone(),
-            status: if d.passed {
-                Status::Passed
-            } else {
-                Status::Failed
-            },
-            reason: d.reason,
-            dtype: exp.dtype(),
-            actual_dtype: act.dtype(),
-            expected_shape: Some(exp.shape().to_vec()),
-            actual_shape: act.shape().to_vec(),
-            mismatches: d.mismatches,
-            max_abs_diff: d.max_abs_diff,
-            max_rel_diff: d.max_rel_diff,
-            first_mismatches: d.first_mismatches,
-            tolerant: d.tolerant,
-            diagnoses: Vec::new(),
-            computed: None,
-        };
-        if !d.passed {
+        let mut out = OutputResult::of_diff(
+            &info.name,
+            exp,
+            act,
+            compare(exp, act, value.arithmetic, tolerance),
+        );
+        if out.status == Status::Failed {
             if let Some(t) = plan.producer_step(k).and_then(trace) {
                 let subject = t.subject();
                 let found = diagnose::explain(&subject, Some(reference), checked);

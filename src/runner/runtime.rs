@@ -233,21 +233,6 @@ fn difference(first: Option<&Tensor>, later: Option<&Tensor>, name: &str) -> Opt
             });
         }
     };
-    let d = compare(a, b, false, &exact);
-    (!d.passed).then(|| OutputResult {
-        name: name.to_string(),
-        status: Status::Failed,
-        reason: d.reason,
-        dtype: a.dtype(),
-        actual_dtype: b.dtype(),
-        expected_shape: Some(a.shape().to_vec()),
-        actual_shape: b.shape().to_vec(),
-        mismatches: d.mismatches,
-        max_abs_diff: d.max_abs_diff,
-        max_rel_diff: d.max_rel_diff,
-        first_mismatches: d.first_mismatches,
-        tolerant: false,
-        diagnoses: Vec::new(),
-        computed: None,
-    })
+    let out = OutputResult::of_diff(name, a, b, compare(a, b, false, &exact));
+    (out.status == Status::Failed).then_some(out)
 }
