@@ -41,6 +41,9 @@ pub(crate) struct Signature {
     pub fault: Option<Fault>,
     /// The id of the first bug class that reproduces the wrong output, `none` for none.
     pub diagnosis: &'static str,
+    /// For a refusal, the kind of error the runtime raised (the message's first word, such as
+    /// `IndexError`): without it shrinking slips from one refusal to another.
+    pub refusal: String,
 }
 
 impl Signature {
@@ -69,10 +72,26 @@ pub(crate) fn disagreement(result: &CaseResult) -> Option<(usize, Signature)> {
                     status: ds.status,
                     fault: ds.fault,
                     diagnosis,
+                    refusal: refusal_kind(ds),
                 },
             )
         })
     })
+}
+
+/// The first word of a refusal's message (`runtime X refused: IndexError: ...` gives
+/// `IndexError`), empty for other verdicts.
+fn refusal_kind(ds: &crate::verdict::DataSetResult) -> String {
+    if ds.fault != Some(Fault::Refused) {
+        return String::new();
+    }
+    let reason = ds.reason.as_deref().unwrap_or_default();
+    let message = reason.split_once("refused: ").map_or(reason, |(_, m)| m);
+    message
+        .split(|c: char| c == ':' || c.is_whitespace())
+        .next()
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Settings of a minimization.
