@@ -72,6 +72,20 @@ pub enum Command {
     /// its MANIFEST.json instead. Exit status: 0 written (or verified), 1 --verify found a
     /// missing, changed or unlisted file, 2 a usage error (bad OUTDIR, unknown operator).
     Generate(GenerateArgs),
+    /// Shrink CASE, on which a runtime under test disagrees with onnx-idx-check's reference
+    /// (fails, crashes, ...), to a smallest case on which it disagrees the same way (the same
+    /// verdict, fault and diagnosis), and write it with REPORT.md, a bug report to paste upstream.
+    ///
+    /// Exit status: 0 a minimal case was written, 1 the runtime does not disagree on CASE
+    /// (nothing to minimize), 2 a usage error (bad CASE, runtime or --out).
+    Minimize(MinimizeArgs),
+    /// Differential testing: run generated cases (every case of the full profile for the
+    /// selected operators in a seeded order, then fresh random variants) through a runtime under
+    /// test until --time is up, minimize every disagreement, keep one per operator version, data
+    /// type, verdict and diagnosis, and write them to --out with findings.json.
+    ///
+    /// Exit status: 0 the hunt ran (with findings or not), 2 a usage error.
+    Hunt(HuntArgs),
 }
 
 /// Where cases are found and which of them are selected.
@@ -394,4 +408,76 @@ pub enum ColorChoice {
     Always,
     /// Never colour.
     Never,
+}
+
+/// Arguments of `minimize`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("runtime_under_test").required(true).args(["runtime", "runtime_cmd"])))]
+pub struct MinimizeArgs {
+    /// The case directory (containing model.onnx) the runtime disagrees on.
+    #[arg(value_name = "CASE")]
+    pub case: PathBuf,
+    /// The runtime under test: a bundled adapter, as for `run --runtime`.
+    #[arg(long, value_name = "NAME[:KEY=VALUE,...]")]
+    pub runtime: Option<String>,
+    /// Any other runtime under test: a command speaking docs/runtime-protocol.md, as for `run
+    /// --runtime-cmd`.
+    #[arg(long, value_name = "'CMD ARGS'", conflicts_with = "runtime")]
+    pub runtime_cmd: Option<String>,
+    /// Where to write the minimal case and REPORT.md [default: minimized/<case name>]. An
+    /// existing directory must be empty or a previous minimization (it holds a REPORT.md).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Seconds the runtime may take for one data set (0 for no limit).
+    #[arg(long, value_name = "SECS", default_value = "60")]
+    pub timeout: String,
+    /// Run each data set N times in the runtime (nondeterminism is a disagreement to keep).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub repeat: u64,
+    /// Candidates the runtime judges at most before the smallest found so far is written.
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub max_steps: usize,
+}
+
+/// Arguments of `hunt`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("runtime_under_test").required(true).args(["runtime", "runtime_cmd"])))]
+pub struct HuntArgs {
+    /// The runtime under test: a bundled adapter, as for `run --runtime`.
+    #[arg(long, value_name = "NAME[:KEY=VALUE,...]")]
+    pub runtime: Option<String>,
+    /// Any other runtime under test: a command speaking docs/runtime-protocol.md.
+    #[arg(long, value_name = "'CMD ARGS'", conflicts_with = "runtime")]
+    pub runtime_cmd: Option<String>,
+    /// Where to write the findings (one directory each) and findings.json. An existing
+    /// directory must be empty or a previous hunt's (it holds a findings.json).
+    #[arg(long, value_name = "DIR", required = true)]
+    pub out: PathBuf,
+    /// Seconds to hunt for (fractions allowed).
+    #[arg(long, value_name = "SECS", default_value = "600")]
+    pub time: String,
+    /// Seed of the case order and of the random variants: the same seed tries the same cases
+    /// in the same order.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Only these operators (comma-separated or repeated), as for `generate --ops`.
+    #[arg(long, value_name = "OP", value_delimiter = ',')]
+    pub ops: Vec<String>,
+    /// Only shard K of N (1 <= K <= N): the case numbered i (in the seeded order) belongs to
+    /// shard i mod N + 1, so N machines hunt without overlap and their findings.json merge.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Run each data set N times in the runtime (outputs that differ are a finding).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub repeat: u64,
+    /// Seconds the runtime may take for one data set (0 for no limit).
+    #[arg(long, value_name = "SECS", default_value = "60")]
+    pub timeout: String,
+    /// Stop after the case numbered N in the seeded order (counted before sharding), even with
+    /// time left: a fixed list of cases, for comparing shards.
+    #[arg(long, value_name = "N")]
+    pub max_cases: Option<u64>,
+    /// Candidates the runtime judges at most while minimizing one finding.
+    #[arg(long, value_name = "N", default_value_t = 300)]
+    pub max_steps: usize,
 }

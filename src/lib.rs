@@ -61,8 +61,12 @@ pub(crate) mod exit;
 pub(crate) mod expectations;
 #[cfg(feature = "cli")]
 pub(crate) mod generate;
+#[cfg(feature = "cli")]
+pub(crate) mod hunt;
 pub(crate) mod load;
 pub(crate) mod memory;
+#[cfg(feature = "cli")]
+pub(crate) mod minimize;
 pub mod ops;
 pub(crate) mod pb;
 pub(crate) mod pending;

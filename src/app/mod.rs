@@ -29,6 +29,8 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Coverage(args) => coverage(args),
         Command::Show(args) => show(args),
         Command::Generate(args) => generate(args),
+        Command::Minimize(args) => crate::minimize::command::run(args),
+        Command::Hunt(args) => crate::hunt::command::run(args),
     }
 }
 

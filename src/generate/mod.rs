@@ -177,9 +177,11 @@ pub fn select_ops(names: &[String]) -> Result<Vec<&'static OpDef>, GenerateError
 }
 
 /// One case, rendered: its files (relative to the case directory) and its manifest entry.
-struct Rendered {
-    name: String,
-    files: Vec<(String, Vec<u8>)>,
+pub(crate) struct Rendered {
+    /// The case's directory name.
+    pub(crate) name: String,
+    /// Its files: path relative to the case directory, bytes.
+    pub(crate) files: Vec<(String, Vec<u8>)>,
     entry: CaseEntry,
     /// The byte size of its largest tensor, input or expected output.
     largest: usize,
@@ -215,7 +217,7 @@ fn evaluate(model: &crate::pb::ModelProto, inputs: &[Tensor]) -> Result<Outcome,
 
 /// Renders one case; `None` when the tool does not implement it. An error means the generator
 /// and the reference disagree on whether the spec allows the case: a bug of the generator.
-fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rendered>> {
+pub(crate) fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rendered>> {
     let v = spec.version;
     let names: Vec<&str> = v.inputs.iter().map(|i| i.name).collect();
     let protos: Vec<_> = spec

@@ -20,12 +20,16 @@ mod expectations;
 mod generate;
 // GitHub Actions annotations when GITHUB_ACTIONS is true.
 mod github;
+// `hunt --runtime-cmd`: findings, their dedup and shards (tests/fixtures/runtime/buggy_runtime.py).
+mod hunt;
 // Official ONNX node tests from outside the operator families (tests/fixtures/onnx-node-sample).
 mod onnx_node_sample;
 // `list`, and what discovery makes of the PATHs it is given.
 mod list;
 // The Markdown report against GitHub-flavoured Markdown's rendering rules.
 mod markdown;
+// `minimize CASE --runtime-cmd`: shrinking a disagreement to its smallest case, REPORT.md.
+mod minimize;
 // `run --pending` and the non-interactive `review` flows.
 mod pending;
 // The sha256 of every file read and the data's origin, in JSON and JUnit.

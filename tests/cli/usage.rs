@@ -136,7 +136,7 @@ fn flags_in_help(sub: &str) -> Vec<String> {
 fn the_readme_documents_every_flag_of_every_subcommand() {
     let readme = std::fs::read_to_string(crate::support::root().join("README.md")).unwrap();
     for sub in [
-        "run", "list", "ops", "bench", "review", "coverage", "show", "generate",
+        "run", "list", "ops", "bench", "review", "coverage", "show", "generate", "minimize", "hunt",
     ] {
         let flags = flags_in_help(sub);
         assert!(!flags.is_empty(), "{sub} --help lists no flag");

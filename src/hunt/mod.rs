@@ -1,0 +1,228 @@
+//! `hunt --runtime RUNTIME`: differential testing. Cases come from the generator's space in a
+//! seeded order ([`plan`]); each runs through the runtime under test; every disagreement that is
+//! new by its key (operator, version, data type, verdict, diagnosis: [`findings`]) is minimized
+//! with [`crate::minimize`] and written with its report. The hunt stops when its time is up or
+//! after `--max-cases`.
+//!
+//! - [`plan`]: the case order, the rounds of fresh variants and the shards;
+//! - [`findings`]: a finding, its key and `findings.json`;
+//! - [`command`]: the subcommand and its progress display.
+
+pub(crate) mod command;
+pub(crate) mod findings;
+pub(crate) mod plan;
+
+use crate::minimize::command::Chosen;
+use crate::minimize::{self, disagreement, Judge, Outcome};
+use crate::ops::OpDef;
+use crate::verdict::{Fault, Status};
+use findings::Finding;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What to hunt.
+pub(crate) struct Options {
+    /// The operators whose cases are drawn.
+    pub ops: Vec<&'static OpDef>,
+    /// The seed of the order and of the variants.
+    pub seed: u64,
+    /// Shard `k` of `n` (1-based); `(1, 1)` for all.
+    pub shard: (u64, u64),
+    /// How long to hunt.
+    pub time: Duration,
+    /// Stop after the case numbered this (before sharding).
+    pub max_cases: Option<u64>,
+    /// How each finding is minimized.
+    pub minimize: minimize::Options,
+}
+
+/// What happened, as it happens, for the progress display.
+pub(crate) enum Event<'a> {
+    /// A case was judged.
+    Case {
+        /// Cases judged so far.
+        tried: u64,
+        /// Findings so far.
+        findings: usize,
+    },
+    /// A new finding was written.
+    Finding(&'a Finding),
+    /// Something to tell (a case that could not be minimized).
+    Note(String),
+}
+
+/// What a hunt did.
+#[derive(Debug, Default)]
+pub(crate) struct Summary {
+    /// Cases judged by the runtime.
+    pub tried: u64,
+    /// Cases our reference does not implement, left out.
+    pub skipped: u64,
+    /// Cases the runtime disagreed on.
+    pub disagreements: u64,
+    /// Of them, those whose key was already found.
+    pub duplicates: u64,
+    /// The findings, in the order found.
+    pub findings: Vec<Finding>,
+    /// Rounds begun (round 0: the full profile; later: fresh variants).
+    pub rounds: u64,
+    /// How long it ran.
+    pub elapsed: Duration,
+}
+
+/// Hunts with `chosen`'s runtime, writing findings into `out` (which exists and is empty).
+pub(crate) fn hunt(
+    out: &Path,
+    chosen: &Chosen,
+    opts: &Options,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> anyhow::Result<Summary> {
+    let start = Instant::now();
+    let deadline = start + opts.time;
+    let mut judge = Judge::new(chosen.runtime.clone(), opts.minimize.repeat)?;
+    let scratch = tempfile::Builder::new()
+        .prefix("onnx-idx-check-hunt-")
+        .tempdir()?;
+    let mut tried_log =
+        std::io::BufWriter::new(std::fs::File::create(out.join(findings::TRIED_FILE))?);
+    writeln!(tried_log, "index\tseed\tcase\tverdict")?;
+    let info = chosen.runtime.info();
+    let mut seen = BTreeSet::new();
+    let mut summary = Summary::default();
+    let mut i: u64 = 0;
+    'rounds: for r in 0.. {
+        let specs = plan::round(&opts.ops, opts.seed, r);
+        if specs.is_empty() {
+            break;
+        }
+        summary.rounds = r + 1;
+        let seed = plan::round_seed(opts.seed, r);
+        for spec in specs {
+            if opts.max_cases.is_some_and(|m| i >= m) || Instant::now() >= deadline {
+                break 'rounds;
+            }
+            let index = i;
+            i += 1;
+            if !plan::in_shard(index, opts.shard.0, opts.shard.1) {
+                continue;
+            }
+            let mut log =
+                |verdict: &str| writeln!(tried_log, "{index}\t{seed}\t{}\t{verdict}", spec.name);
+            let rendered = match crate::generate::render_case(&spec) {
+                Ok(Some(r)) => r,
+                Ok(None) => {
+                    summary.skipped += 1;
+                    log("unsupported")?;
+                    continue;
+                }
+                Err(e) => {
+                    // The generator and the reference disagree: a bug of ours, not the runtime's.
+                    on_event(Event::Note(format!("{}: not generated: {e:#}", spec.name)));
+                    log("not-generated")?;
+                    continue;
+                }
+            };
+            let dir = scratch.path().join(index.to_string()).join(&rendered.name);
+            for (rel, bytes) in &rendered.files {
+                let path = dir.join(rel);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::fs::write(path, bytes)?;
+            }
+            let result = judge.case(&dir, &rendered.name);
+            summary.tried += 1;
+            let found = disagreement(&result).filter(|(_, sig)| {
+                // Where the spec requires an error a refusal is right, and only an output or a
+                // crash is wrong.
+                !spec.violation
+                    || sig.fault == Some(Fault::Crashed)
+                    || (sig.status == Status::Failed && sig.fault.is_none())
+            });
+            log(found
+                .as_ref()
+                .map_or(result.status.as_str(), |(_, s)| s.verdict()))?;
+            if let Some((_, sig)) = found {
+                summary.disagreements += 1;
+                let op = crate::generate::op_name(spec.def);
+                let dtype = spec.dtype.to_string();
+                let key = (op.clone(), spec.version.since, dtype.clone(), sig.clone());
+                if !seen.insert(key) {
+                    summary.duplicates += 1;
+                } else {
+                    let name = findings::dir_name(
+                        &op,
+                        spec.version.since,
+                        &dtype,
+                        sig.verdict(),
+                        sig.diagnosis,
+                    );
+                    match minimize::minimize(&dir, &rendered.name, &mut judge, &opts.minimize) {
+                        Ok(Outcome::Minimized(m)) => {
+                            let target = out.join(&name);
+                            crate::minimize::report::write(
+                                &m,
+                                &chosen.runtime,
+                                &chosen.flag,
+                                chosen.api,
+                                &target,
+                            )?;
+                            let reason = m
+                                .result
+                                .data_sets
+                                .first()
+                                .and_then(|d| d.reason.clone())
+                                .unwrap_or_default();
+                            let finding = Finding {
+                                runtime: info.name.clone(),
+                                runtime_version: info.version.clone(),
+                                op,
+                                version: spec.version.since,
+                                dtype,
+                                verdict: sig.status.as_str().to_string(),
+                                fault: sig.fault.map(|f| f.as_str().to_string()),
+                                diagnosis: sig.diagnosis.to_string(),
+                                case: name,
+                                original: rendered.name.clone(),
+                                seed,
+                                original_size: m.original.size(),
+                                minimal_size: m.subject.size(),
+                                reason,
+                            };
+                            on_event(Event::Finding(&finding));
+                            summary.findings.push(finding);
+                            write_findings(out, &summary.findings)?;
+                        }
+                        Ok(Outcome::Agrees(_)) => on_event(Event::Note(format!(
+                            "{}: the runtime agreed when asked again (flaky?): not minimized",
+                            rendered.name
+                        ))),
+                        Err(e) => on_event(Event::Note(format!(
+                            "{}: could not be minimized: {e}",
+                            rendered.name
+                        ))),
+                    }
+                }
+            }
+            let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
+            on_event(Event::Case {
+                tried: summary.tried,
+                findings: summary.findings.len(),
+            });
+        }
+    }
+    tried_log.flush()?;
+    write_findings(out, &summary.findings)?;
+    summary.elapsed = start.elapsed();
+    Ok(summary)
+}
+
+/// Writes `findings.json` (rewritten after every finding, so a hunt cut short keeps them).
+fn write_findings(out: &Path, list: &[Finding]) -> anyhow::Result<()> {
+    let mut json = serde_json::to_string_pretty(list)?;
+    json.push('\n');
+    std::fs::write(out.join(findings::FILE), json)?;
+    Ok(())
+}

@@ -1,0 +1,316 @@
+//! The reproducer of a minimized case in the runtime's own Python API: the model built with
+//! `onnx.helper`, the inputs as literal numpy arrays, the expected output, and the call that
+//! runs it (onnxruntime's `InferenceSession`, OpenVINO's `Core().compile_model`, `tract.onnx()`,
+//! `onnx.reference.ReferenceEvaluator`).
+
+use super::subject::{Reference, Subject};
+use crate::tensor::value::{scalar, Scalar};
+use crate::tensor::{DType, Tensor};
+
+/// Tensors larger than this are read from the case's `.pb` files instead of written out.
+pub(crate) const LITERAL_LIMIT: usize = 1000;
+
+/// The numpy dtype of `d`, or `None` for a type numpy lacks (bfloat16, float8, sub-byte).
+fn numpy_dtype(d: DType) -> Option<&'static str> {
+    Some(match d {
+        DType::Float => "np.float32",
+        DType::Double => "np.float64",
+        DType::Float16 => "np.float16",
+        DType::Int8 => "np.int8",
+        DType::Uint8 => "np.uint8",
+        DType::Int16 => "np.int16",
+        DType::Uint16 => "np.uint16",
+        DType::Int32 => "np.int32",
+        DType::Uint32 => "np.uint32",
+        DType::Int64 => "np.int64",
+        DType::Uint64 => "np.uint64",
+        DType::Bool => "np.bool_",
+        DType::Complex64 => "np.complex64",
+        DType::Complex128 => "np.complex128",
+        DType::String => "object",
+        _ => return None,
+    })
+}
+
+/// A float as Python reads it back exactly.
+fn float(v: f64, single: bool) -> String {
+    if v.is_nan() {
+        "np.nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "np.inf" } else { "-np.inf" }.into()
+    } else if single {
+        format!("{:?}", v as f32)
+    } else {
+        format!("{v:?}")
+    }
+}
+
+/// A Python `str` literal (or `bytes` when not UTF-8).
+pub(crate) fn py_str(b: &[u8]) -> String {
+    let Ok(s) = std::str::from_utf8(b) else {
+        let mut out = String::from("b\"");
+        for &c in b {
+            match c {
+                b'"' | b'\\' => out.push_str(&format!("\\{}", c as char)),
+                0x20..=0x7e => out.push(c as char),
+                _ => out.push_str(&format!("\\x{c:02x}")),
+            }
+        }
+        out.push('"');
+        return out;
+    };
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='~' => out.push(c),
+            c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Element `i` of `t` as a Python literal.
+fn element(t: &Tensor, i: usize) -> String {
+    let single = matches!(t.dtype(), DType::Float | DType::Float16 | DType::Complex64);
+    match scalar(t, i) {
+        Some(Scalar::Real { value, .. }) => float(value, single),
+        Some(Scalar::Complex { re, im, .. }) => {
+            format!("complex({}, {})", float(re, single), float(im, single))
+        }
+        Some(Scalar::Int(v)) => v.to_string(),
+        Some(Scalar::Bool(b)) => if b { "True" } else { "False" }.into(),
+        Some(Scalar::Bytes(b)) => py_str(b),
+        None => "None".into(),
+    }
+}
+
+/// `t` as a numpy expression, `None` when numpy lacks its type or it is too large to write out.
+pub(crate) fn array(t: &Tensor) -> Option<String> {
+    let dtype = numpy_dtype(t.dtype())?;
+    if t.numel() > LITERAL_LIMIT {
+        return None;
+    }
+    let values: Vec<String> = (0..t.numel()).map(|i| element(t, i)).collect();
+    Some(format!(
+        "np.array([{}], dtype={dtype}).reshape({:?})",
+        values.join(", "),
+        t.shape()
+    ))
+}
+
+/// The runtimes whose API the reproducer can call, by the name their worker gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Api {
+    /// `onnxruntime.InferenceSession`.
+    OnnxRuntime,
+    /// `openvino.Core().compile_model`.
+    OpenVino,
+    /// `tract.onnx()`.
+    Tract,
+    /// `onnx.reference.ReferenceEvaluator`.
+    Reference,
+}
+
+impl Api {
+    /// The API of a bundled adapter (`--runtime` spec, options after a colon ignored).
+    pub(crate) fn of_bundled(spec: &str) -> Option<Api> {
+        let name = spec.split(':').next().unwrap_or(spec);
+        match crate::runtime::RuntimeSpec::bundled(name).ok()? {
+            crate::runtime::RuntimeSpec::Bundled { adapter, .. } => match adapter.name {
+                "onnxruntime" => Some(Api::OnnxRuntime),
+                "openvino" => Some(Api::OpenVino),
+                "tract" => Some(Api::Tract),
+                "onnx-reference" => Some(Api::Reference),
+                _ => None,
+            },
+            crate::runtime::RuntimeSpec::Command { .. } => None,
+        }
+    }
+}
+
+/// One attribute of the node as a keyword argument of `helper.make_node`.
+fn attribute(a: &crate::pb::AttributeProto) -> Option<String> {
+    use crate::pb::attribute_proto::AttributeType as T;
+    let value = match T::try_from(a.r#type).ok()? {
+        T::Int => a.i.to_string(),
+        T::Float => float(f64::from(a.f), true),
+        T::String => py_str(&a.s),
+        T::Ints => format!("{:?}", a.ints),
+        T::Floats => format!(
+            "[{}]",
+            a.floats
+                .iter()
+                .map(|&f| float(f64::from(f), true))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => return None,
+    };
+    Some(format!("{}={value}", a.name))
+}
+
+/// The reproducer script for `api`.
+pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String {
+    let mut py = String::from("import numpy as np\nimport onnx\nfrom onnx import helper\n");
+    match api {
+        Api::OnnxRuntime => py.push_str("import onnxruntime as ort\n"),
+        Api::OpenVino => py.push_str("import tempfile, os\nimport openvino as ov\n"),
+        Api::Tract => py.push_str("import tempfile, os\nimport tract\n"),
+        Api::Reference => py.push_str("from onnx.reference import ReferenceEvaluator\n"),
+    }
+    let node = s.node();
+    let out_names: Vec<String> = s
+        .model
+        .graph
+        .as_ref()
+        .map(|g| g.output.iter().map(|o| o.name.clone()).collect())
+        .unwrap_or_default();
+    let in_names: Vec<String> = s.inputs.iter().map(|(n, _)| n.clone()).collect();
+    let mut args = vec![
+        py_str(s.def.op_type.as_bytes()),
+        format!("{in_names:?}"),
+        format!("{out_names:?}"),
+    ];
+    if !s.def.domain.is_empty() {
+        args.push(format!("domain={}", py_str(s.def.domain.as_bytes())));
+    }
+    args.extend(
+        node.map(|n| n.attribute.iter().filter_map(attribute).collect::<Vec<_>>())
+            .unwrap_or_default(),
+    );
+    py.push_str(&format!("\nnode = helper.make_node({})\n", args.join(", ")));
+    let outputs = match reference {
+        Reference::Outputs(o) => Some(&o[..]),
+        Reference::Error(_) => None,
+    };
+    let model = s.model_for(outputs);
+    let graph = model.graph.unwrap_or_default();
+    let vi = |v: &crate::pb::ValueInfoProto| {
+        let (elem, shape) = match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+            Some(crate::pb::type_proto::Value::TensorType(tt)) => (
+                tt.elem_type,
+                tt.shape.as_ref().map_or("None".to_string(), |sh| {
+                    let dims: Vec<String> = sh
+                        .dim
+                        .iter()
+                        .map(|d| match &d.value {
+                            Some(crate::pb::tensor_shape_proto::dimension::Value::DimValue(v)) => {
+                                v.to_string()
+                            }
+                            _ => "None".into(),
+                        })
+                        .collect();
+                    format!("[{}]", dims.join(", "))
+                }),
+            ),
+            _ => (0, "None".into()),
+        };
+        format!(
+            "helper.make_tensor_value_info({}, {elem}, {shape})",
+            py_str(v.name.as_bytes())
+        )
+    };
+    let list =
+        |vs: &[crate::pb::ValueInfoProto]| vs.iter().map(vi).collect::<Vec<_>>().join(",\n     ");
+    py.push_str(&format!(
+        "graph = helper.make_graph(\n    [node], \"repro\",\n    [{}],\n    [{}])\n",
+        list(&graph.input),
+        list(&graph.output)
+    ));
+    let opsets: Vec<String> = model
+        .opset_import
+        .iter()
+        .map(|o| {
+            format!(
+                "helper.make_opsetid({}, {})",
+                py_str(o.domain.as_bytes()),
+                o.version
+            )
+        })
+        .collect();
+    py.push_str(&format!(
+        "model = helper.make_model(graph, opset_imports=[{}], ir_version={})\n\n",
+        opsets.join(", "),
+        model.ir_version
+    ));
+    py.push_str("feeds = {\n");
+    for (k, (name, t)) in s.inputs.iter().enumerate() {
+        let value = array(t).unwrap_or_else(|| {
+            format!(
+                "onnx.numpy_helper.to_array(onnx.load_tensor(\"test_data_set_0/input_{k}.pb\"))"
+            )
+        });
+        py.push_str(&format!("    {}: {value},\n", py_str(name.as_bytes())));
+    }
+    py.push_str("}\n");
+    match outputs {
+        Some(outs) => {
+            py.push_str("# onnx-idx-check's reference:\nexpected = [\n");
+            for (k, t) in outs.iter().enumerate() {
+                let value = array(t).unwrap_or_else(|| {
+                    format!("onnx.numpy_helper.to_array(onnx.load_tensor(\"test_data_set_0/output_{k}.pb\"))")
+                });
+                py.push_str(&format!("    {value},\n"));
+            }
+            py.push_str("]\n");
+        }
+        None => py.push_str(
+            "# The spec requires an error for these inputs: no output is right.\nexpected = None\n",
+        ),
+    }
+    py.push('\n');
+    py.push_str(match api {
+        Api::OnnxRuntime => "def run():\n    sess = ort.InferenceSession(model.SerializeToString(), providers=[\"CPUExecutionProvider\"])\n    return sess.run(None, feeds)\n",
+        Api::OpenVino => "def run():\n    core = ov.Core()\n    path = os.path.join(tempfile.mkdtemp(), \"repro.onnx\")\n    onnx.save(model, path)\n    compiled = core.compile_model(core.read_model(path), \"CPU\")\n    result = compiled(feeds)\n    return [result[o] for o in compiled.outputs]\n",
+        Api::Tract => "def run():\n    path = os.path.join(tempfile.mkdtemp(), \"repro.onnx\")\n    onnx.save(model, path)\n    runnable = tract.onnx().load(path).into_model().into_runnable()\n    return [o.to_numpy() for o in runnable.run([feeds[i.name] for i in model.graph.input])]\n",
+        Api::Reference => "def run():\n    return ReferenceEvaluator(model).run(None, feeds)\n",
+    });
+    py.push_str(concat!(
+        "\n",
+        "if expected is None:\n",
+        "    try:\n",
+        "        got = run()\n",
+        "    except Exception as e:\n",
+        "        print(\"refused, as the spec requires:\", e)\n",
+        "    else:\n",
+        "        raise AssertionError(f\"the spec requires an error, but the runtime returned {got}\")\n",
+        "else:\n",
+        "    got = run()\n",
+        "    for k, (g, e) in enumerate(zip(got, expected)):\n",
+        "        print(f\"output {k}: got {g!r}\\n          expected {e!r}\")\n",
+        "        np.testing.assert_array_equal(g, e)\n",
+    ));
+    py
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_read_back_in_python() {
+        let t =
+            Tensor::from_vec(vec![2, 2], vec![1.5f32, f32::NAN, f32::NEG_INFINITY, -0.0]).unwrap();
+        assert_eq!(
+            array(&t).unwrap(),
+            "np.array([1.5, np.nan, -np.inf, -0.0], dtype=np.float32).reshape([2, 2])"
+        );
+        assert_eq!(
+            py_str("a\"é\u{1F600}".as_bytes()),
+            "\"a\\\"\\xe9\\U0001f600\""
+        );
+        assert_eq!(py_str(b"\xff"), "b\"\\xff\"");
+        let i = Tensor::from_vec(vec![], vec![3i64]).unwrap();
+        assert_eq!(
+            array(&i).unwrap(),
+            "np.array([3], dtype=np.int64).reshape([])"
+        );
+    }
+}

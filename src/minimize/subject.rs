@@ -1,0 +1,291 @@
+//! The case being shrunk, in memory: its single-node model, the operator version the node
+//! resolves to, one data set's inputs, and what our reference makes of them. A subject writes
+//! itself as a node-test directory whose expected outputs are the reference's.
+
+use crate::eval::EvalError;
+use crate::ops::{OpDef, OpVersion, Resolution, Role, SpecError, DEFAULT_MAX_OUTPUT_BYTES};
+use crate::pb::{self, ModelProto};
+use crate::tensor::Tensor;
+use prost::Message;
+use std::path::Path;
+
+/// One data set of a single-node case.
+#[derive(Clone, Debug)]
+pub(crate) struct Subject {
+    /// The case's name (the directory name the runtime is shown).
+    pub name: String,
+    /// The model as read; its graph's declared shapes are rewritten on every write.
+    pub model: ModelProto,
+    /// The node's operator.
+    pub def: &'static OpDef,
+    /// The version the model's opset resolves it to.
+    pub version: &'static OpVersion,
+    /// The opset the node's domain is imported at.
+    pub opset: i64,
+    /// The graph's inputs, in order, with the tensors of the data set.
+    pub inputs: Vec<(String, Tensor)>,
+    /// The role of each graph input in the node (`None` for one the node does not take).
+    pub roles: Vec<Option<Role>>,
+}
+
+/// What our reference makes of a subject.
+#[derive(Clone, Debug)]
+pub(crate) enum Reference {
+    /// The outputs the spec defines.
+    Outputs(Vec<Tensor>),
+    /// The spec requires an error: why.
+    Error(String),
+}
+
+impl Reference {
+    /// Whether the spec requires an error.
+    pub(crate) fn is_error(&self) -> bool {
+        matches!(self, Reference::Error(_))
+    }
+}
+
+/// Why a case cannot be shrunk.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SubjectError {
+    /// A file could not be read.
+    #[error("{0}")]
+    Load(#[from] crate::load::LoadError),
+    /// The model is not one node of an indexing operator on the graph's inputs.
+    #[error("{case}: {why}; minimize handles models of one indexing node whose inputs are the graph's inputs")]
+    Shape {
+        /// The case directory.
+        case: String,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+impl Subject {
+    /// Reads `case_dir`'s model and the inputs of its data set `data_set`.
+    pub(crate) fn load(
+        case_dir: &Path,
+        name: &str,
+        data_set: &str,
+        max_bytes: usize,
+    ) -> Result<Subject, SubjectError> {
+        let limit = crate::load::file_limit(max_bytes);
+        let model = crate::load::load_model(&case_dir.join("model.onnx"), "model.onnx", limit)?;
+        let shape_err = |why: String| SubjectError::Shape {
+            case: case_dir.display().to_string(),
+            why,
+        };
+        let graph = model
+            .graph
+            .as_ref()
+            .ok_or_else(|| shape_err("model.onnx has no graph".into()))?;
+        let [node] = &graph.node[..] else {
+            return Err(shape_err(format!(
+                "the graph has {} nodes",
+                graph.node.len()
+            )));
+        };
+        if !graph.initializer.is_empty() {
+            return Err(shape_err("the graph has initializers".into()));
+        }
+        let opsets = crate::eval::opsets(&model).map_err(|e| shape_err(e.to_string()))?;
+        let domain = crate::ops::canonical_domain(&node.domain);
+        let opset = *opsets.get(domain).ok_or_else(|| {
+            shape_err(format!(
+                "the model does not import the node's domain '{domain}'"
+            ))
+        })?;
+        let (def, version) = match crate::ops::resolve(domain, &node.op_type, opset) {
+            Resolution::Found(d, v) if !d.plumbing => (d, v),
+            _ => {
+                return Err(shape_err(format!(
+                    "{} at opset {opset} is not an indexing operator onnx-idx-check implements",
+                    node.op_type
+                )))
+            }
+        };
+        let mut inputs = Vec::with_capacity(graph.input.len());
+        let mut roles = Vec::with_capacity(graph.input.len());
+        for (k, vi) in graph.input.iter().enumerate() {
+            let file = format!("input_{k}.pb");
+            let path = case_dir.join(data_set).join(&file);
+            let shown = format!("{data_set}/{file}");
+            let (_, t) = crate::load::load_tensor_file(&path, &shown, max_bytes)?;
+            inputs.push((vi.name.clone(), t));
+            let role = node
+                .input
+                .iter()
+                .position(|i| *i == vi.name)
+                .and_then(|j| version.inputs.get(j))
+                .map(|s| s.role);
+            roles.push(role);
+        }
+        Ok(Subject {
+            name: name.to_string(),
+            model,
+            def,
+            version,
+            opset,
+            inputs,
+            roles,
+        })
+    }
+
+    /// The node.
+    pub(crate) fn node(&self) -> Option<&pb::NodeProto> {
+        self.model.graph.as_ref()?.node.first()
+    }
+
+    /// The index of the graph input with `role`.
+    pub(crate) fn input_of(&self, role: Role) -> Option<usize> {
+        self.roles.iter().position(|r| *r == Some(role))
+    }
+
+    /// The tensor of the graph input with `role`.
+    pub(crate) fn tensor_of(&self, role: Role) -> Option<&Tensor> {
+        self.input_of(role).map(|k| &self.inputs[k].1)
+    }
+
+    /// The node's INT attribute `name`, if set.
+    pub(crate) fn int_attr(&self, name: &str) -> Option<i64> {
+        self.node()?
+            .attribute
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| a.i)
+    }
+
+    /// Sets the node's INT attribute `name` (which must exist).
+    pub(crate) fn set_int_attr(&mut self, name: &str, value: i64) -> bool {
+        let Some(node) = self.model.graph.as_mut().and_then(|g| g.node.first_mut()) else {
+            return false;
+        };
+        match node.attribute.iter_mut().find(|a| a.name == name) {
+            Some(a) => {
+                a.i = value;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The elements of every input: the size the minimizer shrinks.
+    pub(crate) fn size(&self) -> usize {
+        self.inputs.iter().map(|(_, t)| t.numel()).sum()
+    }
+
+    /// The inputs' shapes, `data [5, 4] indices [3]`.
+    pub(crate) fn shapes(&self) -> String {
+        self.inputs
+            .iter()
+            .map(|(n, t)| format!("{n} {:?}", t.shape()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The model with the graph's declared input shapes set to the tensors' and its outputs'
+    /// to `outputs` (unknown when `None`: the spec requires an error).
+    pub(crate) fn model_for(&self, outputs: Option<&[Tensor]>) -> ModelProto {
+        use pb::tensor_shape_proto::{dimension::Value, Dimension};
+        let mut m = self.model.clone();
+        let shape_of = |dims: &[usize]| pb::TensorShapeProto {
+            dim: dims
+                .iter()
+                .map(|&d| Dimension {
+                    value: Some(Value::DimValue(d as i64)),
+                    ..Default::default()
+                })
+                .collect(),
+        };
+        let set = |vi: &mut pb::ValueInfoProto, dtype: Option<i32>, shape: Option<&[usize]>| {
+            let tt = match vi
+                .r#type
+                .get_or_insert_with(Default::default)
+                .value
+                .get_or_insert(pb::type_proto::Value::TensorType(Default::default()))
+            {
+                pb::type_proto::Value::TensorType(tt) => tt,
+                // Not a tensor: the plan refuses it; leave it for that message.
+                _ => return,
+            };
+            if let Some(d) = dtype {
+                tt.elem_type = d;
+            }
+            tt.shape = shape.map(shape_of);
+        };
+        if let Some(g) = m.graph.as_mut() {
+            for (vi, (_, t)) in g.input.iter_mut().zip(&self.inputs) {
+                set(vi, Some(t.dtype().onnx_id()), Some(t.shape()));
+            }
+            for (k, vi) in g.output.iter_mut().enumerate() {
+                let t = outputs.and_then(|o| o.get(k));
+                set(vi, t.map(|t| t.dtype().onnx_id()), t.map(Tensor::shape));
+            }
+            // Intermediate shapes of the old inputs would contradict the new ones.
+            g.value_info.clear();
+        }
+        m
+    }
+
+    /// Our reference's answer; `Err` when it cannot give one (an unsupported feature, or a
+    /// model it cannot plan for a reason other than the spec's).
+    pub(crate) fn reference(&self) -> Result<Reference, String> {
+        let model = self.model_for(None);
+        let plan = match crate::eval::plan(&model) {
+            Ok(p) => p,
+            Err(crate::eval::PlanError::Invalid(e)) => return Ok(Reference::Error(e)),
+            Err(crate::eval::PlanError::Unsupported(e)) => return Err(e),
+        };
+        let inputs: Vec<Tensor> = self.inputs.iter().map(|(_, t)| t.clone()).collect();
+        match plan.evaluate(&[], &inputs, Path::new("."), DEFAULT_MAX_OUTPUT_BYTES) {
+            Ok(values) => Ok(Reference::Outputs(
+                values.into_iter().map(|v| v.tensor).collect(),
+            )),
+            Err(EvalError::Kernel {
+                error: SpecError::Unsupported(e),
+                ..
+            }) => Err(e.to_string()),
+            Err(EvalError::Kernel { error, .. }) => Ok(Reference::Error(error.to_string())),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Writes the subject as a node-test case in `dir` (created): `model.onnx` and
+    /// `test_data_set_0/` with the inputs and, unless the spec requires an error, the
+    /// reference's outputs.
+    pub(crate) fn write(&self, dir: &Path, reference: &Reference) -> std::io::Result<()> {
+        let ds = dir.join("test_data_set_0");
+        std::fs::create_dir_all(&ds)?;
+        let outputs = match reference {
+            Reference::Outputs(o) => Some(&o[..]),
+            Reference::Error(_) => None,
+        };
+        std::fs::write(
+            dir.join("model.onnx"),
+            self.model_for(outputs).encode_to_vec(),
+        )?;
+        for (k, (name, t)) in self.inputs.iter().enumerate() {
+            std::fs::write(
+                ds.join(format!("input_{k}.pb")),
+                crate::load::save::encode_tensor(t, name),
+            )?;
+        }
+        if let Some(outs) = outputs {
+            for (k, t) in outs.iter().enumerate() {
+                std::fs::write(
+                    ds.join(format!("output_{k}.pb")),
+                    crate::load::save::encode_tensor(t, &self.output_name(k)),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The name of graph output `k`.
+    pub(crate) fn output_name(&self, k: usize) -> String {
+        self.model
+            .graph
+            .as_ref()
+            .and_then(|g| g.output.get(k))
+            .map_or_else(|| format!("output_{k}"), |v| v.name.clone())
+    }
+}

@@ -1,0 +1,148 @@
+//! `minimize CASE --runtime-cmd ...` against tests/fixtures/runtime/buggy_runtime.py, a runtime
+//! right everywhere but where float data is gathered with the index 3 (the last bit of its
+//! output flipped): shrinking must keep that index, and the written case must reproduce.
+
+use crate::support::{root, run};
+use serde_json::Value;
+
+/// Whether python3 runs here; the tests that need it are skipped (with a note) otherwise.
+pub fn have_python() -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: python3 is not installed (the fixture runtime is a Python script)");
+    }
+    ok
+}
+
+/// The `--runtime-cmd` of the buggy fixture, its bug on index `trigger`.
+pub fn buggy(trigger: i64) -> String {
+    format!(
+        "python3 {} --trigger {trigger}",
+        root()
+            .join("tests/fixtures/runtime/buggy_runtime.py")
+            .display()
+    )
+}
+
+#[test]
+fn minimize_shrinks_a_gather_case_to_the_index_that_matters_and_the_case_reproduces() {
+    if !have_python() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("min");
+    let r = run([
+        "minimize",
+        "testdata/onnx-node/test_gather_0",
+        "--runtime-cmd",
+        &buggy(3),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    r.expect_code(0);
+    // data [5, 4, 3, 2] with indices [0, 1, 3]: the index 3 alone stays, with data up to it.
+    assert!(
+        r.stdout
+            .contains("data [5, 4, 3, 2] indices [3] -> data [4] indices []"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("123 -> 5 elements"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("keeps:    failed (diagnosis: none)"),
+        "{}",
+        r.stdout
+    );
+    let md = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
+    for section in [
+        "# buggy 0.1: Gather-13 returned a wrong output (failed) on float data",
+        "## What happens",
+        "- **Runtime**: buggy 0.1",
+        "- **Operator**: `Gather` (ai.onnx), opset 13 (Gather-13), attributes: axis=0",
+        "- **Verdict**: failed: output 'y': 1 of 1 elements differ",
+        "- **Diagnosis**: none of the bug classes",
+        "## Inputs",
+        "- `data`: float [4] = [1.0, 2.0, 3.0, 4.0]",
+        "- `indices`: int64 [] = [3]",
+        "## Expected output (onnx-idx-check's reference)",
+        "- `y`: float [] = [4.0]",
+        "## Actual output (buggy)",
+        "## Reproduce with onnx-idx-check",
+    ] {
+        assert!(md.contains(section), "REPORT.md lacks {section:?}:\n{md}");
+    }
+    // The written case fails the same way when run on its own.
+    let again = run([
+        "run",
+        out.to_str().unwrap(),
+        "--runtime-cmd",
+        &buggy(3),
+        "--format",
+        "json",
+    ]);
+    again.expect_code(1);
+    let report: Value = serde_json::from_str(&again.stdout).unwrap();
+    let case = &report["cases"][0];
+    assert_eq!(case["status"], "failed", "{case}");
+    // With the bug on another index, the same case passes: the index is what matters.
+    run(["run", out.to_str().unwrap(), "--runtime-cmd", &buggy(2)]).expect_code(0);
+    // A second minimization may replace the first.
+    run([
+        "minimize",
+        out.to_str().unwrap(),
+        "--runtime-cmd",
+        &buggy(3),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+}
+
+#[test]
+fn minimize_exits_1_when_the_runtime_agrees() {
+    if !have_python() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("min");
+    let r = run([
+        "minimize",
+        "testdata/onnx-node/test_gather_0",
+        "--runtime-cmd",
+        &buggy(999),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    r.expect_code(1);
+    assert!(r.stdout.contains("nothing to minimize"), "{}", r.stdout);
+    assert!(!out.exists());
+}
+
+#[test]
+fn minimize_refuses_bad_arguments_with_exit_2() {
+    let r = run(["minimize", "testdata/onnx-node/test_gather_0"]);
+    r.expect_code(2);
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run([
+        "minimize",
+        tmp.path().to_str().unwrap(),
+        "--runtime-cmd",
+        "true",
+    ]);
+    r.expect_code(2);
+    // An --out holding something else is not overwritten.
+    std::fs::write(tmp.path().join("notes.txt"), "mine").unwrap();
+    let r = run([
+        "minimize",
+        "testdata/onnx-node/test_gather_0",
+        "--runtime-cmd",
+        "true",
+        "--out",
+        tmp.path().to_str().unwrap(),
+    ]);
+    r.expect_code(2);
+    assert!(r.stderr.contains("holds no REPORT.md"), "{}", r.stderr);
+    assert!(tmp.path().join("notes.txt").exists());
+}
