@@ -93,7 +93,7 @@ pub(crate) fn hunt(
     let mut summary = Summary::default();
     let mut i: u64 = 0;
     'rounds: for r in 0.. {
-        let specs = plan::round(&opts.ops, opts.seed, r);
+        let specs = plan::round(&opts.ops, opts.seed, r, opts.minimize.repeat > 1);
         if specs.is_empty() {
             break;
         }

@@ -29,8 +29,9 @@ pub(crate) fn round_seed(seed: u64, round: u64) -> u64 {
     }
 }
 
-/// The cases of one round, in their shuffled order.
-pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64) -> Vec<CaseSpec> {
+/// The cases of one round, in their shuffled order; with `large`, round 0 starts with the large
+/// cases of `generate --profile stress` (a race shows on big inputs, under `--repeat`).
+pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64, large: bool) -> Vec<CaseSpec> {
     let s = round_seed(seed, round);
     let mut specs: Vec<CaseSpec> = cases::versions(ops)
         .into_iter()
@@ -41,6 +42,14 @@ pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64) -> Vec<CaseSp
     for i in (1..specs.len()).rev() {
         let j = (rng.next() % (i as u64 + 1)) as usize;
         specs.swap(i, j);
+    }
+    if large && round == 0 {
+        let mut big: Vec<CaseSpec> = cases::versions(ops)
+            .into_iter()
+            .flat_map(|(def, v)| cases::large(s, def, v))
+            .collect();
+        big.extend(specs);
+        return big;
     }
     specs
 }
@@ -67,11 +76,27 @@ mod tests {
     #[test]
     fn a_round_is_the_same_on_every_call_and_another_round_differs() {
         let ops = crate::generate::select_ops(&["Gather".to_string()]).unwrap();
-        let a: Vec<String> = round(&ops, 1, 0).into_iter().map(|c| c.name).collect();
-        let b: Vec<String> = round(&ops, 1, 0).into_iter().map(|c| c.name).collect();
+        let a: Vec<String> = round(&ops, 1, 0, false)
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        let b: Vec<String> = round(&ops, 1, 0, false)
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
         assert_eq!(a, b);
         assert!(a.len() > 50);
-        let c: Vec<String> = round(&ops, 1, 1).into_iter().map(|c| c.name).collect();
+        let c: Vec<String> = round(&ops, 1, 1, false)
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
         assert_ne!(a, c);
+        // Under --repeat the large cases come first, then the same shuffled round.
+        let d: Vec<String> = round(&ops, 1, 0, true)
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert!(d[0].contains("stress"), "{}", d[0]);
+        assert!(d.ends_with(&a));
     }
 }
