@@ -201,7 +201,7 @@ fn the_human_report_labels_each_fault_and_counts_them() {
 }
 
 #[test]
-fn junit_types_each_error_by_its_fault() {
+fn junit_markdown_and_github_tell_each_fault() {
     if !python3("junit_types") {
         return;
     }
@@ -219,6 +219,30 @@ fn junit_types_each_error_by_its_fault() {
     r.expect_code(1);
     assert!(r.stdout.contains(r#"type="crashed""#), "{}", r.stdout);
     assert!(r.stdout.contains(r#"type="refused""#), "{}", r.stdout);
+    // Markdown and GitHub's annotations label each case as the human report does.
+    let d = dir.path().to_str().unwrap();
+    let r = run(["run", d, "--runtime-cmd", &cmd, "--format", "markdown"]);
+    r.expect_code(1);
+    assert!(
+        r.stdout.contains("| CRASHED |") || r.stdout.contains("CRASHED"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("REFUSED"), "{}", r.stdout);
+    let out = command()
+        .env("GITHUB_ACTIONS", "true")
+        .args(["run", d, "--runtime-cmd", &cmd, "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("title=onnx-idx-check%3A CRASHED crash_gather"),
+        "{text}"
+    );
+    assert!(
+        text.contains("title=onnx-idx-check%3A REFUSED refuse_gather"),
+        "{text}"
+    );
 }
 
 #[test]
