@@ -2,7 +2,7 @@
 //! found, deduplicated, minimized to a case that reproduces it, and shards split a hunt without
 //! overlap.
 
-use crate::minimize::{buggy, have_python};
+use crate::minimize::buggy;
 use crate::support::run;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -23,7 +23,7 @@ fn tried(dir: &Path) -> BTreeSet<(u64, String, String)> {
 
 #[test]
 fn hunt_finds_the_planted_bug_once_per_key_and_its_case_reproduces() {
-    if !have_python() {
+    if !crate::support::python3("hunt") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -111,7 +111,7 @@ fn hunt_finds_the_planted_bug_once_per_key_and_its_case_reproduces() {
 
 #[test]
 fn shards_together_try_exactly_the_cases_of_a_single_hunt() {
-    if !have_python() {
+    if !crate::support::python3("hunt") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -5,18 +5,6 @@
 use crate::support::{root, run};
 use serde_json::Value;
 
-/// Whether python3 runs here; the tests that need it are skipped (with a note) otherwise.
-pub fn have_python() -> bool {
-    let ok = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: python3 is not installed (the fixture runtime is a Python script)");
-    }
-    ok
-}
-
 /// The `--runtime-cmd` of the buggy fixture, its bug on index `trigger`.
 pub fn buggy(trigger: i64) -> String {
     format!(
@@ -29,7 +17,7 @@ pub fn buggy(trigger: i64) -> String {
 
 #[test]
 fn minimize_shrinks_a_gather_case_to_the_index_that_matters_and_the_case_reproduces() {
-    if !have_python() {
+    if !crate::support::python3("minimize") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -102,7 +90,7 @@ fn minimize_shrinks_a_gather_case_to_the_index_that_matters_and_the_case_reprodu
 
 #[test]
 fn minimize_exits_1_when_the_runtime_agrees() {
-    if !have_python() {
+    if !crate::support::python3("minimize") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -4,22 +4,8 @@
 //! must be reported as itself, and the run must complete. The fixture is a Python script of the
 //! standard library alone: these tests say they are skipped when `python3` is missing.
 
-use crate::support::{case, command, root, run};
+use crate::support::{case, command, python3, root, run};
 use std::path::Path;
-
-/// Whether `python3` runs here; prints why a test is skipped when not.
-fn python3(test: &str) -> bool {
-    let ok = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        crate::support::skipped(&format!(
-            "{test}: SKIPPED: python3 not found; the fixture runtime is a Python script"
-        ));
-    }
-    ok
-}
 
 fn fixture_cmd(extra: &str) -> String {
     let script = root().join("tests/fixtures/runtime/fixture_runtime.py");

@@ -321,3 +321,18 @@ pub fn skipped(why: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "{why}");
 }
+
+/// Whether `python3` runs here, for the tests that drive the fixture runtimes (Python scripts of
+/// the standard library): when not, says that `test` is skipped.
+pub fn python3(test: &str) -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        skipped(&format!(
+            "{test}: SKIPPED: python3 not found; the fixture runtime is a Python script"
+        ));
+    }
+    ok
+}
