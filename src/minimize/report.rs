@@ -47,13 +47,17 @@ pub(crate) fn observe(runtime: &Runtime, dir: &Path, s: &Subject) -> Observed {
             .map(|((name, tensor), pb)| Input { name, pb, tensor })
             .collect(),
         outputs: names.iter().map(|n| (n.as_str(), None)).collect(),
-        threads: None,
     };
-    match runtime.run(&req) {
-        Ok(Outcome::Done(job)) => Observed::Outputs(
+    // The job holds the outputs' directory: it must outlive the reading of them.
+    let job = match runtime.prepare(&req) {
+        Ok(job) => job,
+        Err(e) => return Observed::Unknown(e.to_string()),
+    };
+    match runtime.run(&job, None) {
+        Ok(Outcome::Done(out)) => Observed::Outputs(
             (0..names.len())
                 .map(|k| {
-                    let path = job.outputs().join(format!("output_{k}.pb"));
+                    let path = out.path().join(format!("output_{k}.pb"));
                     crate::load::load_tensor_file(
                         &path,
                         "output",

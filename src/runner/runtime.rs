@@ -64,41 +64,43 @@ pub(super) fn run_runtime(
     // The first run's outputs and thread count: what later runs must equal.
     let mut first: Option<(Outputs, Option<usize>)> = None;
     let mut changed = Vec::new();
+    let req = Request {
+        case: &case.name,
+        data_set: &ds.name,
+        model: &model,
+        inputs: plan
+            .inputs
+            .iter()
+            .zip(inputs)
+            .zip(&pbs)
+            .map(|((info, tensor), pb)| Input {
+                name: &info.name,
+                pb,
+                tensor,
+            })
+            .collect(),
+        outputs: plan
+            .outputs
+            .iter()
+            .zip(wants)
+            .map(|(info, (_, want))| (info.name.as_str(), *want))
+            .collect(),
+    };
+    let ours = |e: std::io::Error| {
+        Verdict(
+            Status::Errored,
+            format!(
+                "runtime {}: onnx-idx-check could not write the request's files: {e}",
+                rt.label()
+            ),
+            None,
+        )
+    };
+    // The inputs are written once, for every run.
+    let job = rt.prepare(&req).map_err(ours)?;
     for run in 0..repeat {
         let threads = threads_of_run(run, repeat);
-        let req = Request {
-            case: &case.name,
-            data_set: &ds.name,
-            model: &model,
-            inputs: plan
-                .inputs
-                .iter()
-                .zip(inputs)
-                .zip(&pbs)
-                .map(|((info, tensor), pb)| Input {
-                    name: &info.name,
-                    pb,
-                    tensor,
-                })
-                .collect(),
-            outputs: plan
-                .outputs
-                .iter()
-                .zip(wants)
-                .map(|(info, (_, want))| (info.name.as_str(), *want))
-                .collect(),
-            threads,
-        };
-        let outcome = rt.run(&req).map_err(|e| {
-            Verdict(
-                Status::Errored,
-                format!(
-                    "runtime {}: onnx-idx-check could not write the request's files: {e}",
-                    rt.label()
-                ),
-                None,
-            )
-        })?;
+        let outcome = rt.run(&job, threads).map_err(ours)?;
         let on_run = |what: String| {
             if repeat > 1 {
                 format!(
@@ -149,9 +151,9 @@ pub(super) fn run_runtime(
                     Some(Fault::Nondeterministic),
                 ));
             }
-            Outcome::Done(job) => {
+            Outcome::Done(out) => {
                 let show = |file: &str| format!("{}: {file}", rt.label());
-                outputs_in(&job.outputs(), &show, wants, opts, record)?
+                outputs_in(out.path(), &show, wants, opts, record)?
             }
         };
         match &first {
@@ -214,23 +216,12 @@ fn difference(first: Option<&Tensor>, later: Option<&Tensor>, name: &str) -> Opt
             } else {
                 "the first run"
             };
+            // The output that was written, set against itself: its dtype and shape, no mismatch.
             let t = a.or(b)?;
-            return Some(OutputResult {
-                name: name.to_string(),
-                status: Status::Failed,
-                reason: Some(format!("{which} wrote no output '{name}'")),
-                dtype: t.dtype(),
-                actual_dtype: t.dtype(),
-                expected_shape: Some(t.shape().to_vec()),
-                actual_shape: t.shape().to_vec(),
-                mismatches: 0,
-                max_abs_diff: None,
-                max_rel_diff: None,
-                first_mismatches: Vec::new(),
-                tolerant: false,
-                diagnoses: Vec::new(),
-                computed: None,
-            });
+            let mut out = OutputResult::of_diff(name, t, t, compare(t, t, false, &exact));
+            out.status = Status::Failed;
+            out.reason = Some(format!("{which} wrote no output '{name}'"));
+            return Some(out);
         }
     };
     let out = OutputResult::of_diff(name, a, b, compare(a, b, false, &exact));

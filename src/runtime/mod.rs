@@ -291,15 +291,22 @@ pub(crate) struct Request<'a> {
     pub inputs: Vec<Input<'a>>,
     /// The graph's outputs with the element type they declare.
     pub outputs: Vec<(&'a str, Option<DType>)>,
-    /// The thread count to ask for, when the worker honours one.
-    pub threads: Option<usize>,
+}
+
+/// A data set made ready for the runtime: its inputs written once as `.npy` files, for every run
+/// of `--repeat`; removed when dropped.
+#[derive(Debug)]
+pub(crate) struct Job {
+    dir: ScratchDir,
+    /// The request without `id`, `output_dir` and `threads`.
+    body: serde_json::Map<String, serde_json::Value>,
 }
 
 /// What the runtime did with a request.
 #[derive(Debug)]
 pub(crate) enum Outcome {
     /// It answered `done`; its outputs are in the directory.
-    Done(JobDir),
+    Done(ScratchDir),
     /// It raised an error: its message.
     Refused(String),
     /// It died: how, and its last words.
@@ -308,18 +315,18 @@ pub(crate) enum Outcome {
     TimedOut(Duration),
 }
 
-/// A request's scratch directory, removed when dropped.
+/// A directory of the runtime's scratch space, removed when dropped.
 #[derive(Debug)]
-pub(crate) struct JobDir(PathBuf);
+pub(crate) struct ScratchDir(PathBuf);
 
-impl JobDir {
-    /// Where the worker wrote its outputs.
-    pub(crate) fn outputs(&self) -> PathBuf {
-        self.0.join("out")
+impl ScratchDir {
+    /// The directory.
+    pub(crate) fn path(&self) -> &Path {
+        &self.0
     }
 }
 
-impl Drop for JobDir {
+impl Drop for ScratchDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
@@ -449,15 +456,15 @@ impl Runtime {
         }
     }
 
-    /// Runs one data set: writes its inputs, asks a worker, and says what came of it. An error is
+    /// Writes a data set's inputs into the scratch space, once for all its runs. An error is
     /// onnx-idx-check's own (its scratch directory could not be written).
-    pub(crate) fn run(&self, req: &Request<'_>) -> std::io::Result<Outcome> {
+    pub(crate) fn prepare(&self, req: &Request<'_>) -> std::io::Result<Job> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let job = JobDir(self.scratch.path().join("jobs").join(id.to_string()));
-        std::fs::create_dir_all(job.outputs())?;
+        let dir = ScratchDir(self.scratch.path().join("jobs").join(id.to_string()));
+        std::fs::create_dir_all(dir.path())?;
         let mut inputs = Vec::with_capacity(req.inputs.len());
         for (k, input) in req.inputs.iter().enumerate() {
-            let npy = job.0.join(format!("input_{k}.npy"));
+            let npy = dir.path().join(format!("input_{k}.npy"));
             feed::write_npy(&npy, input.tensor)?;
             inputs.push(serde_json::json!({
                 "name": input.name,
@@ -467,17 +474,35 @@ impl Runtime {
                 "shape": input.tensor.shape(),
             }));
         }
-        let line = serde_json::json!({
-            "id": id,
-            "case": req.case,
-            "data_set": req.data_set,
-            "model": absolute(req.model),
-            "inputs": inputs,
-            "outputs": req.outputs.iter().map(|(name, d)| serde_json::json!({"name": name, "dtype": d.map(DType::name)})).collect::<Vec<_>>(),
-            "output_dir": job.outputs(),
-            "threads": req.threads.filter(|_| self.hello.threads),
-        })
-        .to_string();
+        let outputs: Vec<_> = req
+            .outputs
+            .iter()
+            .map(|(name, d)| serde_json::json!({"name": name, "dtype": d.map(DType::name)}))
+            .collect();
+        let mut body = serde_json::Map::new();
+        body.insert("case".into(), req.case.into());
+        body.insert("data_set".into(), req.data_set.into());
+        body.insert("model".into(), serde_json::json!(absolute(req.model)));
+        body.insert("inputs".into(), inputs.into());
+        body.insert("outputs".into(), outputs.into());
+        Ok(Job { dir, body })
+    }
+
+    /// Runs a prepared data set once, asking for `threads` when the worker honours a thread
+    /// count, and says what came of it. An error is onnx-idx-check's own (its scratch directory
+    /// could not be written).
+    pub(crate) fn run(&self, job: &Job, threads: Option<usize>) -> std::io::Result<Outcome> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let out = ScratchDir(job.dir.path().join(format!("out-{id}")));
+        std::fs::create_dir_all(out.path())?;
+        let mut request = job.body.clone();
+        request.insert("id".into(), id.into());
+        request.insert("output_dir".into(), serde_json::json!(out.path()));
+        request.insert(
+            "threads".into(),
+            serde_json::json!(threads.filter(|_| self.hello.threads)),
+        );
+        let line = serde_json::Value::Object(request).to_string();
         let idle = self.idle.lock().ok().and_then(|mut v| v.pop());
         let mut worker = match idle {
             Some(w) => w,
@@ -506,7 +531,7 @@ impl Runtime {
             }
         };
         let outcome = match reply.status.as_str() {
-            "done" => Outcome::Done(job),
+            "done" => Outcome::Done(out),
             // Runtimes' messages can list every operator they know: the start says what failed.
             "refused" => Outcome::Refused(clip_at(
                 reply.message.as_deref().unwrap_or("(no message)"),

@@ -57,7 +57,8 @@ fn minimize_shrinks_a_gather_case_to_the_index_that_matters_and_the_case_reprodu
         "- `indices`: int64 [] = [3]",
         "## Expected output (onnx-idx-check's reference)",
         "- `y`: float [] = [4.0]",
-        "## Actual output (buggy)",
+        // 4.0f32 with the last bit of its raw_data flipped: 0x41800000.
+        "## Actual output (buggy)\n\n- `y`: float [] = [16.0]",
         "## Reproduce with onnx-idx-check",
     ] {
         assert!(md.contains(section), "REPORT.md lacks {section:?}:\n{md}");
