@@ -470,11 +470,12 @@ pub struct HuntArgs {
     /// Run each data set N times in the runtime (outputs that differ are a finding).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub repeat: u64,
-    /// Seconds the runtime may take for one data set (0 for no limit).
-    #[arg(long, value_name = "SECS", default_value = "60")]
+    /// Seconds the runtime may take for one data set (0 for no limit): shorter than `run`'s
+    /// 60, as a hunt's cases are small and a runtime that hangs on one should cost seconds.
+    #[arg(long, value_name = "SECS", default_value = "20")]
     pub timeout: String,
-    /// Stop after the case numbered N in the seeded order (counted before sharding), even with
-    /// time left: a fixed list of cases, for comparing shards.
+    /// Try only the cases numbered below N in the seeded order (counted before sharding), even
+    /// with time left: a fixed list of cases, for comparing shards.
     #[arg(long, value_name = "N")]
     pub max_cases: Option<u64>,
     /// Candidates the runtime judges at most while minimizing one finding.

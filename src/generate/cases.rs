@@ -25,6 +25,9 @@ use std::collections::BTreeMap;
 pub struct CaseSpec {
     /// The directory name, e.g. `test_gather_13_float_negative_indices`.
     pub name: String,
+    /// What the case tests apart from its data and index types: the operator, version and
+    /// slug (`gather_13_negative_indices`), the same for every dtype pair of the full profile.
+    pub kind: String,
     /// The operator.
     pub def: &'static OpDef,
     /// The version under test.
@@ -195,6 +198,25 @@ impl Call {
             }
             _ => (0..n).map(|_| rng.below(s) as i64).collect(),
         };
+    }
+
+    /// 1-D data of 6 to 8 elements and six indices, every other one past the end by 1 to
+    /// twice the length.
+    fn far_past_end(&mut self, rng: &mut Rng) {
+        let s = rng.range(6, 8);
+        self.data_shape = vec![s];
+        self.axis = None;
+        self.idx_shape = vec![6];
+        let s = s as i64;
+        self.idx = (0..6)
+            .map(|k| {
+                if k % 2 == 0 {
+                    rng.range_i64(0, s - 1)
+                } else {
+                    s + 1 + rng.range_i64(0, s)
+                }
+            })
+            .collect();
     }
 
     /// The shape of a gather's output (for a gradient `dY` of the same shape).
@@ -423,6 +445,12 @@ impl Builder<'_> {
         all.dedup();
         self.out.push(CaseSpec {
             name: self.name(c.dtype, slug),
+            kind: format!(
+                "{}{}_{}_{slug}",
+                domain_prefix(self.def.domain),
+                snake(self.def.op_type),
+                self.v.since
+            ),
             def: self.def,
             version: self.v,
             opset: self.v.since,
@@ -923,6 +951,12 @@ impl Builder<'_> {
             add(self, "index_past_end", &|c, _| {
                 c.idx[0] = c.axis_len() as i64
             });
+            // Several indices well past the end of a 1-D axis: a runtime that reads past its
+            // buffer shows what lies there (OpenVINO's CPU plugin returns neighbouring memory for
+            // 16/32/64-bit integers), where one index just past the end of a row may read zeros.
+            if matches!(fam, Family::Axis | Family::Elements { .. }) {
+                add(self, "indices_far_past_end", &|c, rng| c.far_past_end(rng));
+            }
             if self.v.negatives {
                 add(self, "index_before_start", &|c, _| {
                     c.idx[0] = -(c.axis_len() as i64) - 1
@@ -1202,6 +1236,44 @@ mod tests {
     }
 
     #[test]
+    fn far_past_end_reads_1d_data_at_every_other_index_well_past_its_end() {
+        let quick = all(Breadth::Quick);
+        let far: Vec<&CaseSpec> = quick
+            .iter()
+            .filter(|c| c.name.ends_with("_indices_far_past_end"))
+            .collect();
+        // Gather 1/11/13, GatherElements 11/13, Scatter-9, ScatterElements 11/13/16/18 and the
+        // two gradients; not OpenVINO's Gather-8, which zero-fills.
+        assert_eq!(
+            far.len(),
+            12,
+            "{:?}",
+            far.iter().map(|c| &c.name).collect::<Vec<_>>()
+        );
+        for c in far {
+            assert!(c.violation, "{}", c.name);
+            let input = |role| {
+                let i = c.version.input_with(role).expect("the input");
+                c.inputs[i].to_i64_vec().expect("integers")
+            };
+            // The data's length, or for a gradient the one dim of its `shape` input.
+            let s = match c.version.input_with(Role::Data) {
+                Some(i) => c.inputs[i].shape().iter().product::<usize>() as i64,
+                None => input(Role::Shape)[0],
+            };
+            let values = input(Role::Indices);
+            assert_eq!(values.len(), 6, "{}", c.name);
+            for (k, &x) in values.iter().enumerate() {
+                if k % 2 == 0 {
+                    assert!((0..s).contains(&x), "{}: {x} of {s}", c.name);
+                } else {
+                    assert!(x > s && x <= 2 * s + 1, "{}: {x} of {s}", c.name);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn full_holds_every_quick_case_unchanged_and_every_dtype_pair() {
         let quick = all(Breadth::Quick);
         let full: BTreeMap<String, CaseSpec> = all(Breadth::Full)
@@ -1215,6 +1287,12 @@ mod tests {
                 (&f.inputs, &f.attrs, &f.traits),
                 (&q.inputs, &q.attrs, &q.traits)
             );
+        }
+        // Every value dtype of Gather-13 gets 1-D data read far past its end.
+        for d in ["int16", "int32", "int64", "uint8", "float"] {
+            let c = &full[&format!("test_gather_13_{d}_indices_far_past_end")];
+            assert!(c.violation);
+            assert_eq!(c.inputs[0].shape().len(), 1);
         }
         // A dtype-independent trait on a pair quick does not make: int8 data, int32 indices.
         let c = &full["test_gather_13_int8_negative_indices_indices_int32"];

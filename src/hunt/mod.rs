@@ -22,6 +22,10 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// The longest a hunt spends shrinking one finding (beyond the candidate being judged then): a
+/// runtime that hangs costs `--timeout` per candidate, and the hunt must go on.
+const MINIMIZE_TIME: Duration = Duration::from_secs(60);
+
 /// What to hunt.
 pub(crate) struct Options {
     /// The operators whose cases are drawn.
@@ -32,7 +36,7 @@ pub(crate) struct Options {
     pub shard: (u64, u64),
     /// How long to hunt.
     pub time: Duration,
-    /// Stop after the case numbered this (before sharding).
+    /// Try only the cases numbered below this (in the seeded order, before sharding).
     pub max_cases: Option<u64>,
     /// How each finding is minimized.
     pub minimize: minimize::Options,
@@ -91,22 +95,32 @@ pub(crate) fn hunt(
     let info = chosen.runtime.info();
     let mut seen = BTreeSet::new();
     let mut summary = Summary::default();
-    let mut i: u64 = 0;
+    let mut first: u64 = 0;
     'rounds: for r in 0.. {
+        if opts.max_cases.is_some_and(|m| first >= m) {
+            break;
+        }
         let specs = plan::round(&opts.ops, opts.seed, r, opts.minimize.repeat > 1);
         if specs.is_empty() {
             break;
         }
         summary.rounds = r + 1;
         let seed = plan::round_seed(opts.seed, r);
-        for spec in specs {
-            if opts.max_cases.is_some_and(|m| i >= m) || Instant::now() >= deadline {
+        let n = specs.len() as u64;
+        // Cases keep the numbers of the seeded order (the shards and --max-cases count those);
+        // the queue is only the order this hunt tries its own cases in.
+        let mut queue: plan::Queue = specs
+            .into_iter()
+            .zip(first..)
+            .filter(|&(_, index)| {
+                opts.max_cases.is_none_or(|m| index < m)
+                    && plan::in_shard(index, opts.shard.0, opts.shard.1)
+            })
+            .collect();
+        first += n;
+        while let Some((spec, index)) = queue.pop() {
+            if Instant::now() >= deadline {
                 break 'rounds;
-            }
-            let index = i;
-            i += 1;
-            if !plan::in_shard(index, opts.shard.0, opts.shard.1) {
-                continue;
             }
             let mut log =
                 |verdict: &str| writeln!(tried_log, "{index}\t{seed}\t{}\t{verdict}", spec.name);
@@ -146,6 +160,11 @@ pub(crate) fn hunt(
                 .map_or(result.status.as_str(), |(_, s)| s.verdict()))?;
             if let Some((_, sig)) = found {
                 summary.disagreements += 1;
+                // A wrong output (or one that changes between runs) tends to differ by type; a
+                // crash, a hang or a refusal rarely does, and costs a worker each time.
+                if sig.status == Status::Failed {
+                    queue.promote(&spec.kind);
+                }
                 let op = crate::generate::op_name(spec.def);
                 let dtype = spec.dtype.to_string();
                 let key = (op.clone(), spec.version.since, dtype.clone(), sig.clone());
@@ -159,7 +178,13 @@ pub(crate) fn hunt(
                         sig.verdict(),
                         sig.diagnosis,
                     );
-                    match minimize::minimize(&dir, &rendered.name, &mut judge, &opts.minimize) {
+                    let budget = minimize::Options {
+                        time: Some(
+                            MINIMIZE_TIME.min(deadline.saturating_duration_since(Instant::now())),
+                        ),
+                        ..opts.minimize.clone()
+                    };
+                    match minimize::minimize(&dir, &rendered.name, &mut judge, &budget) {
                         Ok(Outcome::Minimized(m)) => {
                             let target = out.join(&name);
                             crate::minimize::report::write(

@@ -1,11 +1,13 @@
 //! The order a hunt tries cases in: round 0 is every case of the full profile for the selected
-//! operators under `--seed`, shuffled by the seed; each later round is the same cases with fresh
+//! operators under `--seed`, shuffled by the seed and then layered, every kind of case (operator,
+//! version and what it tests) once before any kind twice; each later round is the same cases with fresh
 //! random values (the generator under a seed of its own), shuffled again. Cases are numbered
 //! across rounds; case `i` belongs to shard `i mod N + 1`, so shards never overlap and together
 //! cover the single run's cases.
 
 use crate::generate::cases::{self, Breadth, CaseSpec};
 use crate::ops::OpDef;
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// A small, seeded generator (splitmix64): the order must be the same on every machine.
 struct SplitMix(u64);
@@ -43,6 +45,20 @@ pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64, large: bool) 
         let j = (rng.next() % (i as u64 + 1)) as usize;
         specs.swap(i, j);
     }
+    // Every kind of case once (on a random dtype pair) before any kind twice: a bug that shows on
+    // one kind of case is found in the first pass over the kinds, not after the crossings of
+    // every dtype with every index type of the kinds before it.
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut layered: Vec<(usize, CaseSpec)> = specs
+        .into_iter()
+        .map(|c| {
+            let n = seen.entry(c.kind.clone()).or_default();
+            *n += 1;
+            (*n, c)
+        })
+        .collect();
+    layered.sort_by_key(|(n, _)| *n);
+    let specs: Vec<CaseSpec> = layered.into_iter().map(|(_, c)| c).collect();
     if large && round == 0 {
         let mut big: Vec<CaseSpec> = cases::versions(ops)
             .into_iter()
@@ -52,6 +68,43 @@ pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64, large: bool) 
         return big;
     }
     specs
+}
+
+/// The cases of a round still to try, each with its number, in the order they are tried: the
+/// seeded order, except that once a kind of case shows a disagreement its other dtype pairs come
+/// next (a kind that fails on one type tends to fail differently on another, and each data type
+/// is a finding of its own).
+pub(crate) struct Queue {
+    cases: VecDeque<(CaseSpec, u64)>,
+    promoted: HashSet<String>,
+}
+
+impl FromIterator<(CaseSpec, u64)> for Queue {
+    fn from_iter<I: IntoIterator<Item = (CaseSpec, u64)>>(iter: I) -> Self {
+        Queue {
+            cases: iter.into_iter().collect(),
+            promoted: HashSet::new(),
+        }
+    }
+}
+
+impl Queue {
+    /// The next case to try and its number.
+    pub(crate) fn pop(&mut self) -> Option<(CaseSpec, u64)> {
+        self.cases.pop_front()
+    }
+
+    /// Moves the remaining cases of `kind` to the front, in their order; once per kind.
+    pub(crate) fn promote(&mut self, kind: &str) {
+        if !self.promoted.insert(kind.to_string()) {
+            return;
+        }
+        let (same, rest): (VecDeque<_>, VecDeque<_>) = std::mem::take(&mut self.cases)
+            .into_iter()
+            .partition(|(c, _)| c.kind == kind);
+        self.cases = same;
+        self.cases.extend(rest);
+    }
 }
 
 /// Whether case number `i` belongs to shard `k` of `n` (1-based `k`).
@@ -98,5 +151,62 @@ mod tests {
             .collect();
         assert!(d[0].contains("stress"), "{}", d[0]);
         assert!(d.ends_with(&a));
+    }
+
+    #[test]
+    fn a_disagreeing_kind_has_its_other_cases_tried_next_once() {
+        let ops = crate::generate::select_ops(&["Gather".to_string()]).unwrap();
+        let mut queue: Queue = round(&ops, 3, 0, false).into_iter().zip(0..).collect();
+        let (first, _) = queue.pop().unwrap();
+        let total = 1 + queue.cases.len();
+        queue.promote(&first.kind);
+        let same = queue
+            .cases
+            .iter()
+            .filter(|(c, _)| c.kind == first.kind)
+            .count();
+        assert!(same > 5, "{same} more cases of {}", first.kind);
+        let mut numbers = Vec::new();
+        for _ in 0..same {
+            let (c, n) = queue.pop().unwrap();
+            assert_eq!(c.kind, first.kind);
+            numbers.push(n);
+        }
+        // In their seeded order, and none lost.
+        assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
+        assert_eq!(1 + same + queue.cases.len(), total);
+        assert!(queue.cases.iter().all(|(c, _)| c.kind != first.kind));
+        // A second disagreement of the kind moves nothing.
+        let (next, _) = queue.pop().unwrap();
+        let order: Vec<u64> = queue.cases.iter().map(|(_, n)| *n).collect();
+        queue.promote(&first.kind);
+        queue.promote(&next.kind);
+        queue.promote(&next.kind);
+        let after: Vec<u64> = queue.cases.iter().map(|(_, n)| *n).collect();
+        assert_eq!(order.len(), after.len());
+        assert_ne!(order, after);
+    }
+
+    #[test]
+    fn every_kind_comes_once_before_any_comes_twice() {
+        let ops = crate::generate::select_ops(&["Gather".to_string()]).unwrap();
+        let specs = round(&ops, 3, 0, false);
+        let kinds: std::collections::BTreeSet<&str> =
+            specs.iter().map(|c| c.kind.as_str()).collect();
+        // Gather's full profile crosses its kinds with many dtype pairs.
+        assert!(
+            specs.len() > 5 * kinds.len(),
+            "{} of {}",
+            specs.len(),
+            kinds.len()
+        );
+        let first: std::collections::BTreeSet<&str> = specs[..kinds.len()]
+            .iter()
+            .map(|c| c.kind.as_str())
+            .collect();
+        assert_eq!(first, kinds);
+        assert!(specs
+            .iter()
+            .any(|c| c.kind == "gather_13_indices_far_past_end"));
     }
 }

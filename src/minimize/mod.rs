@@ -103,6 +103,9 @@ pub(crate) struct Options {
     pub repeat: usize,
     /// The largest tensor that may be loaded.
     pub max_tensor_bytes: usize,
+    /// Wall-clock time after which no further candidate is judged (a hunt's budget per finding:
+    /// a runtime that hangs costs `--timeout` per candidate).
+    pub time: Option<Duration>,
 }
 
 impl Default for Options {
@@ -111,6 +114,7 @@ impl Default for Options {
             max_steps: 500,
             repeat: 1,
             max_tensor_bytes: crate::runner::DEFAULT_MAX_TENSOR_BYTES,
+            time: None,
         }
     }
 }
@@ -300,7 +304,7 @@ pub(crate) fn minimize(
     'shrinking: loop {
         let hint = first_mismatch(&best.result).and_then(|at| shrink::hint(&best.subject, &at));
         for step in shrink::steps(&best.subject, hint.as_deref()) {
-            if best.tried >= opts.max_steps {
+            if best.tried >= opts.max_steps || opts.time.is_some_and(|t| start.elapsed() >= t) {
                 break 'shrinking;
             }
             let Some(candidate) = shrink::apply(&best.subject, &step) else {

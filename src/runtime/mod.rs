@@ -3,9 +3,11 @@
 //! that runs one data set at a time per worker.
 //!
 //! - [`worker`]: one worker process: spawn, one line out and one in, crash and hang detection;
-//! - [`feed`]: a request's inputs as `.npy` files.
+//! - [`feed`]: a request's inputs as `.npy` files;
+//! - [`groups`]: the workers' process groups, killed when the tool is interrupted.
 
 pub(crate) mod feed;
+pub(crate) mod groups;
 pub(crate) mod worker;
 
 use crate::tensor::{DType, Tensor};

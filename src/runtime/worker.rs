@@ -67,6 +67,9 @@ impl Worker {
             cmd.process_group(0);
         }
         let mut child = cmd.spawn()?;
+        if let Ok(pid) = i32::try_from(child.id()) {
+            super::groups::register(pid);
+        }
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr_pipe = child.stderr.take();
@@ -247,7 +250,15 @@ impl Worker {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        self.forget();
         self.stdin = None;
+    }
+
+    /// Takes the worker's group off the list an interrupt kills: it is reaped, or about to be.
+    fn forget(&self) {
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            super::groups::unregister(pid);
+        }
     }
 
     /// Closes the worker's input and waits a little for it to exit; kills it after that.
@@ -269,6 +280,7 @@ impl Drop for Worker {
         if let Ok(None) = self.child.try_wait() {
             self.kill();
         }
+        self.forget();
     }
 }
 

@@ -94,6 +94,35 @@ fn hunt_finds_the_planted_bug_once_per_key_and_its_case_reproduces() {
         let report: Value = serde_json::from_str(&again.stdout).unwrap();
         assert_eq!(report["cases"][0]["status"], "failed");
     }
+    // Once a kind of case fails, its other type pairs come next, out of the seeded order: the
+    // row after the first failure is another type pair of the same kind.
+    let rows: Vec<(u64, String, String)> = std::fs::read_to_string(out.join("tried.tsv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[0].parse().unwrap(), f[2].to_string(), f[3].to_string())
+        })
+        .collect();
+    let first_failure = rows
+        .iter()
+        .position(|r| r.2 == "failed")
+        .expect("a failure");
+    // `test_gather_13_int8_basic_indices_int32` is of the kind `gather_13_basic`.
+    let kind = |name: &str| {
+        let parts: Vec<&str> = name.split('_').collect();
+        let slug = parts[4..].join("_");
+        let slug = match slug.rsplit_once("_indices_") {
+            Some((s, _)) => s.to_string(),
+            None => slug,
+        };
+        format!("{}_{}_{slug}", parts[1], parts[2])
+    };
+    let next = rows
+        .get(first_failure + 1)
+        .expect("a case after the failure");
+    assert_eq!(kind(&next.1), kind(&rows[first_failure].1), "{rows:?}");
     // Many cases hit the bug; each key is kept once.
     let counts = r
         .stdout

@@ -397,3 +397,71 @@ fn expectations_entries_may_name_the_runtime_they_are_about() {
         r.stderr
     );
 }
+
+/// The pids of live processes whose environment holds `marker` (zombies have none).
+#[cfg(target_os = "linux")]
+fn processes_with(marker: &str) -> Vec<u32> {
+    let needle = format!("ONNX_IDX_CHECK_TEST_MARKER={marker}");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .map(|env| env.split(|&b| b == 0).any(|v| v == needle.as_bytes()))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_run_takes_its_busy_workers_with_it() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    if !python3("an_interrupted_run") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    tree(dir.path(), &["hang"]);
+    let marker = dir.path().display().to_string();
+    let mut tool = std::process::Command::new(env!("CARGO_BIN_EXE_onnx-idx-check"))
+        .args([
+            "run",
+            &marker,
+            "--runtime-cmd",
+            &fixture_cmd(""),
+            "--timeout",
+            "0",
+        ])
+        .env("ONNX_IDX_CHECK_TEST_MARKER", &marker)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let until = |secs: u64, what: &dyn Fn() -> bool| {
+        let end = Instant::now() + Duration::from_secs(secs);
+        while Instant::now() < end {
+            if what() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    };
+    // The worker is up (its own process group, so a terminal's Ctrl-C would not reach it).
+    let busy = until(30, &|| {
+        processes_with(&marker).iter().any(|&p| p != tool.id())
+    });
+    assert!(busy, "no worker started");
+    std::thread::sleep(Duration::from_millis(300));
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &tool.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let status = tool.wait().unwrap();
+    assert_eq!(status.signal(), Some(2), "{status:?}");
+    let gone = until(10, &|| processes_with(&marker).is_empty());
+    assert!(gone, "left running: {:?}", processes_with(&marker));
+}
