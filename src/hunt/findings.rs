@@ -3,6 +3,7 @@
 //! (`--shard`) write lists of the same shape, merged by the same key.
 
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// The file listing a hunt's findings.
 pub(crate) const FILE: &str = "findings.json";
@@ -63,6 +64,21 @@ pub(crate) fn dir_name(
         .collect()
 }
 
+/// `name`, or when `out` already holds a directory of that name (two refusals with different
+/// errors share a name) `name-2`, `name-3`, ...
+pub(crate) fn unused_dir_name(out: &Path, name: &str) -> String {
+    (1..)
+        .map(|k| {
+            if k == 1 {
+                name.to_string()
+            } else {
+                format!("{name}-{k}")
+            }
+        })
+        .find(|n| !out.join(n).exists())
+        .unwrap_or_else(|| name.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +89,16 @@ mod tests {
             dir_name("org.openvinotoolkit.Gather", 8, "float", "failed", "none"),
             "org_openvinotoolkit_gather-8-float-failed-none"
         );
+    }
+
+    #[test]
+    fn a_taken_directory_name_gets_a_number() {
+        let out = tempfile::tempdir().unwrap();
+        let name = "gather-13-float-refused-none";
+        assert_eq!(unused_dir_name(out.path(), name), name);
+        std::fs::create_dir(out.path().join(name)).unwrap();
+        assert_eq!(unused_dir_name(out.path(), name), format!("{name}-2"));
+        std::fs::create_dir(out.path().join(format!("{name}-2"))).unwrap();
+        assert_eq!(unused_dir_name(out.path(), name), format!("{name}-3"));
     }
 }

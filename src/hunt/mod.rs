@@ -92,7 +92,6 @@ pub(crate) fn hunt(
     let mut tried_log =
         std::io::BufWriter::new(std::fs::File::create(out.join(findings::TRIED_FILE))?);
     writeln!(tried_log, "index\tseed\tcase\tverdict")?;
-    let info = chosen.runtime.info();
     let mut seen = BTreeSet::new();
     let mut summary = Summary::default();
     let mut first: u64 = 0;
@@ -168,16 +167,9 @@ pub(crate) fn hunt(
                 let op = crate::generate::op_name(spec.def);
                 let dtype = spec.dtype.to_string();
                 let key = (op.clone(), spec.version.since, dtype.clone(), sig.clone());
-                if !seen.insert(key) {
+                if !seen.insert(key.clone()) {
                     summary.duplicates += 1;
                 } else {
-                    let name = findings::dir_name(
-                        &op,
-                        spec.version.since,
-                        &dtype,
-                        sig.verdict(),
-                        sig.diagnosis,
-                    );
                     let budget = minimize::Options {
                         time: Some(
                             MINIMIZE_TIME.min(deadline.saturating_duration_since(Instant::now())),
@@ -186,39 +178,25 @@ pub(crate) fn hunt(
                     };
                     match minimize::minimize(&dir, &rendered.name, &mut judge, &budget) {
                         Ok(Outcome::Minimized(m)) => {
-                            let target = out.join(&name);
-                            crate::minimize::report::write(
-                                &m,
-                                &chosen.runtime,
-                                &chosen.flag,
-                                chosen.api,
-                                &target,
-                            )?;
-                            let reason = m
-                                .result
-                                .data_sets
-                                .first()
-                                .and_then(|d| d.reason.clone())
-                                .unwrap_or_default();
-                            let finding = Finding {
-                                runtime: info.name.clone(),
-                                runtime_version: info.version.clone(),
-                                op,
-                                version: spec.version.since,
-                                dtype,
-                                verdict: sig.status.as_str().to_string(),
-                                fault: sig.fault.map(|f| f.as_str().to_string()),
-                                diagnosis: sig.diagnosis.to_string(),
-                                case: name,
-                                original: rendered.name.clone(),
-                                seed,
-                                original_size: m.original.size(),
-                                minimal_size: m.subject.size(),
-                                reason,
-                            };
-                            on_event(Event::Finding(&finding));
-                            summary.findings.push(finding);
-                            write_findings(out, &summary.findings)?;
+                            // The minimal case's own disagreement names the finding: a runtime
+                            // whose outputs change from run to run may show another one there
+                            // than on the case it came from, and that one may be known already.
+                            let minimal = (
+                                op.clone(),
+                                spec.version.since,
+                                dtype.clone(),
+                                m.signature.clone(),
+                            );
+                            let known = minimal != key && !seen.insert(minimal);
+                            if known {
+                                summary.duplicates += 1;
+                            } else {
+                                let finding =
+                                    write_finding(out, chosen, &m, (&spec, &rendered.name, seed))?;
+                                on_event(Event::Finding(&finding));
+                                summary.findings.push(finding);
+                                write_findings(out, &summary.findings)?;
+                            }
                         }
                         Ok(Outcome::Agrees(_)) => on_event(Event::Note(format!(
                             "{}: the runtime agreed when asked again (flaky?): not minimized",
@@ -242,6 +220,59 @@ pub(crate) fn hunt(
     write_findings(out, &summary.findings)?;
     summary.elapsed = start.elapsed();
     Ok(summary)
+}
+
+/// Writes the minimal case `m` and its `REPORT.md` to a directory of `out` named for its key, and
+/// says what was found; `from` is the generated case it came from, its name and generator seed.
+fn write_finding(
+    out: &Path,
+    chosen: &Chosen,
+    m: &minimize::Minimized,
+    from: (&crate::generate::cases::CaseSpec, &str, u64),
+) -> anyhow::Result<Finding> {
+    let (spec, original, seed) = from;
+    let sig = &m.signature;
+    let op = crate::generate::op_name(spec.def);
+    let dtype = spec.dtype.to_string();
+    let name = findings::unused_dir_name(
+        out,
+        &findings::dir_name(
+            &op,
+            spec.version.since,
+            &dtype,
+            sig.verdict(),
+            sig.diagnosis,
+        ),
+    );
+    crate::minimize::report::write(
+        m,
+        &chosen.runtime,
+        &chosen.flag,
+        chosen.api,
+        &out.join(&name),
+    )?;
+    let info = chosen.runtime.info();
+    Ok(Finding {
+        runtime: info.name.clone(),
+        runtime_version: info.version.clone(),
+        op,
+        version: spec.version.since,
+        dtype,
+        verdict: sig.status.as_str().to_string(),
+        fault: sig.fault.map(|f| f.as_str().to_string()),
+        diagnosis: sig.diagnosis.to_string(),
+        case: name,
+        original: original.to_string(),
+        seed,
+        original_size: m.original.size(),
+        minimal_size: m.subject.size(),
+        reason: m
+            .result
+            .data_sets
+            .first()
+            .and_then(|d| d.reason.clone())
+            .unwrap_or_default(),
+    })
 }
 
 /// Writes `findings.json` (rewritten after every finding, so a hunt cut short keeps them).
