@@ -34,6 +34,8 @@ pub(crate) struct Worker {
     stdin: Option<ChildStdin>,
     lines: Receiver<Result<String, String>>,
     stderr: Arc<Mutex<Stderr>>,
+    /// Whether [`Worker::kill`] has run.
+    ended: bool,
 }
 
 /// What a worker wrote to its standard error that a crash message quotes.
@@ -133,6 +135,7 @@ impl Worker {
             stdin,
             lines,
             stderr,
+            ended: false,
         })
     }
 
@@ -237,15 +240,20 @@ impl Worker {
             .unwrap_or_default()
     }
 
-    /// Ends the worker and everything it forked.
+    /// Ends the worker and everything it forked, once. The group is killed even when the worker
+    /// itself has died: what it forked lives on in the group (OpenVINO's telemetry forks a child
+    /// that deadlocks, and would outlive every crashed worker).
     pub(crate) fn kill(&mut self) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
         #[cfg(unix)]
         if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
-            if self.child.try_wait().ok().flatten().is_none() {
-                // SAFETY: killpg only sends a signal; the group is the child's own (process_group(0)).
-                unsafe {
-                    libc::killpg(pid, libc::SIGKILL);
-                }
+            // SAFETY: killpg only sends a signal; the group is the child's own (process_group(0)),
+            // and its number cannot be taken by another group while this one has a member.
+            unsafe {
+                libc::killpg(pid, libc::SIGKILL);
             }
         }
         let _ = self.child.kill();
@@ -277,10 +285,7 @@ impl Worker {
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            self.kill();
-        }
-        self.forget();
+        self.kill();
     }
 }
 
@@ -384,6 +389,33 @@ mod tests {
         };
         assert!(why.contains("killed by signal 8 (SIGFPE)"), "{why}");
         assert!(why.contains("about to die"), "{why}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn what_a_crashed_worker_forked_dies_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let mut w = sh(&format!(
+            "sleep 300 </dev/null >/dev/null 2>&1 & echo $! > '{}'; kill -FPE $$",
+            pid_file.display()
+        ));
+        assert!(matches!(
+            w.receive(Duration::from_secs(10)),
+            Err(Death::Crashed(_))
+        ));
+        drop(w);
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let alive = || {
+            // A zombie waiting for init to reap it is dead too.
+            std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+                .is_ok_and(|stat| !stat.contains(") Z "))
+        };
+        let end = Instant::now() + Duration::from_secs(5);
+        while alive() && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(!alive(), "the worker's child {pid} outlived it");
     }
 
     #[test]
