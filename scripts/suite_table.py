@@ -1,14 +1,24 @@
 #!/usr/bin/env python3
 """Tables of what a generated suite finds in runtimes, in Markdown.
 
-Usage: python3 scripts/suite_table.py SUITE --run REPORT.json DST [--run REPORT.json DST ...]
+Usage: python3 scripts/suite_table.py SUITE --run REPORT.json [DST] [--run REPORT.json [DST] ...]
        [--cases]
 
 SUITE is a directory `onnx-idx-check generate` wrote (its MANIFEST.json gives per case the
 operator, version, dtype, traits and whether the spec requires an error). For each runtime,
-REPORT.json is `onnx-idx-check run SUITE --actual DST --format json --output REPORT.json` and DST
-is the tree a scripts/*_outputs.py script wrote, with its sidecar DST/_runtime.json (the runtime's
-name and version, and per case ok, refused, crashed or timeout). Prints:
+REPORT.json is either
+
+- `onnx-idx-check run SUITE --runtime NAME --format json --output REPORT.json` on its own: the
+  report names the runtime (`runtime.name`, `runtime.version`) and its `fault` fields say which
+  cases the runtime refused, crashed on or timed out on (a valid case it refused that passes all
+  the same, duplicate indices under reduction `none`, which a runtime may refuse, counts as
+  passed, as the report says); or
+- `onnx-idx-check run SUITE --actual DST --format json --output REPORT.json` followed by DST, the
+  tree a scripts/*_outputs.py script wrote, with its sidecar DST/_runtime.json (the runtime's
+  name and version, and per case ok, refused, crashed or timeout); DST may also name the sidecar.
+
+A report of several runtimes (several `--runtime` flags in one run) is refused: give each runtime
+its own run and report. Prints:
 
 - per runtime, one row: valid cases passed, failed, errored, refused (a case the spec allows
   that the runtime refused), crashed or timed out; cases the spec requires an error for: refused
@@ -121,10 +131,49 @@ class Run:
         return sum(1 for k in self.klass.values() if k == key)
 
 
-def load_run(manifest, report_path, dst):
+# A report's `fault` as the sidecar's status of the same thing (`wrote-nothing` and
+# `nondeterministic` are judged from the case's verdict, as an output tree shows them).
+FAULT_STATUS = {"crashed": "crashed", "timed-out": "timeout", "refused": "refused"}
+
+
+def fault_of(case):
+    """The runtime's fault that decided a case's verdict, and its message, or (None, None)."""
+    for ds in case.get("data_sets") or []:
+        if ds.get("fault"):
+            return ds["fault"], first_reason(ds)
+    if case.get("fault"):
+        return case["fault"], first_reason(case)
+    return None, None
+
+
+def sidecar_of_report(report, report_path):
+    """A `run --runtime NAME --format json` report's runtime and faults, in the sidecar's form."""
+    if "runtimes" in report:
+        raise InputError(
+            f"report {report_path}: a report of several runtimes; run one `--runtime` per report"
+        )
+    rt = report.get("runtime")
+    if not isinstance(rt, dict):
+        raise InputError(
+            f"report {report_path}: no `runtime` (a report of `run --actual DST`?); "
+            "give its output tree too: --run REPORT DST"
+        )
+    records = {}
+    for case in report.get("cases", []):
+        fault, message = fault_of(case)
+        if fault in FAULT_STATUS:
+            records[case["name"]] = {"status": FAULT_STATUS[fault], "message": message}
+    return {"runtime": rt, "cases": records}
+
+
+def load_run(manifest, report_path, dst=None):
+    """One runtime's run: its JSON report and, for a report of `run --actual DST`, DST (the
+    output tree or its _runtime.json); without DST the report must be one of `run --runtime`."""
     report = load_json(report_path, "report")
     if "cases" not in report:
         raise InputError(f"report {report_path}: no `cases` (not an onnx-idx-check JSON report?)")
+    if dst is None:
+        return Run(manifest, report, sidecar_of_report(report, report_path))
     dst = pathlib.Path(dst)
     sidecar_path = dst / SIDECAR if dst.is_dir() else dst
     sidecar = load_json(sidecar_path, "sidecar")
@@ -209,25 +258,32 @@ def render(manifest, runs, with_cases=False):
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="suite_table",
+        usage="%(prog)s SUITE --run REPORT [DST] [--run REPORT [DST] ...] [--cases]",
         description="Markdown tables of what a generated suite finds in runtimes.",
     )
     parser.add_argument("suite", metavar="SUITE", type=pathlib.Path, help="the generated suite")
     parser.add_argument(
         "--run",
-        nargs=2,
+        nargs="+",
         action="append",
         metavar=("REPORT", "DST"),
         required=True,
-        help="a runtime's JSON report and its output tree (or its _runtime.json)",
+        help="a runtime's JSON report: of `run --runtime NAME` alone, or of `run --actual DST` "
+        "followed by DST, its output tree (or its _runtime.json)",
     )
     parser.add_argument("--cases", action="store_true", help="also list every case not passed")
     args = parser.parse_args(argv)
+    for run in args.run:
+        if len(run) > 2:
+            parser.error(
+                f"--run takes a report and at most one output tree, not {len(run)}: {run}"
+            )
     try:
         manifest_path = args.suite / "MANIFEST.json" if args.suite.is_dir() else args.suite
         manifest = load_json(manifest_path, "manifest")
         if not isinstance(manifest.get("cases"), dict):
             raise InputError(f"manifest {manifest_path}: no `cases` object")
-        runs = [load_run(manifest, report, dst) for report, dst in args.run]
+        runs = [load_run(manifest, *run) for run in args.run]
     except InputError as e:
         print(f"suite_table: {e}", file=sys.stderr)
         return 2
