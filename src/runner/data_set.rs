@@ -98,6 +98,7 @@ fn load_and_evaluate(
     }
     let mut refusal = None;
     let mut changed = Vec::new();
+    let mut job = None;
     let wants: Vec<_> = plan
         .outputs
         .iter()
@@ -110,6 +111,7 @@ fn load_and_evaluate(
             Some(got) => {
                 refusal = got.refusal;
                 changed = got.changed;
+                job = Some(got.job);
                 Some(got.outputs)
             }
             None => None,
@@ -139,6 +141,12 @@ fn load_and_evaluate(
                 })
             };
             let reason = format!("node {node}: {why}");
+            let answered = runtime
+                .as_ref()
+                .is_some_and(|a| a.iter().any(|(_, a)| a.is_some()));
+            if let (true, Some(rt), Some(job)) = (answered, opts.runtime.as_deref(), &job) {
+                rt.retire(job);
+            }
             return match runtime {
                 // Every output the runtime produced where the spec requires an error is
                 // failed; producing none at all (or refusing) is what the spec asks for.

@@ -8,7 +8,7 @@ use super::{RunOptions, Verdict};
 use crate::compare::{compare, Mode, Tolerance};
 use crate::discover::{Case, DataSet};
 use crate::eval::Plan;
-use crate::runtime::{Input, Outcome, Request};
+use crate::runtime::{Input, Job, Outcome, Request};
 use crate::tensor::{DType, Tensor};
 use crate::verdict::{Fault, OutputResult, Status};
 
@@ -25,6 +25,8 @@ pub(super) struct FromRuntime {
     /// The outputs that differed between two runs, as comparisons of the later run with the
     /// first (`--repeat`).
     pub changed: Vec<OutputResult>,
+    /// The request as the runtime got it, to retire its workers when they may be damaged.
+    pub job: Job,
 }
 
 /// The thread counts of the runs of `--repeat`, in turn: as many threads as cores (at least 2),
@@ -140,6 +142,7 @@ pub(super) fn run_runtime(
                             .collect(),
                         refusal: Some(format!("runtime {} refused: {message}", rt.label())),
                         changed,
+                        job,
                     }));
                 }
                 return Err(Verdict(
@@ -189,6 +192,7 @@ pub(super) fn run_runtime(
         outputs,
         refusal: None,
         changed,
+        job,
     }))
 }
 

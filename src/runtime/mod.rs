@@ -12,6 +12,7 @@ pub(crate) mod worker;
 
 use crate::tensor::{DType, Tensor};
 use serde::Deserialize;
+use std::collections::HashSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -302,6 +303,8 @@ pub(crate) struct Job {
     dir: ScratchDir,
     /// The request without `id`, `output_dir` and `threads`.
     body: serde_json::Map<String, serde_json::Value>,
+    /// The workers (by serial number) that answered it.
+    ran_on: Mutex<Vec<u64>>,
 }
 
 /// What the runtime did with a request.
@@ -341,7 +344,10 @@ pub struct Runtime {
     argv: Vec<OsString>,
     hello: Hello,
     scratch: tempfile::TempDir,
-    idle: Mutex<Vec<Worker>>,
+    /// The workers waiting for a request, each with its serial number.
+    idle: Mutex<Vec<(u64, Worker)>>,
+    /// Workers to end instead of reusing once they answer (see [`Runtime::retire`]).
+    condemned: Mutex<HashSet<u64>>,
     next_id: AtomicU64,
     timeout: Duration,
 }
@@ -428,8 +434,9 @@ impl Runtime {
             argv,
             hello,
             scratch,
-            idle: Mutex::new(vec![worker]),
-            next_id: AtomicU64::new(0),
+            idle: Mutex::new(vec![(0, worker)]),
+            condemned: Mutex::new(HashSet::new()),
+            next_id: AtomicU64::new(1),
             timeout,
         })
     }
@@ -487,7 +494,11 @@ impl Runtime {
         body.insert("model".into(), serde_json::json!(absolute(req.model)));
         body.insert("inputs".into(), inputs.into());
         body.insert("outputs".into(), outputs.into());
-        Ok(Job { dir, body })
+        Ok(Job {
+            dir,
+            body,
+            ran_on: Mutex::new(Vec::new()),
+        })
     }
 
     /// Runs a prepared data set once, asking for `threads` when the worker honours a thread
@@ -506,13 +517,16 @@ impl Runtime {
         );
         let line = serde_json::Value::Object(request).to_string();
         let idle = self.idle.lock().ok().and_then(|mut v| v.pop());
-        let mut worker = match idle {
+        let (serial, mut worker) = match idle {
             Some(w) => w,
             None => match spawn(&self.argv, startup(self.timeout)) {
-                Ok((w, _)) => w,
+                Ok((w, _)) => (self.next_id.fetch_add(1, Ordering::Relaxed), w),
                 Err(m) => return Ok(Outcome::Crashed(format!("could not restart: {m}"))),
             },
         };
+        if let Ok(mut ran_on) = job.ran_on.lock() {
+            ran_on.push(serial);
+        }
         let answer = match worker.ask(&line, self.timeout) {
             Ok(a) => a,
             Err(Death::Crashed(m)) => return Ok(Outcome::Crashed(m)),
@@ -548,9 +562,37 @@ impl Runtime {
             }
         };
         if let Ok(mut idle) = self.idle.lock() {
-            idle.push(worker);
+            let condemned = self
+                .condemned
+                .lock()
+                .map(|mut c| c.remove(&serial))
+                .unwrap_or(false);
+            if !condemned {
+                idle.push((serial, worker));
+            }
         }
         Ok(outcome)
+    }
+
+    /// Ends the workers that answered `job` instead of reusing them: a runtime that gave an
+    /// output where the spec requires an error (an index out of range) may have read or written
+    /// outside its buffers, and a damaged worker would fail later, innocent data sets. A worker
+    /// busy with another request is ended when it answers.
+    pub(crate) fn retire(&self, job: &Job) {
+        let serials = job.ran_on.lock().map(|v| v.clone()).unwrap_or_default();
+        let Ok(mut idle) = self.idle.lock() else {
+            return;
+        };
+        for serial in serials {
+            match idle.iter().position(|(s, _)| *s == serial) {
+                Some(i) => drop(idle.swap_remove(i)),
+                None => {
+                    if let Ok(mut c) = self.condemned.lock() {
+                        c.insert(serial);
+                    }
+                }
+            }
+        }
     }
 
     /// Ends every idle worker: closes its input and waits a little.
@@ -560,7 +602,7 @@ impl Runtime {
             .lock()
             .map(|mut v| std::mem::take(&mut *v))
             .unwrap_or_default();
-        for w in workers {
+        for (_, w) in workers {
             w.finish();
         }
     }

@@ -465,3 +465,33 @@ fn an_interrupted_run_takes_its_busy_workers_with_it() {
     let gone = until(10, &|| processes_with(&marker).is_empty());
     assert!(gone, "left running: {:?}", processes_with(&marker));
 }
+
+#[test]
+fn a_worker_that_answered_where_the_spec_requires_an_error_is_not_reused() {
+    if !python3("a_worker_that_answered") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Names sort the damaging case first; one job runs them in that order.
+    copy_dir(
+        &root().join("tests/fixtures/errored/gather_index_out_of_range"),
+        &dir.path().join("damage_gather"),
+    );
+    tree(dir.path(), &["ok"]);
+    let d = dir.path().to_str().unwrap();
+    let r = run([
+        "run",
+        d,
+        "--runtime-cmd",
+        &fixture_cmd(""),
+        "-j",
+        "1",
+        "--format",
+        "json",
+    ]);
+    r.expect_code(1);
+    let report = r.json();
+    assert_eq!(case(&report, "damage_gather")["status"], "failed");
+    // A fresh worker ran it: the damaged one would have written garbage.
+    assert_eq!(case(&report, "ok_gather")["status"], "passed", "{report}");
+}
