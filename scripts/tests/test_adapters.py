@@ -459,7 +459,8 @@ class WorkerTest(unittest.TestCase):
     def test_hello_and_clean_exit(self):
         a = self.start()
         self.assertEqual(a.hello(),
-                         {"protocol": 1, "runtime": "fake", "version": "0.1", "threads": True})
+                         {"protocol": 1, "runtime": "fake", "version": "0.1", "threads": True,
+                          "memory_safe": False})
         self.assertEqual(a.close(), 0)
 
     def test_error_hello_when_the_runtime_cannot_be_imported(self):
@@ -572,6 +573,7 @@ class RealAdapter:
 
     args = ()
     refused = {}
+    memory_safe = False
     identity_done, identity_refused = [], []
 
     @classmethod
@@ -603,6 +605,7 @@ class RealAdapter:
         self.assertEqual(self.hello["protocol"], 1)
         self.assertEqual(self.hello["runtime"], self.runtime)
         self.assertEqual(self.hello["threads"], self.hello_threads)
+        self.assertIs(self.hello["memory_safe"], self.memory_safe)
         self.assertRegex(self.hello["version"], r"^\d+\.\d+")
 
     def test_cases(self):
@@ -731,6 +734,7 @@ class OpenvinoAdapterTest(RealAdapter, unittest.TestCase):
 
 class TractAdapterTest(RealAdapter, unittest.TestCase):
     script, module, runtime, hello_threads = "tract.py", "tract", "tract", False
+    memory_safe = True
     cases = COMMON_CASES
     refused = {"gather_string_opset13": "tract's Python bindings take no string tensors",
                "gather_bfloat16_opset13": "Bfloat16"}
@@ -741,6 +745,7 @@ class TractAdapterTest(RealAdapter, unittest.TestCase):
 
 class OnnxReferenceAdapterTest(RealAdapter, unittest.TestCase):
     script, module, runtime, hello_threads = "onnx_reference.py", "onnx", "onnx-reference", False
+    memory_safe = True
     cases = COMMON_CASES + ["gather_bfloat16_opset13", "gather_string_opset13",
                             "scatter_elements_string_opset13", "test_tensorscatter"]
     identity_done = list(worker.DTYPES)

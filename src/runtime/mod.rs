@@ -259,6 +259,10 @@ pub(crate) struct Hello {
     /// Whether it honours a request's `threads`.
     #[serde(default)]
     pub threads: bool,
+    /// Whether bad input cannot damage the worker's memory (a runtime in Python or Rust): its
+    /// workers are reused even after they gave an output where the spec requires an error.
+    #[serde(default)]
+    pub memory_safe: bool,
     /// Why it cannot run.
     #[serde(default)]
     pub error: Option<String>,
@@ -577,8 +581,12 @@ impl Runtime {
     /// Ends the workers that answered `job` instead of reusing them: a runtime that gave an
     /// output where the spec requires an error (an index out of range) may have read or written
     /// outside its buffers, and a damaged worker would fail later, innocent data sets. A worker
-    /// busy with another request is ended when it answers.
+    /// busy with another request is ended when it answers. Nothing is ended for a runtime whose
+    /// hello says it is memory safe: a fresh worker costs an import of the runtime.
     pub(crate) fn retire(&self, job: &Job) {
+        if self.hello.memory_safe {
+            return;
+        }
         let serials = job.ran_on.lock().map(|v| v.clone()).unwrap_or_default();
         let Ok(mut idle) = self.idle.lock() else {
             return;

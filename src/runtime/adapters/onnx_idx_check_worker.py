@@ -7,6 +7,7 @@ module and calls `main(Runtime)` with a class that knows its runtime:
     class Runtime:
         name = "onnxruntime"            # the hello's "runtime"
         threads = True                  # whether it honours a request's "threads"
+        memory_safe = False             # optional: True when bad input cannot damage its memory
         options = {"threads": None}     # its --key value arguments, with their defaults
         def __init__(self, options):    # imports the runtime (after stdout moved), sets it up
         def version(self) -> str
@@ -473,6 +474,7 @@ def main(runtime_class, argv=None):
             "runtime": runtime.name,
             "version": str(runtime.version()),
             "threads": bool(getattr(runtime, "threads", False)),
+            "memory_safe": bool(getattr(runtime, "memory_safe", False)),
         }
     except BaseException as e:  # an import that fails may raise SystemExit, too
         if isinstance(e, KeyboardInterrupt):

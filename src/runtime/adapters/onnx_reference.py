@@ -23,6 +23,8 @@ import onnx_idx_check_worker as worker
 class Runtime:
     name = "onnx-reference"
     threads = False
+    # Python and numpy: an index out of range raises or wraps, it never reads past a buffer.
+    memory_safe = True
     options = {}
 
     def __init__(self, options):

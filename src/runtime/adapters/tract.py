@@ -23,6 +23,8 @@ import onnx_idx_check_worker as worker
 class Runtime:
     name = "tract"
     threads = False
+    # Rust: an index out of range panics (and aborts the worker) instead of reading past a buffer.
+    memory_safe = True
     options = {}
 
     def __init__(self, options):
