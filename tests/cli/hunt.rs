@@ -8,16 +8,25 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// The (number, seed, case) rows of a hunt's tried.tsv.
-fn tried(dir: &Path) -> BTreeSet<(u64, String, String)> {
+/// The (number, seed, case, verdict) rows of a hunt's tried.tsv, in the order tried.
+fn rows(dir: &Path) -> Vec<(u64, String, String, String)> {
     std::fs::read_to_string(dir.join("tried.tsv"))
         .unwrap()
         .lines()
         .skip(1)
         .map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
-            (f[0].parse().unwrap(), f[1].to_string(), f[2].to_string())
+            let text = |k: usize| f[k].to_string();
+            (f[0].parse().unwrap(), text(1), text(2), text(3))
         })
+        .collect()
+}
+
+/// The (number, seed, case) rows of a hunt's tried.tsv.
+fn tried(dir: &Path) -> BTreeSet<(u64, String, String)> {
+    rows(dir)
+        .into_iter()
+        .map(|(n, s, c, _)| (n, s, c))
         .collect()
 }
 
@@ -96,18 +105,10 @@ fn hunt_finds_the_planted_bug_once_per_key_and_its_case_reproduces() {
     }
     // Once a kind of case fails, its other type pairs come next, out of the seeded order: the
     // row after the first failure is another type pair of the same kind.
-    let rows: Vec<(u64, String, String)> = std::fs::read_to_string(out.join("tried.tsv"))
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            (f[0].parse().unwrap(), f[2].to_string(), f[3].to_string())
-        })
-        .collect();
+    let rows: Vec<(String, String)> = rows(&out).into_iter().map(|(_, _, c, v)| (c, v)).collect();
     let first_failure = rows
         .iter()
-        .position(|r| r.2 == "failed")
+        .position(|r| r.1 == "failed")
         .expect("a failure");
     // `test_gather_13_int8_basic_indices_int32` is of the kind `gather_13_basic`.
     let kind = |name: &str| {
@@ -122,7 +123,7 @@ fn hunt_finds_the_planted_bug_once_per_key_and_its_case_reproduces() {
     let next = rows
         .get(first_failure + 1)
         .expect("a case after the failure");
-    assert_eq!(kind(&next.1), kind(&rows[first_failure].1), "{rows:?}");
+    assert_eq!(kind(&next.0), kind(&rows[first_failure].0), "{rows:?}");
     // Many cases hit the bug; each key is kept once.
     let counts = r
         .stdout
