@@ -103,14 +103,22 @@ pub mod internal {
     }
     /// The registry below the typed structs: nodes as the model loader sees them.
     pub mod ops {
+        pub use crate::ops::attr::AttrValue;
         pub use crate::ops::attr::Attrs;
-        pub use crate::ops::registry::{invoke, resolve, Evaluated, Invocation, Resolution};
+        pub use crate::ops::registry::{
+            call_op, find_op, invoke, resolve, Evaluated, Invocation, OpDef, Resolution,
+        };
     }
     /// Reading and writing tensors and models.
     pub mod load {
         pub use crate::load::load_tensor_file;
         pub use crate::load::save::{encode_tensor, tensor_to_proto};
         pub use crate::load::tensor::{tensor_from_proto, TensorContext};
+    }
+    /// The human report's pieces (the Python module's pytest plugin shows a case's failure as
+    /// `run` prints it).
+    pub mod report {
+        pub use crate::report::human::{failure_details, Style};
     }
     /// Finding and running cases one by one.
     pub mod runner {

@@ -114,6 +114,13 @@ impl<'a> Attrs<'a> {
         self
     }
 
+    /// Adds an attribute as a node holds it (type-checked when read), under its own name.
+    pub fn with_proto(mut self, attr: &'a AttributeProto) -> Attrs<'a> {
+        self.items
+            .push((Cow::Borrowed(attr.name.as_str()), AttrValue::Proto(attr)));
+        self
+    }
+
     /// The number of attributes given.
     pub fn count(&self) -> usize {
         self.items.len()

@@ -451,11 +451,7 @@ pub fn knows_domain(domain: &str) -> bool {
 
 /// Finds the version with the highest `since` <= `opset` (D1).
 pub fn resolve(domain: &str, op_type: &str, opset: i64) -> Resolution {
-    let domain = canonical_domain(domain);
-    let Some(def) = REGISTRY
-        .iter()
-        .find(|d| d.domain == domain && d.op_type == op_type)
-    else {
+    let Some(def) = find_op(domain, op_type) else {
         return Resolution::Unknown;
     };
     match def.versions.iter().rev().find(|v| v.since <= opset) {
@@ -479,6 +475,21 @@ pub(crate) fn call(
     attrs: Attrs<'_>,
     inputs: &[Option<&Tensor>],
 ) -> Result<Tensor, SpecError> {
+    let mut out = call_op(def, opset, attrs, inputs, 1, DEFAULT_MAX_OUTPUT_BYTES)?;
+    Ok(out.swap_remove(0))
+}
+
+/// Evaluates operator `def` at `opset` as a node with `outputs` outputs would be (the same
+/// resolution, checks and kernel), with outputs of at most `max_bytes` each: every output the
+/// kernel makes, at least one. The Python module's functions and `reference_ops()` call this.
+pub fn call_op(
+    def: &'static OpDef,
+    opset: i64,
+    attrs: Attrs<'_>,
+    inputs: &[Option<&Tensor>],
+    outputs: usize,
+    max_bytes: usize,
+) -> Result<Vec<Tensor>, SpecError> {
     let version = match def.versions.iter().rev().find(|v| v.since <= opset) {
         Some(v) => v,
         None => {
@@ -499,18 +510,27 @@ pub(crate) fn call(
         version,
         attrs,
         inputs: inputs.to_vec(),
-        outputs: 1,
-        max_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+        outputs,
+        max_bytes,
         model_dir: std::path::Path::new("."),
     };
-    let mut out = invoke(&inv)?.outputs;
+    let out = invoke(&inv)?.outputs;
     if out.is_empty() {
         return Err(spec_err!(
             "internal error: {} made no output",
             inv.op_name()
         ));
     }
-    Ok(out.swap_remove(0).tensor)
+    Ok(out.into_iter().map(|v| v.tensor).collect())
+}
+
+/// The operator `op_type` of `domain` (`""` and `"ai.onnx"` alike), at any version.
+pub fn find_op(domain: &str, op_type: &str) -> Option<&'static OpDef> {
+    let domain = canonical_domain(domain);
+    REGISTRY
+        .iter()
+        .find(|d| d.domain == domain && d.op_type == op_type)
+        .copied()
 }
 
 /// The `reduction` a scatter applies: the attribute, checked against the reductions the version

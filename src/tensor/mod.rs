@@ -263,6 +263,20 @@ impl Tensor {
         &self.storage
     }
 
+    /// The storage, given up: hands the elements to another owner (a numpy array, say) without
+    /// copying them.
+    ///
+    /// ```
+    /// use onnx_idx_check::tensor::{Storage, Tensor};
+    ///
+    /// let t = Tensor::from_vec(vec![2], vec![7i16, -1])?;
+    /// assert_eq!(t.into_storage(), Storage::W16(vec![7, 0xffff]));
+    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// ```
+    pub fn into_storage(self) -> Storage {
+        self.storage
+    }
+
     /// The elements as a slice of `T`, when `T` is this dtype's storage element.
     ///
     /// ```
