@@ -99,7 +99,7 @@ pub mod internal {
     }
     /// The allocator the binary installs, and its settings.
     pub mod memory {
-        pub use crate::memory::{keep_freed_memory, HugePageAlloc};
+        pub use crate::memory::{keep_freed_memory, HugePageAlloc, ReuseLargeAlloc};
     }
     /// The registry below the typed structs: nodes as the model loader sees them.
     pub mod ops {

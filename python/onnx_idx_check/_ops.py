@@ -194,7 +194,8 @@ def scatter_elements(
 ) -> np.ndarray:
     """ONNX ScatterElements (versions 11, 13, 16, 18): ``reduction`` is ``"none"``, ``"add"``
     or ``"mul"`` from version 16 and also ``"max"`` or ``"min"`` from 18; ``None`` leaves the
-    attribute out. Duplicate indices without a reduction raise :class:`SpecError`.
+    attribute out. With reduction "none", duplicate indices are allowed and the last write
+    wins (decision D7).
 
     >>> import numpy as np, onnx_idx_check as oic
     >>> data = np.array([[1.0, 2.0, 3.0, 4.0, 5.0]])

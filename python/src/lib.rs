@@ -20,8 +20,18 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyMemoryError, PyNotImplementedError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
+use std::any::Any;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+/// Outputs written into warm memory: large blocks that numpy frees (an earlier output dropped)
+/// are kept and lent to the next call's output, so that a call does not pay a page fault per
+/// 4 KiB of output. The binary gets this from `keep_freed_memory`, which would change `malloc`
+/// for the whole Python process.
+#[global_allocator]
+static ALLOC: onnx_idx_check::internal::memory::ReuseLargeAlloc =
+    onnx_idx_check::internal::memory::ReuseLargeAlloc;
 
 create_exception!(
     onnx_idx_check,
@@ -73,6 +83,33 @@ fn words<T: numpy::Element + Copy + Sync>(
     }
 }
 
+/// A tensor that reads a flat numpy array of `T` words in place, or a copy of it where numpy's
+/// memory is not one aligned run.
+fn shared<T: numpy::Element + Copy + Sync>(
+    py: Python<'_>,
+    dtype: DType,
+    shape: Vec<usize>,
+    payload: &Bound<'_, PyAny>,
+    wrap: fn(Vec<T>) -> Storage,
+) -> PyResult<Tensor> {
+    let array: PyReadonlyArray1<'_, T> = payload.extract()?;
+    if let Ok(s) = array.as_slice() {
+        // The tensor holds a reference to the array, so the memory outlives every use.
+        let owner: Arc<dyn Any + Send + Sync> = Arc::new(payload.clone().unbind());
+        // SAFETY: `s` is the array's memory, `s.len()` elements of the dtype's width, kept alive
+        // by `owner`. Nothing in this module writes to it; like numpy's own functions, which also
+        // release the GIL, the caller must not write to an input from another thread while the
+        // call runs (the package's documentation says so).
+        if let Ok(t) =
+            unsafe { Tensor::from_shared(dtype, shape.clone(), s.as_ptr().cast(), owner) }
+        {
+            return Ok(t);
+        }
+    }
+    Tensor::new(dtype, shape, wrap(words::<T>(py, payload)?))
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// Packs one code per byte (the low `bits` bits, as `ml_dtypes` stores them) into ONNX's
 /// packed layout: first element in the least significant bits.
 fn pack(codes: &[u8], bits: u32) -> PyResult<Vec<u8>> {
@@ -118,17 +155,19 @@ fn tensor_of(
     let dtype = dtype_of(id)?;
     let storage = match dtype.layout() {
         Layout::Bytes(1) => {
-            let w = words::<u8>(py, payload)?;
-            if dtype == DType::Bool && w.iter().any(|&b| b > 1) {
-                return Err(PyValueError::new_err(
-                    "a bool array holds bytes other than 0 and 1",
-                ));
+            if dtype == DType::Bool {
+                let a: PyReadonlyArray1<'_, u8> = payload.extract()?;
+                if a.as_array().iter().any(|&b| b > 1) {
+                    return Err(PyValueError::new_err(
+                        "a bool array holds bytes other than 0 and 1",
+                    ));
+                }
             }
-            Storage::W8(w)
+            return shared::<u8>(py, dtype, shape, payload, Storage::W8);
         }
-        Layout::Bytes(2) => Storage::W16(words(py, payload)?),
-        Layout::Bytes(4) => Storage::W32(words(py, payload)?),
-        Layout::Bytes(8) => Storage::W64(words(py, payload)?),
+        Layout::Bytes(2) => return shared::<u16>(py, dtype, shape, payload, Storage::W16),
+        Layout::Bytes(4) => return shared::<u32>(py, dtype, shape, payload, Storage::W32),
+        Layout::Bytes(8) => return shared::<u64>(py, dtype, shape, payload, Storage::W64),
         // complex128: pairs of 64-bit words, real part first.
         Layout::Bytes(_) => Storage::W128(
             words::<u64>(py, payload)?
@@ -381,15 +420,6 @@ create_exception!(
 );
 use CheckFailedToRun as PyRuntimeErrorLike;
 
-/// The cases under `paths` as `run` finds them, in its order: `(name, directory)` pairs.
-#[pyfunction]
-fn list_cases(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Vec<(String, PathBuf)>> {
-    let found = py
-        .detach(|| onnx_idx_check::internal::runner::discover(&paths))
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(found.cases.into_iter().map(|c| (c.name, c.dir)).collect())
-}
-
 /// The extension module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -403,6 +433,5 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
-    m.add_function(wrap_pyfunction!(list_cases, m)?)?;
     Ok(())
 }

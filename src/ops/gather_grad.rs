@@ -288,13 +288,7 @@ fn eval_gather_grad(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
         axis_len: shape[axis],
         inner: numel(&shape[axis + 1..]).unwrap_or(0),
     };
-    let storage = reduction::apply(
-        dy.dtype(),
-        Reduction::Add,
-        &zeros(dy.dtype(), n),
-        dy.storage(),
-        &plan,
-    )?;
+    let storage = reduction::apply(dy.dtype(), Reduction::Add, &zeros(dy.dtype(), n), dy, &plan)?;
     finish(dy.dtype(), shape, storage)
 }
 
@@ -337,13 +331,7 @@ fn eval_gather_elements_grad(inv: &Invocation<'_>) -> Result<Evaluated, SpecErro
         axis_stride: strides(&shape)[axis],
         idx: &idx,
     };
-    let storage = reduction::apply(
-        dy.dtype(),
-        Reduction::Add,
-        &zeros(dy.dtype(), n),
-        dy.storage(),
-        &plan,
-    )?;
+    let storage = reduction::apply(dy.dtype(), Reduction::Add, &zeros(dy.dtype(), n), dy, &plan)?;
     finish(dy.dtype(), shape, storage)
 }
 

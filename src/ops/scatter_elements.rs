@@ -597,13 +597,7 @@ fn scatter(
 
     let storage = crate::with_indices!(ind, |v| {
         let plan = ElementPlan::new(indices.shape(), data.shape(), axis, v, from_back);
-        let applied = reduction::apply(
-            data.dtype(),
-            reduction,
-            data.storage(),
-            updates.storage(),
-            &plan,
-        );
+        let applied = reduction::apply(data.dtype(), reduction, data, updates, &plan);
         // An out-of-range index errors the case even where the reduction is not implemented.
         if plan.bad.load(std::sync::atomic::Ordering::Relaxed) || applied.is_err() {
             normalize_indices(indices, "indices", s, axis, negatives)?;

@@ -240,13 +240,7 @@ fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, S
         offsets: &offsets,
         slice: numel(&dshape[k..]).unwrap_or(0),
     };
-    let storage = reduction::apply(
-        data.dtype(),
-        reduction,
-        data.storage(),
-        updates.storage(),
-        &plan,
-    )?;
+    let storage = reduction::apply(data.dtype(), reduction, data, updates, &plan)?;
     let out = Tensor::new(data.dtype(), dshape.to_vec(), storage).map_err(|e| spec_err!("{e}"))?;
     Ok(Evaluated::one(out, reduction != Reduction::None))
 }

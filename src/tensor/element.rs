@@ -194,7 +194,7 @@ impl Tensor {
         Tensor {
             dtype: T::DTYPE,
             shape: Vec::new(),
-            storage: T::Word::into_storage(vec![value.to_word()]),
+            data: super::Data::Owned(T::Word::into_storage(vec![value.to_word()])),
         }
     }
 
@@ -333,7 +333,7 @@ impl Tensor {
         fn bytes<W: Copy, const N: usize>(v: &[W], f: fn(W) -> [u8; N]) -> Vec<u8> {
             v.iter().flat_map(|&w| f(w)).collect()
         }
-        Some(match &self.storage {
+        Some(match self.storage() {
             Storage::W8(v) | Storage::Packed(v) => v.clone(),
             Storage::W16(v) => bytes(v, u16::to_le_bytes),
             Storage::W32(v) => bytes(v, u32::to_le_bytes),

@@ -41,11 +41,74 @@ use thiserror::Error;
 /// assert_eq!(t.to_vec::<i64>().unwrap(), [1, 2, 3, 4]);
 /// # Ok::<(), onnx_idx_check::ShapeError>(())
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone)]
 pub struct Tensor {
     dtype: DType,
     shape: Vec<usize>,
-    storage: Storage,
+    data: Data,
+}
+
+/// Where a tensor's elements are: in its own storage, or in memory another owner keeps (a numpy
+/// array, a mapped file), read in place.
+#[derive(Clone)]
+enum Data {
+    Owned(Storage),
+    Shared(Shared),
+}
+
+/// Fixed-width elements read in place from memory kept alive and unchanged by `owner`.
+#[derive(Clone)]
+struct Shared {
+    /// The first element, aligned to the word width.
+    ptr: std::ptr::NonNull<u8>,
+    /// The number of elements (of the dtype's word width).
+    count: usize,
+    // Held, never read: it keeps the memory alive.
+    #[allow(dead_code)]
+    owner: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+    /// The elements copied into storage, made the first time a caller asks for [`Storage`].
+    copy: std::sync::OnceLock<Storage>,
+}
+
+// SAFETY: the memory behind `ptr` is only read, and `Tensor::from_shared`'s contract keeps it
+// valid and unchanged for as long as `owner` lives, from any thread.
+unsafe impl Send for Shared {}
+// SAFETY: as above; `copy` is a OnceLock.
+unsafe impl Sync for Shared {}
+
+impl Shared {
+    /// The elements as words of `T`, which has the shared words' width.
+    fn words<T: Copy>(&self) -> &[T] {
+        // SAFETY: `from_shared` checked the alignment and the size for this width, and its
+        // contract keeps the memory readable and unchanged while `self` (holding `owner`) lives.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().cast::<T>(), self.count) }
+    }
+
+    fn to_storage(&self, width: usize) -> Storage {
+        match width {
+            1 => Storage::W8(self.words::<u8>().to_vec()),
+            2 => Storage::W16(self.words::<u16>().to_vec()),
+            4 => Storage::W32(self.words::<u32>().to_vec()),
+            8 => Storage::W64(self.words::<u64>().to_vec()),
+            _ => Storage::W128(self.words::<u128>().to_vec()),
+        }
+    }
+}
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tensor")
+            .field("dtype", &self.dtype)
+            .field("shape", &self.shape)
+            .field("storage", self.storage())
+            .finish()
+    }
+}
+
+impl PartialEq for Tensor {
+    fn eq(&self, other: &Tensor) -> bool {
+        self.dtype == other.dtype && self.shape == other.shape && self.storage() == other.storage()
+    }
 }
 
 /// A tensor's parts did not fit together.
@@ -179,7 +242,73 @@ impl Tensor {
         Ok(Tensor {
             dtype,
             shape,
-            storage,
+            data: Data::Owned(storage),
+        })
+    }
+
+    /// A tensor of a fixed-width dtype whose elements are read in place, without a copy, from
+    /// memory that `owner` keeps: a numpy array's buffer, a mapped file. `ptr` must be aligned
+    /// to the dtype's width (an error otherwise, as for a wrong dtype or shape).
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be valid for reads of `numel(shape) * width` bytes, and those bytes must not
+    /// change, for as long as `owner` lives: the tensor and every clone of it hold `owner`, and
+    /// read the memory at any time and from any thread until the last of them is dropped.
+    ///
+    /// ```
+    /// use onnx_idx_check::Tensor;
+    /// use std::sync::Arc;
+    ///
+    /// let words: Arc<Vec<u32>> = Arc::new(vec![1.5f32.to_bits(), 2.5f32.to_bits()]);
+    /// let ptr = words.as_ptr().cast::<u8>();
+    /// // SAFETY: the Arc keeps the vector alive, and nothing writes to it.
+    /// let t = unsafe { Tensor::from_shared(onnx_idx_check::DType::Float, vec![2], ptr, words) }?;
+    /// assert_eq!(t.to_vec::<f32>()?, [1.5, 2.5]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub unsafe fn from_shared(
+        dtype: DType,
+        shape: Vec<usize>,
+        ptr: *const u8,
+        owner: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Result<Tensor, ShapeError> {
+        let count = numel(&shape).ok_or_else(|| ShapeError::Overflow {
+            shape: shape.clone(),
+        })?;
+        let Layout::Bytes(width) = dtype.layout() else {
+            return Err(ShapeError::Kind {
+                dtype,
+                storage: "shared memory (only fixed-width elements can be shared)",
+            });
+        };
+        if count
+            .checked_mul(width)
+            .is_none_or(|b| b > isize::MAX as usize)
+        {
+            return Err(ShapeError::Overflow { shape });
+        }
+        let Some(ptr) = std::ptr::NonNull::new(ptr.cast_mut()) else {
+            return Err(ShapeError::Kind {
+                dtype,
+                storage: "a null pointer",
+            });
+        };
+        if ptr.as_ptr().align_offset(width) != 0 {
+            return Err(ShapeError::Kind {
+                dtype,
+                storage: "memory not aligned to its width",
+            });
+        }
+        Ok(Tensor {
+            dtype,
+            shape,
+            data: Data::Shared(Shared {
+                ptr,
+                count,
+                owner,
+                copy: std::sync::OnceLock::new(),
+            }),
         })
     }
 
@@ -260,7 +389,13 @@ impl Tensor {
     /// # Ok::<(), onnx_idx_check::ShapeError>(())
     /// ```
     pub fn storage(&self) -> &Storage {
-        &self.storage
+        match &self.data {
+            Data::Owned(s) => s,
+            // A tensor read in place has no storage of its own: the first caller pays a copy.
+            Data::Shared(sh) => sh
+                .copy
+                .get_or_init(|| sh.to_storage(self.dtype.byte_width().unwrap_or(1))),
+        }
     }
 
     /// The storage, given up: hands the elements to another owner (a numpy array, say) without
@@ -274,7 +409,13 @@ impl Tensor {
     /// # Ok::<(), onnx_idx_check::ShapeError>(())
     /// ```
     pub fn into_storage(self) -> Storage {
-        self.storage
+        match self.data {
+            Data::Owned(s) => s,
+            Data::Shared(mut sh) => sh
+                .copy
+                .take()
+                .unwrap_or_else(|| sh.to_storage(self.dtype.byte_width().unwrap_or(1))),
+        }
     }
 
     /// The elements as a slice of `T`, when `T` is this dtype's storage element.
@@ -288,7 +429,16 @@ impl Tensor {
     /// # Ok::<(), onnx_idx_check::ShapeError>(())
     /// ```
     pub fn elems<T: Elem>(&self) -> Option<&[T]> {
-        T::slice(&self.storage)
+        match &self.data {
+            Data::Owned(s) => T::slice(s),
+            Data::Shared(sh) => {
+                (T::WORD_BYTES != 0 && Some(T::WORD_BYTES) == self.dtype.byte_width()).then(|| {
+                    // SAFETY: T is a plain word of the shared elements' width (WORD_BYTES is 0
+                    // for the string element, the one Elem type that is not a word).
+                    unsafe { std::slice::from_raw_parts(sh.ptr.as_ptr().cast::<T>(), sh.count) }
+                })
+            }
+        }
     }
 
     /// Bytes the elements occupy in memory (string payloads included).
@@ -302,7 +452,10 @@ impl Tensor {
     /// # Ok::<(), onnx_idx_check::ShapeError>(())
     /// ```
     pub fn byte_size(&self) -> usize {
-        match &self.storage {
+        if let Data::Shared(sh) = &self.data {
+            return sh.count * self.dtype.byte_width().unwrap_or(1);
+        }
+        match self.storage() {
             Storage::Str(v) => v.iter().map(|s| s.len()).sum::<usize>() + v.len(),
             s => s.byte_size(),
         }
@@ -319,7 +472,10 @@ impl Tensor {
     /// # Ok::<(), onnx_idx_check::ShapeError>(())
     /// ```
     pub fn reshaped(self, shape: Vec<usize>) -> Result<Tensor, ShapeError> {
-        Tensor::new(self.dtype, shape, self.storage)
+        if numel(&shape) == Some(self.numel()) {
+            return Ok(Tensor { shape, ..self });
+        }
+        Tensor::new(self.dtype, shape, self.into_storage())
     }
 
     /// The integer elements widened to i64 (for index tensors of any integer dtype), or `None` for
@@ -334,17 +490,28 @@ impl Tensor {
     /// ```
     pub fn to_i64_vec(&self) -> Option<Vec<i64>> {
         use DType::*;
-        let s = &self.storage;
         Some(match self.dtype {
-            Int64 => u64::slice(s)?.iter().map(|&v| v as i64).collect(),
-            Int32 => u32::slice(s)?.iter().map(|&v| v as i32 as i64).collect(),
-            Int16 => u16::slice(s)?.iter().map(|&v| v as i16 as i64).collect(),
-            Int8 => u8::slice(s)?.iter().map(|&v| v as i8 as i64).collect(),
-            Uint32 => u32::slice(s)?.iter().map(|&v| i64::from(v)).collect(),
-            Uint16 => u16::slice(s)?.iter().map(|&v| i64::from(v)).collect(),
-            Uint8 => u8::slice(s)?.iter().map(|&v| i64::from(v)).collect(),
+            Int64 => self.elems::<u64>()?.iter().map(|&v| v as i64).collect(),
+            Int32 => self
+                .elems::<u32>()?
+                .iter()
+                .map(|&v| v as i32 as i64)
+                .collect(),
+            Int16 => self
+                .elems::<u16>()?
+                .iter()
+                .map(|&v| v as i16 as i64)
+                .collect(),
+            Int8 => self
+                .elems::<u8>()?
+                .iter()
+                .map(|&v| v as i8 as i64)
+                .collect(),
+            Uint32 => self.elems::<u32>()?.iter().map(|&v| i64::from(v)).collect(),
+            Uint16 => self.elems::<u16>()?.iter().map(|&v| i64::from(v)).collect(),
+            Uint8 => self.elems::<u8>()?.iter().map(|&v| i64::from(v)).collect(),
             // u64 values above i64::MAX keep their bits; callers range-check anyway.
-            Uint64 => u64::slice(s)?.iter().map(|&v| v as i64).collect(),
+            Uint64 => self.elems::<u64>()?.iter().map(|&v| v as i64).collect(),
             _ => return None,
         })
     }

@@ -72,7 +72,9 @@ impl Tensor {
         Tensor {
             dtype: S::Elem::DTYPE,
             shape,
-            storage: <S::Elem as Element>::Word::into_storage(S::Elem::into_words(values)),
+            data: super::Data::Owned(<S::Elem as Element>::Word::into_storage(
+                S::Elem::into_words(values),
+            )),
         }
     }
 

@@ -153,6 +153,10 @@ pub trait Elem: sealed::Sealed + Clone + Send + Sync + 'static {
     /// Whether `heap_len` can be non-zero.
     #[doc(hidden)]
     const OWNS_HEAP: bool = false;
+    /// The width of this word type in bytes; 0 for the string element, which is not a word
+    /// (tensors read in place hand out their memory as words of this width).
+    #[doc(hidden)]
+    const WORD_BYTES: usize;
 }
 
 macro_rules! impl_elem {
@@ -177,6 +181,7 @@ macro_rules! impl_elem {
             fn zero() -> Self {
                 $zero
             }
+            const WORD_BYTES: usize = std::mem::size_of::<$t>();
         }
     };
 }
@@ -210,6 +215,7 @@ impl Elem for Vec<u8> {
         self.len()
     }
     const OWNS_HEAP: bool = true;
+    const WORD_BYTES: usize = 0;
 }
 
 /// Calls the generic function `$f::<T>($args)` with `T` the storage element of `$dtype`;

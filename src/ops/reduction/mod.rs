@@ -105,8 +105,8 @@ impl Reduction {
 pub(crate) fn apply<V: Visit>(
     dtype: DType,
     reduction: Reduction,
-    data: &Storage,
-    updates: &Storage,
+    data: &impl Words,
+    updates: &impl Words,
     plan: &V,
 ) -> Result<Storage, SpecError> {
     if reduction == Reduction::None {
@@ -198,20 +198,39 @@ pub(crate) fn apply<V: Visit>(
     })
 }
 
-/// Both storages as slices of `T`.
+/// What a scatter reads its data or updates from: storage, or a tensor (whose elements may be
+/// read in place, without the copy that asking it for [`Storage`] would make).
+pub(crate) trait Words {
+    /// The elements as words of `T`, when `T` is their storage element.
+    fn words<T: Elem>(&self) -> Option<&[T]>;
+}
+
+impl Words for Storage {
+    fn words<T: Elem>(&self) -> Option<&[T]> {
+        T::slice(self)
+    }
+}
+
+impl Words for crate::Tensor {
+    fn words<T: Elem>(&self) -> Option<&[T]> {
+        self.elems()
+    }
+}
+
+/// Both as slices of `T`.
 fn words<'a, T: Elem>(
-    data: &'a Storage,
-    updates: &'a Storage,
+    data: &'a impl Words,
+    updates: &'a impl Words,
 ) -> Result<(&'a [T], &'a [T]), SpecError> {
-    match (T::slice(data), T::slice(updates)) {
+    match (data.words::<T>(), updates.words::<T>()) {
         (Some(d), Some(u)) => Ok((d, u)),
         _ => Err(spec_err!("data and updates are stored differently")),
     }
 }
 
 fn overwrite<T: Elem>(
-    data: &Storage,
-    updates: &Storage,
+    data: &impl Words,
+    updates: &impl Words,
     plan: &impl Visit,
 ) -> Result<Storage, SpecError> {
     let (d, u) = words::<T>(data, updates)?;
@@ -221,8 +240,8 @@ fn overwrite<T: Elem>(
 }
 
 fn overwrite_words<T: Elem + Pod>(
-    data: &Storage,
-    updates: &Storage,
+    data: &impl Words,
+    updates: &impl Words,
     plan: &impl Visit,
 ) -> Result<Storage, SpecError> {
     let (d, u) = words::<T>(data, updates)?;
