@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """The numpy API's speed beside `onnx-idx-check bench` and ONNX's reference evaluator.
 
-usage: numpy_api.py WORKDIR --ours BINARY [--rounds N] [--only W1,W3] [--reference W3,W5,W6]
+usage: numpy_api.py WORKDIR --ours BINARY [--rounds N] [--iters N] [--only W1,W3] [--reference W3,W5,W6]
                     [--json FILE]
 
 WORKDIR holds the workloads W1..W9 that ../shared/tools/perf/make_workloads.py writes (ordinary
 node-test cases). For each workload, in one process and interleaved round by round:
   numpy-api   onnx_idx_check.evaluate() on the case's inputs as numpy arrays, with the node's
               attributes and the model's opset: what a Python user calls, conversions in and
-              out included (inputs are copied into the kernel's tensors; the output is handed
-              to numpy without a copy). Median of the rounds.
+              out included (inputs are read in place where numpy's layout allows; the output
+              is handed to numpy without a copy). Timed as `bench` times the kernel: each
+              round is the median of --iters calls in a row, each output freed outside the
+              timing; the figure is the median of the rounds.
   reference   onnx.reference.ReferenceEvaluator(model).run() with onnx's own kernels, on the
               workloads of --reference (default W3, W5, W6); fewer rounds, it is slow.
   bench       `BINARY bench CASE --iters 5 --format json` -> median_ns: the kernel alone on
@@ -61,8 +63,14 @@ def cpu_name() -> str:
 
 def timed(f) -> float:
     t = time.perf_counter()
-    f()
-    return time.perf_counter() - t
+    out = f()
+    elapsed = time.perf_counter() - t
+    del out  # freeing the output is not part of the work, as in `bench`
+    return elapsed
+
+
+def timed_median(f, iters: int) -> float:
+    return statistics.median(timed(f) for _ in range(iters))
 
 
 def main() -> int:
@@ -70,6 +78,7 @@ def main() -> int:
     ap.add_argument("workdir")
     ap.add_argument("--ours", required=True, help="the onnx-idx-check binary (for `bench`)")
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--iters", type=int, default=5, help="calls in a row per round (bench's --iters)")
     ap.add_argument("--only", default="")
     ap.add_argument("--reference", default="W3,W5,W6")
     ap.add_argument("--reference-rounds", type=int, default=3)
@@ -116,12 +125,12 @@ def main() -> int:
                 ref_ok = bool(np.array_equal(r, expected))
         api_t, ref_t, bench_t = [], [], []
         for rnd in range(args.rounds):
-            api_t.append(timed(api))
+            api_t.append(timed_median(api, args.iters))
             if ref is not None and rnd < args.reference_rounds:
                 ref_t.append(timed(reference))
             if rnd % 2 == 0:
                 out = subprocess.run(
-                    [args.ours, "bench", d, "--iters", "5", "--format", "json"],
+                    [args.ours, "bench", d, "--iters", str(args.iters), "--format", "json"],
                     capture_output=True, text=True, check=True,
                 )
                 bench_t.append(json.loads(out.stdout)["median_ns"] / 1e9)
