@@ -825,7 +825,7 @@ mod tests {
         std::fs::write(&a, b"\xff\xff\xff garbage").unwrap();
         // b decodes, but its raw data does not fit its shape.
         let mut proto = crate::load::save::tensor_to_proto(&floats(&[1.0, 2.0]), "y");
-        proto.raw_data.pop();
+        proto.raw_data.truncate(proto.raw_data.len() - 1);
         std::fs::write(&b, proto.encode_to_vec()).unwrap();
         let (s, out) = run(&f, Mode::AcceptAll, "");
         assert_eq!((s.accepted, s.skipped, s.problems), (0, 2, 2), "{out}");

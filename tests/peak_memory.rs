@@ -66,7 +66,7 @@ fn terabyte_claims_are_refused_without_raising_the_peak_memory() {
     let raw = tampered(tmp.path(), "raw", |t| {
         t.data_location = DataLocation::Default as i32;
         t.external_data.clear();
-        t.raw_data = vec![0, 0, 0x80, 0x3F, 0, 0, 0, 0x40];
+        t.raw_data = vec![0, 0, 0x80, 0x3F, 0, 0, 0, 0x40].into();
         t.dims = vec![TERABYTE_OF_FLOATS];
     });
     let typed = tampered(tmp.path(), "typed", |t| {

@@ -336,7 +336,7 @@ fn external_form(p: &crate::pb::TensorProto, location: &str) -> (crate::pb::Tens
         entry("offset", "0".to_owned()),
         entry("length", bytes.len().to_string()),
     ];
-    (p, bytes)
+    (p, bytes.to_vec())
 }
 
 /// What [`build`] made, beside the files it handed on.

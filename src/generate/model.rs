@@ -56,7 +56,7 @@ pub fn tensor_proto(t: &Tensor, name: &str, form: Form) -> TensorProto {
     if form == Form::Raw || t.dtype() == DType::String {
         return p;
     }
-    p.raw_data = Vec::new();
+    p.raw_data = Default::default();
     // SEMANTICS.md section 8: which typed field holds each dtype, and how.
     match (t.dtype(), t.storage()) {
         (DType::Float, Storage::W32(v)) => {

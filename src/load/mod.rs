@@ -100,6 +100,115 @@ pub fn file_limit(max_tensor_bytes: usize) -> u64 {
 
 /// Reads a regular file (never through a symbolic link) of at most `limit` bytes.
 pub fn read_file(path: &Path, file: &str, limit: u64) -> Result<Vec<u8>, LoadError> {
+    let (f, len) = open_regular(path, file, limit)?;
+    let mut buf = Vec::with_capacity(len);
+    // `take` bounds the read even if the file grows after the size check.
+    f.take(limit)
+        .read_to_end(&mut buf)
+        .map_err(|source| LoadError::Io {
+            file: file.to_string(),
+            source,
+        })?;
+    Ok(buf)
+}
+
+/// Reads a `.pb` tensor file as [`read_file`] does, into a buffer placed so that the payload of
+/// its `raw_data` field starts at a 16-byte boundary: the tensor decoded from it can then read
+/// its elements in place (see `Tensor::from_shared`) instead of copying them out.
+pub fn read_tensor_bytes(path: &Path, file: &str, limit: u64) -> Result<bytes::Bytes, LoadError> {
+    let io = |source| LoadError::Io {
+        file: file.to_string(),
+        source,
+    };
+    let (f, len) = open_regular(path, file, limit)?;
+    let mut head = [0u8; 512];
+    let head_len = read_head(&f, &mut head).map_err(io)?;
+    let payload = raw_data_offset(&head[..head_len]).unwrap_or(0);
+    const ALIGN: usize = 16;
+    let mut buf: Vec<u8> = Vec::with_capacity(len.saturating_add(ALIGN));
+    let pad = (ALIGN - (buf.as_ptr() as usize + payload) % ALIGN) % ALIGN;
+    buf.resize(pad, 0);
+    f.take(limit).read_to_end(&mut buf).map_err(io)?;
+    Ok(bytes::Bytes::from_owner(Padded { buf, pad }))
+}
+
+/// A file's bytes after `pad` bytes of alignment.
+struct Padded {
+    buf: Vec<u8>,
+    pad: usize,
+}
+
+impl AsRef<[u8]> for Padded {
+    fn as_ref(&self) -> &[u8] {
+        &self.buf[self.pad..]
+    }
+}
+
+/// Reads the first bytes of `f` without moving its position; returns how many.
+fn read_head(f: &std::fs::File, head: &mut [u8]) -> std::io::Result<usize> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        let mut n = 0;
+        while n < head.len() {
+            match f.read_at(&mut head[n..], n as u64) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(n)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (f, head);
+        Ok(0)
+    }
+}
+
+/// Where the payload of the first `raw_data` field (number 9, length-delimited) of a serialized
+/// `TensorProto` starts, found by stepping over the top-level fields in `head`; `None` when
+/// `head` ends first or is not protobuf. Only a hint for placing the buffer: the decoder reads
+/// the file whatever this says.
+fn raw_data_offset(head: &[u8]) -> Option<usize> {
+    let mut at = 0usize;
+    let varint = |at: &mut usize| -> Option<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *head.get(*at)?;
+            *at += 1;
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                return Some(value);
+            }
+        }
+        None
+    };
+    while at < head.len() {
+        let key = varint(&mut at)?;
+        match key & 7 {
+            0 => {
+                varint(&mut at)?;
+            }
+            1 => at = at.checked_add(8)?,
+            2 => {
+                let len = usize::try_from(varint(&mut at)?).ok()?;
+                if key >> 3 == 9 {
+                    return Some(at);
+                }
+                at = at.checked_add(len)?;
+            }
+            5 => at = at.checked_add(4)?,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Opens a regular file (never through a symbolic link) of at most `limit` bytes; returns it
+/// with its length.
+fn open_regular(path: &Path, file: &str, limit: u64) -> Result<(std::fs::File, usize), LoadError> {
     let io = |source| LoadError::Io {
         file: file.to_string(),
         source,
@@ -124,10 +233,7 @@ pub fn read_file(path: &Path, file: &str, limit: u64) -> Result<Vec<u8>, LoadErr
             limit,
         });
     }
-    let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    // `take` bounds the read even if the file grows after the size check.
-    f.take(limit).read_to_end(&mut buf).map_err(io)?;
-    Ok(buf)
+    Ok((f, usize::try_from(meta.len()).unwrap_or(0)))
 }
 
 #[cfg(unix)]
@@ -299,19 +405,19 @@ pub fn load_tensor_file_with(
     max_bytes: usize,
     digest: bool,
 ) -> Result<LoadedTensor, LoadError> {
-    let bytes = read_file(path, file, file_limit(max_bytes))?;
+    let bytes = read_tensor_bytes(path, file, file_limit(max_bytes))?;
     if bytes.is_empty() {
         return Err(LoadError::Empty {
             file: file.to_string(),
         });
     }
     let sha256 = digest.then(|| sha256_hex(&bytes));
-    let proto = TensorProto::decode(bytes.as_slice()).map_err(|e| LoadError::Decode {
+    // Decoded from `Bytes`, `raw_data` is a view of the same buffer, not a copy.
+    let proto = TensorProto::decode(bytes).map_err(|e| LoadError::Decode {
         file: file.to_string(),
         what: "TensorProto",
         detail: decode_detail(&e),
     })?;
-    drop(bytes);
     let base_dir = path.parent().unwrap_or(Path::new("."));
     let ctx = TensorContext {
         base_dir,
@@ -334,4 +440,70 @@ pub fn load_tensor_file(
     max_bytes: usize,
 ) -> Result<(String, Tensor), LoadError> {
     load_tensor_file_with(path, file, max_bytes, false).map(|l| (l.name, l.tensor))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::DType;
+
+    fn proto(name: &str, dims: Vec<i64>, data_type: i32, raw: Vec<u8>) -> Vec<u8> {
+        TensorProto {
+            name: name.to_string(),
+            dims,
+            data_type,
+            raw_data: raw.into(),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    }
+
+    #[test]
+    fn the_raw_data_offset_is_found_past_the_fields_before_it() {
+        let raw: Vec<u8> = (1..=16).collect();
+        let bytes = proto("abc", vec![2, 2], 6, raw.clone());
+        let at = raw_data_offset(&bytes).unwrap();
+        assert_eq!(&bytes[at..at + 16], &raw[..]);
+        // Cut before the field, garbage, or no raw_data at all: no hint.
+        assert_eq!(raw_data_offset(&bytes[..at - 2]), None);
+        assert_eq!(raw_data_offset(&[0xff; 12]), None);
+        assert_eq!(raw_data_offset(&[0x0f, 1, 2]), None);
+        let typed = TensorProto {
+            float_data: vec![1.0; 4],
+            ..Default::default()
+        };
+        assert_eq!(raw_data_offset(&typed.encode_to_vec()), None);
+        assert_eq!(raw_data_offset(&[]), None);
+    }
+
+    #[test]
+    fn a_raw_tensor_is_read_in_place_whatever_the_offset_of_its_bytes_in_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let values: Vec<i64> = vec![-3, 7, i64::MAX, 0, 12];
+        let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        // Names of every length from 0 to 16 move the payload through every alignment.
+        for len in 0..=16 {
+            let path = dir.path().join(format!("t{len}.pb"));
+            std::fs::write(&path, proto(&"n".repeat(len), vec![5], 7, raw.clone())).unwrap();
+            let (name, t) = load_tensor_file(&path, "t.pb", 1 << 20).unwrap();
+            assert_eq!(name.len(), len);
+            assert!(t.is_shared(), "name length {len}");
+            assert_eq!(t.dtype(), DType::Int64);
+            assert_eq!(t.to_vec::<i64>().unwrap(), values);
+        }
+    }
+
+    #[test]
+    fn bool_bytes_other_than_0_and_1_are_copied_as_true() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.pb");
+        std::fs::write(&path, proto("b", vec![3], 9, vec![0, 2, 1])).unwrap();
+        let (_, t) = load_tensor_file(&path, "b.pb", 1 << 20).unwrap();
+        assert!(!t.is_shared());
+        assert_eq!(t.elems::<u8>().unwrap(), [0, 1, 1]);
+        std::fs::write(&path, proto("b", vec![3], 9, vec![0, 1, 1])).unwrap();
+        let (_, t) = load_tensor_file(&path, "b.pb", 1 << 20).unwrap();
+        assert!(t.is_shared());
+        assert_eq!(t.elems::<u8>().unwrap(), [0, 1, 1]);
+    }
 }

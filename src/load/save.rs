@@ -15,7 +15,7 @@ pub fn tensor_to_proto(t: &Tensor, name: &str) -> TensorProto {
         ..Default::default()
     };
     match t.storage() {
-        Storage::W8(v) | Storage::Packed(v) => p.raw_data = v.clone(),
+        Storage::W8(v) | Storage::Packed(v) => p.raw_data = v.clone().into(),
         Storage::W16(v) => p.raw_data = v.iter().flat_map(|w| w.to_le_bytes()).collect(),
         Storage::W32(v) => p.raw_data = v.iter().flat_map(|w| w.to_le_bytes()).collect(),
         Storage::W64(v) => p.raw_data = v.iter().flat_map(|w| w.to_le_bytes()).collect(),

@@ -6,6 +6,7 @@
 use super::external::{self, ExternalError};
 use crate::pb::{tensor_proto::DataLocation, TensorProto};
 use crate::tensor::{byte_len, numel, DType, Layout, Storage, Tensor};
+use bytes::Bytes;
 use std::path::Path;
 use thiserror::Error;
 
@@ -164,7 +165,7 @@ pub fn tensor_from_proto(
             return Err(TensorError::StringInRaw);
         }
         let raw = external::read(&proto.external_data, ctx.base_dir, bytes)?;
-        return from_raw(dtype, shape, n, &raw, "external data");
+        return from_raw(dtype, shape, n, &Bytes::from(raw), "external data");
     }
     if location != DataLocation::Default as i32 {
         return Err(TensorError::BadLocation(location));
@@ -266,7 +267,7 @@ fn from_raw(
     dtype: DType,
     shape: Vec<usize>,
     n: usize,
-    raw: &[u8],
+    raw: &Bytes,
     field: &'static str,
 ) -> Result<Tensor, TensorError> {
     let needed = byte_len(dtype, n).unwrap_or(usize::MAX);
@@ -279,6 +280,9 @@ fn from_raw(
             actual: raw.len(),
             unit: "bytes",
         });
+    }
+    if let Some(t) = shared_raw(dtype, &shape, raw) {
+        return Ok(t);
     }
     let storage = match dtype.layout() {
         Layout::Bytes(1) if dtype == DType::Bool => {
@@ -309,6 +313,27 @@ fn from_raw(
         Layout::String => return Err(TensorError::StringInRaw),
     };
     build(dtype, shape, storage)
+}
+
+/// A tensor that reads `raw` in place, sharing its buffer (the file as read, see
+/// [`crate::load::read_tensor_bytes`]), where the bytes already are the elements' words: a
+/// little-endian machine, a fixed-width dtype, the bytes aligned to its width, and for bool only
+/// the bytes 0 and 1 (others are read as true and stored as 1, which needs a copy).
+fn shared_raw(dtype: DType, shape: &[usize], raw: &Bytes) -> Option<Tensor> {
+    let Layout::Bytes(width) = dtype.layout() else {
+        return None;
+    };
+    if cfg!(target_endian = "big")
+        || raw.is_empty()
+        || (raw.as_ptr() as usize) % width != 0
+        || (dtype == DType::Bool && raw.iter().any(|&b| b > 1))
+    {
+        return None;
+    }
+    let owner: std::sync::Arc<dyn std::any::Any + Send + Sync> = std::sync::Arc::new(raw.clone());
+    // SAFETY: `raw` holds `numel(shape) * width` bytes (checked by the caller) that a `Bytes`
+    // never changes, and `owner` is a handle to the same buffer, which it keeps alive.
+    unsafe { Tensor::from_shared(dtype, shape.to_vec(), raw.as_ptr(), owner) }.ok()
 }
 
 /// Zeroes the bits after the last packed element, so equal tensors have equal bytes.
@@ -472,7 +497,7 @@ mod tests {
     #[test]
     fn raw_floats_decode_little_endian() {
         let mut p = proto(1, &[2]);
-        p.raw_data = [1.0f32.to_le_bytes(), (-2.5f32).to_le_bytes()].concat();
+        p.raw_data = ([1.0f32.to_le_bytes(), (-2.5f32).to_le_bytes()].concat()).into();
         let t = tensor_from_proto(&p, &ctx()).unwrap();
         assert_eq!(
             t.elems::<u32>().unwrap(),
@@ -483,7 +508,7 @@ mod tests {
     #[test]
     fn raw_data_of_the_wrong_length_is_rejected_both_ways() {
         let mut p = proto(1, &[2]);
-        p.raw_data = vec![0; 7];
+        p.raw_data = (vec![0; 7]).into();
         assert!(matches!(
             tensor_from_proto(&p, &ctx()),
             Err(TensorError::Size {
@@ -492,7 +517,7 @@ mod tests {
                 ..
             })
         ));
-        p.raw_data = vec![0; 12];
+        p.raw_data = (vec![0; 12]).into();
         assert!(matches!(
             tensor_from_proto(&p, &ctx()),
             Err(TensorError::Size { .. })
@@ -517,7 +542,7 @@ mod tests {
     fn both_raw_and_typed_data_is_rejected() {
         let mut p = proto(1, &[1]);
         p.float_data = vec![1.0];
-        p.raw_data = 1.0f32.to_le_bytes().to_vec();
+        p.raw_data = (1.0f32.to_le_bytes().to_vec()).into();
         assert!(matches!(
             tensor_from_proto(&p, &ctx()),
             Err(TensorError::SeveralFields(_))
@@ -579,7 +604,7 @@ mod tests {
     #[test]
     fn bools_normalise_any_nonzero_to_true() {
         let mut p = proto(9, &[3]);
-        p.raw_data = vec![0, 2, 1];
+        p.raw_data = (vec![0, 2, 1]).into();
         let t = tensor_from_proto(&p, &ctx()).unwrap();
         assert_eq!(t.elems::<u8>().unwrap(), &[0, 1, 1]);
     }
@@ -587,7 +612,7 @@ mod tests {
     #[test]
     fn strings_in_raw_data_are_rejected() {
         let mut p = proto(8, &[1]);
-        p.raw_data = b"abc".to_vec();
+        p.raw_data = (b"abc".to_vec()).into();
         assert!(matches!(
             tensor_from_proto(&p, &ctx()),
             Err(TensorError::StringInRaw)

@@ -441,6 +441,12 @@ impl Tensor {
         }
     }
 
+    /// Whether the elements are read in place from memory another owner keeps (see
+    /// [`Tensor::from_shared`]) rather than held in the tensor's own storage.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.data, Data::Shared(_))
+    }
+
     /// Bytes the elements occupy in memory (string payloads included).
     ///
     /// ```

@@ -365,7 +365,7 @@ fn two_classes_case() -> (tempfile::TempDir, PathBuf) {
     let floats = |file: &str, values: &[f32]| {
         let mut t = read_tensor(&ds.join(file));
         t.dims = vec![1, values.len() as i64];
-        t.raw_data = Vec::new();
+        t.raw_data = Default::default();
         t.float_data = values.to_vec();
         write_tensor(&ds.join(file), &t);
     };
@@ -374,7 +374,7 @@ fn two_classes_case() -> (tempfile::TempDir, PathBuf) {
     floats("output_0.pb", &[5.0, 2.0]);
     let mut idx = read_tensor(&ds.join("input_1.pb"));
     idx.dims = vec![1, 2];
-    idx.raw_data = Vec::new();
+    idx.raw_data = Default::default();
     idx.int64_data = vec![0, -2];
     write_tensor(&ds.join("input_1.pb"), &idx);
     (tmp, case)
@@ -436,7 +436,7 @@ fn report_26_a_wrong_shape_one_class_explains_is_hinted() {
     let file = case.join("test_data_set_0/output_0.pb");
     let mut t = read_tensor(&file);
     t.dims = vec![1, 2, 3];
-    t.raw_data = Vec::new();
+    t.raw_data = Default::default();
     t.float_data = vec![9.0; 6];
     write_tensor(&file, &t);
     let (code, report) = crate::support::run_json(&case, &[]);

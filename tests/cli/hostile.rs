@@ -210,7 +210,7 @@ fn a_file_claiming_a_terabyte_of_raw_data_errors_quickly_even_under_a_higher_lim
     let mut t = read_tensor(&file);
     t.data_location = DataLocation::Default as i32;
     t.external_data.clear();
-    t.raw_data = TWO_FLOATS.to_vec();
+    t.raw_data = (TWO_FLOATS.to_vec()).into();
     t.dims = vec![TERABYTE_OF_FLOATS];
     write_tensor(&file, &t);
     let start = Instant::now();
@@ -275,11 +275,11 @@ fn an_output_larger_than_the_limit_errors_before_it_is_computed() {
     let ds = case.join("test_data_set_0");
     let mut data = read_tensor(&ds.join("input_0.pb"));
     data.dims = vec![1, 64];
-    data.raw_data = vec![0; 64 * 4];
+    data.raw_data = (vec![0; 64 * 4]).into();
     write_tensor(&ds.join("input_0.pb"), &data);
     let mut indices = read_tensor(&ds.join("input_1.pb"));
     indices.dims = vec![64];
-    indices.raw_data = vec![0; 64 * 8];
+    indices.raw_data = (vec![0; 64 * 8]).into();
     write_tensor(&ds.join("input_1.pb"), &indices);
     let (code, report) = run_json(&case, &["--max-tensor-bytes", "1KiB"]);
     assert_eq!(code, 1);
@@ -407,11 +407,11 @@ fn slow_case(dir: &Path) {
     let first = dir.join("test_data_set_0");
     let mut data = read_tensor(&first.join("input_0.pb"));
     data.dims = vec![1, 4096];
-    data.raw_data = vec![0; 4096 * 4];
+    data.raw_data = (vec![0; 4096 * 4]).into();
     write_tensor(&first.join("input_0.pb"), &data);
     let mut indices = read_tensor(&first.join("input_1.pb"));
     indices.dims = vec![4096];
-    indices.raw_data = vec![0; 4096 * 8];
+    indices.raw_data = (vec![0; 4096 * 8]).into();
     write_tensor(&first.join("input_1.pb"), &indices);
     for k in 1..300 {
         let ds = dir.join(format!("test_data_set_{k}"));

@@ -28,6 +28,9 @@ fn render(root: &std::path::Path) -> Result<String> {
     let out = tempdir()?;
     prost_build::Config::new()
         .out_dir(&out)
+        // A tensor's bytes decoded from a `Bytes` buffer stay a view of it: the loader reads
+        // each file once into memory that its tensor then shares, without a copy.
+        .bytes([".onnx.TensorProto.raw_data"])
         .compile_fds(fds)
         .context("generating Rust from the descriptor set")?;
     let generated = std::fs::read_to_string(out.join("onnx.rs")).context("reading prost output")?;

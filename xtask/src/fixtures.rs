@@ -460,7 +460,7 @@ fn declare(name: &'static str, dtype: DataType) -> Edit {
 fn store_raw(file: &'static str, dtype: DataType, raw: Vec<u8>) -> Edit {
     tensor_file(file, move |t| {
         t.data_type = dtype as i32;
-        t.raw_data = raw.clone();
+        t.raw_data = raw.clone().into();
         t.float_data.clear();
         t.int32_data.clear();
         t.int64_data.clear();
@@ -2271,7 +2271,7 @@ mod tests {
         let files = render(&find("float8_gather_opset13")).unwrap();
         let t = pb::TensorProto::decode(file(&files, INPUT_0)).unwrap();
         assert_eq!(t.data_type, DataType::Float8e4m3fn as i32);
-        assert_eq!(t.raw_data, [0x38, 0x40, 0x44, 0x48]);
+        assert_eq!(t.raw_data[..], [0x38, 0x40, 0x44, 0x48]);
         let m = pb::ModelProto::decode(file(&files, MODEL)).unwrap();
         let declared = m.graph.unwrap().input[0].r#type.clone().unwrap().value;
         assert!(matches!(

@@ -209,7 +209,7 @@ pub(crate) fn tensor_proto(t: &Tensor, storage: Storage) -> Result<pb::TensorPro
     // Strings have no raw form (the format forbids raw_data for them), so they always fall
     // through to string_data.
     if let (Storage::Raw, Some(raw)) = (storage, raw_bytes(&t.values)) {
-        p.raw_data = raw;
+        p.raw_data = raw.into();
         return Ok(p);
     }
     match &t.values {
@@ -423,7 +423,7 @@ mod tests {
             values: Values::Float16(vec![0x3C00, 0x4000]),
         };
         assert_eq!(
-            tensor_proto(&t, Storage::Raw).unwrap().raw_data,
+            tensor_proto(&t, Storage::Raw).unwrap().raw_data[..],
             [0x00, 0x3C, 0x00, 0x40]
         );
         let t = Tensor {
@@ -432,7 +432,7 @@ mod tests {
             values: Values::Int64(vec![-2]),
         };
         assert_eq!(
-            tensor_proto(&t, Storage::Raw).unwrap().raw_data,
+            tensor_proto(&t, Storage::Raw).unwrap().raw_data[..],
             (-2i64).to_le_bytes()
         );
         let t = Tensor {
@@ -440,7 +440,10 @@ mod tests {
             shape: vec![3],
             values: Values::Bool(vec![true, false, true]),
         };
-        assert_eq!(tensor_proto(&t, Storage::Raw).unwrap().raw_data, [1, 0, 1]);
+        assert_eq!(
+            tensor_proto(&t, Storage::Raw).unwrap().raw_data[..],
+            [1, 0, 1]
+        );
     }
 
     #[test]
