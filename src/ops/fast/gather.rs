@@ -141,14 +141,6 @@ const SLICES_AHEAD: usize = 8;
 /// How many rows ahead the column-band loops of GatherElements prefetch their strips.
 const STRIPS_AHEAD: usize = 4;
 
-/// The size of the data band one GatherElements task packs and works through: about a typical
-/// L2. Measured on W4 (f32 [4096, 4096], axis 0): 256 KiB bands are half as fast (more strips of
-/// indices and output to start), 4 MiB bands spill out of cache.
-const BAND_BYTES: usize = 512 << 10;
-
-/// Bands taller than this (a huge axis) are read in place rather than packed.
-const PACK_MAX_BYTES: usize = 4 << 20;
-
 /// GatherElements where indices and data agree on every dim but the axis: the output is
 /// `[outer, len, inner]` (len = indices' axis dim), `out[o, i, m] = data[o, norm(idx[o, i, m]), m]`.
 pub(crate) fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
@@ -199,12 +191,13 @@ pub(crate) fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
     // stride leaves an 8-way L2 about 8 KiB of the band). So the task first packs its band into a
     // dense scratch table (about the size of L2) and gathers from that.
     let size = std::mem::size_of::<T>().max(1);
-    let band = (BAND_BYTES / (axis_len.max(1) * size))
+    let caches = super::Caches::get();
+    let band = (caches.band_bytes() / (axis_len.max(1) * size))
         .clamp(16, inner.max(16))
         .next_multiple_of(16)
         .min(inner);
     // A band spanning whole rows is dense already; a band too tall to pack is read in place.
-    let pack = band < inner && axis_len * band * size <= PACK_MAX_BYTES;
+    let pack = band < inner && axis_len * band * size <= caches.pack_max_bytes();
     let bands: Vec<(usize, usize, usize)> = (0..outer)
         .flat_map(|o| {
             (0..inner)
@@ -626,9 +619,12 @@ mod tests {
         // Axis 8192 of u32: 16-column bands, packed (inner 40 leaves a partial last band); the
         // output is over the parallel threshold.
         let (outer, len, s, inner) = (1, 8192, 8192, 40);
-        let band = (BAND_BYTES / (s * 4)).clamp(16, inner).next_multiple_of(16);
+        let caches = super::super::Caches::get();
+        let band = (caches.band_bytes() / (s * 4))
+            .clamp(16, inner)
+            .next_multiple_of(16);
         assert!(
-            band < inner && s * band * 4 <= PACK_MAX_BYTES,
+            band < inner && s * band * 4 <= caches.pack_max_bytes(),
             "the packed path"
         );
         assert!(
@@ -649,7 +645,10 @@ mod tests {
     #[test]
     fn bands_too_tall_to_pack_are_read_in_place() {
         let (s, inner) = (70_000, 20);
-        assert!(s * 16 * 4 > PACK_MAX_BYTES, "the unpacked path");
+        assert!(
+            s * 16 * 4 > super::super::Caches::get().pack_max_bytes(),
+            "the unpacked path"
+        );
         check_gather_elements(1, 300, s, inner);
     }
 }

@@ -12,11 +12,13 @@
 //! [`gather`] (the gathers' loops) and [`dest`] (scatter destinations from indices); this file
 //! holds what they share, the index words and their normalisation.
 
+mod cache;
 mod dest;
 mod gather;
 mod par;
 mod stream;
 
+pub(crate) use cache::Caches;
 pub(crate) use dest::destinations;
 pub(crate) use gather::{gather, gather_elements, gather_nd};
 pub(crate) use par::{build, par_steps, PAR_MIN_BYTES};

@@ -2,25 +2,27 @@
 //! caches, and prefetch hints.
 
 use super::par::build;
+use super::Caches;
 use std::mem::MaybeUninit;
-
-/// Outputs at least this large are written with non-temporal stores ([`stream_into`]): far larger
-/// than the caches, they would only evict what is still to be read, and an ordinary store first
-/// reads every destination line it fills (half as much traffic again as the copy itself).
-/// Measured on a 32 MiB L3: 64-200 MiB outputs (W1, W7, W8) copy 8-15% faster streamed, a
-/// 33 MiB one (W9) 20% slower, since ordinary stores into a buffer reused warm partly hit L3.
-pub(crate) const STREAM_MIN_BYTES: usize = 48 << 20;
 
 /// Rows shorter than this are copied with ordinary stores even into large outputs: the aligned
 /// head and tail would be most of the row.
 const STREAM_MIN_ROW_BYTES: usize = 64;
 
-/// Whether copies of `row` elements of `T` into an output of `total` elements should stream.
+/// Whether copies of `row` elements of `T` into an output of `total` elements should stream:
+/// outputs far larger than the caches ([`Caches::stream_min_bytes`]) would only evict what is
+/// still to be read, and an ordinary store first reads every destination line it fills (half as
+/// much traffic again as the copy itself).
 #[inline]
 pub(crate) fn streams<T>(total: usize, row: usize) -> bool {
+    streams_past::<T>(Caches::get().stream_min_bytes(), total, row)
+}
+
+/// [`streams`] with outputs of `min_bytes` or more streaming.
+#[inline]
+fn streams_past<T>(min_bytes: usize, total: usize, row: usize) -> bool {
     let size = std::mem::size_of::<T>();
-    total.saturating_mul(size) >= STREAM_MIN_BYTES
-        && row.saturating_mul(size) >= STREAM_MIN_ROW_BYTES
+    total.saturating_mul(size) >= min_bytes && row.saturating_mul(size) >= STREAM_MIN_ROW_BYTES
 }
 
 /// Copies `src` into uninitialised `dst` of the same length with non-temporal stores (SSE2 on
@@ -206,13 +208,18 @@ mod tests {
 
     #[test]
     fn only_large_outputs_of_long_rows_stream() {
-        assert!(streams::<f32>(STREAM_MIN_BYTES / 4, 16));
+        const MIN: usize = 48 << 20;
+        assert!(streams_past::<f32>(MIN, MIN / 4, 16));
+        assert!(!streams_past::<f32>(MIN, MIN / 4 - 1, 16), "small output");
+        assert!(!streams_past::<f32>(MIN, MIN, 15), "short rows");
+        assert!(!streams_past::<u8>(MIN, usize::MAX, 63));
         assert!(
-            !streams::<f32>(STREAM_MIN_BYTES / 4 - 1, 16),
-            "small output"
+            streams_past::<u8>(MIN, usize::MAX, usize::MAX),
+            "no overflow"
         );
-        assert!(!streams::<f32>(STREAM_MIN_BYTES, 15), "short rows");
-        assert!(!streams::<u8>(usize::MAX, 63));
-        assert!(streams::<u8>(usize::MAX, usize::MAX), "no overflow");
+        assert_eq!(
+            streams::<u8>(usize::MAX, 64),
+            streams_past::<u8>(Caches::get().stream_min_bytes(), usize::MAX, 64)
+        );
     }
 }

@@ -8,12 +8,6 @@ use bytemuck::Pod;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-/// Each of the split walk's ([`split`]) two generations of buckets takes this many bytes,
-/// whatever the input size. Since the rounds run as steps of one parallel call, 1, 2 and 4 MiB
-/// time the same on W6 (with a parallel call per round, 1 and 2 MiB were 10-20% slower); the
-/// smallest leaves the most of the shared L3 to the output.
-pub(super) const SPLIT_SCRATCH_BYTES: usize = 1 << 20;
-
 /// The split walk: `H` threads share the updates of a large output by cutting it into `H`
 /// contiguous ranges. Round by round, each of `H` parts of the round's updates (in order) deals
 /// its updates into one bucket per range, keeping their order; in the next round's step each
@@ -34,9 +28,11 @@ pub(super) fn split<W: Pod + Send + Sync, const H: usize>(
     let starts: [usize; H] = std::array::from_fn(|h| n * h / H);
     let entry = std::mem::size_of::<Entry<W>>();
     // Each bucket can hold a whole part: any part may send all its updates to one range.
-    let part = (SPLIT_SCRATCH_BYTES / (H * H * entry))
-        .min(total.div_ceil(H))
-        .max(1);
+    // Each of the two generations of buckets takes about one L2 whatever the input size (see
+    // `Caches::split_scratch_bytes`; with a parallel call per round, 1 and 2 MiB were 10-20%
+    // slower, but the rounds run as steps of one parallel call).
+    let scratch = fast::Caches::get().split_scratch_bytes();
+    let part = (scratch / (H * H * entry)).min(total.div_ceil(H)).max(1);
     // gens[g][p][h]: part p's updates for range h, in the bucket's initialised length. Rounds
     // alternate between the two generations. The buckets start empty, not filled: entries are
     // written before they are read, and filling them was a serial step (0.6 ms for 8 MiB).

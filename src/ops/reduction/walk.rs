@@ -7,10 +7,6 @@ use crate::ops::fast;
 use bytemuck::Pod;
 use std::mem::MaybeUninit;
 
-/// Outputs at least this large take the split walk when the updates are many: smaller ones stay
-/// in L2 on one thread anyway.
-const SPLIT_MIN_BYTES: usize = 1 << 20;
-
 /// How [`combine`] walks a plan's updates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Walk {
@@ -32,7 +28,8 @@ impl Walk {
             return Walk::Ranges;
         }
         let many = plan.updates().saturating_mul(size) >= fast::PAR_MIN_BYTES;
-        let large = n.saturating_mul(size) >= SPLIT_MIN_BYTES;
+        // Smaller outputs stay in one core's L2 anyway.
+        let large = n.saturating_mul(size) >= fast::Caches::get().split_min_bytes();
         let threads = rayon::current_num_threads() >= 2;
         if many && large && threads && plan.spans() && n < SKIP as usize {
             return Walk::Split;
@@ -54,7 +51,7 @@ pub(super) fn combine<W: Pod + Send + Sync, V: Visit>(
         Walk::Ranges => {
             let range = ranges_of(plan, n);
             // Direct plans update each range while it is cached; long ranges are copied past
-            // the cache when they are large (see `fast::STREAM_MIN_BYTES`).
+            // the cache when they are large (see `fast::streams`).
             let stream = !plan.direct() && fast::streams::<W>(n, range);
             let fill = |start: usize, chunk: &mut [MaybeUninit<W>]| {
                 let from = &data[start..start + chunk.len()];
@@ -171,7 +168,6 @@ const SWEEP_AHEAD: usize = 16;
 mod tests {
     use super::*;
     use crate::ops::reduction::plan::fixtures::*;
-    use crate::ops::reduction::split::SPLIT_SCRATCH_BYTES;
     use crate::ops::reduction::{apply, Reduction};
     use crate::ops::testutil::under;
     use crate::tensor::{DType, Storage};
@@ -273,13 +269,19 @@ mod tests {
 
     #[test]
     fn the_split_walk_equals_a_naive_loop_at_every_thread_count() {
-        // 1.2 MB of output and 2.8 MB of updates: over the thresholds, and several rounds.
-        let (n, m) = (300_007usize, 700_000usize);
+        // Over the thresholds of this CPU's caches (1.2 MB of output and 2.8 MB of updates on
+        // 1 MiB of L2), and several rounds.
+        let caches = fast::Caches::get();
+        let n = (caches.split_min_bytes() / 4).max(300_000) + 7;
+        let m = n * 7 / 3;
         let dst = mixed_destinations(n, m, 11);
         let plan = Spans(dst.clone());
         assert_eq!(under(1, || Walk::of(&plan, n, 4)), Walk::Sweep);
         assert_eq!(under(2, || Walk::of(&plan, n, 4)), Walk::Split);
-        assert!(m > 2 * SPLIT_SCRATCH_BYTES / (4 * 8), "several rounds");
+        assert!(
+            m > 2 * caches.split_scratch_bytes() / (4 * 8),
+            "several rounds"
+        );
         let mut g = lcg(12);
         // Magnitudes far apart, so that any change of order changes the rounding.
         let mut float = || (g() % 2000) as f32 / 1000.0 * 10f32.powi((g() % 12) as i32 - 4);
