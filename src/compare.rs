@@ -211,9 +211,9 @@ pub fn compare(expected: &Tensor, actual: &Tensor, arithmetic: bool, tol: &Toler
     // A mismatch whose size cannot be measured (NaN against a number, an infinity against a
     // finite value) makes the largest differences undefined: they are reported as null.
     let mut unmeasurable = false;
-    for i in 0..expected.numel() {
+    let mut visit = |i: usize| {
         let (Some(e), Some(a)) = (scalar(expected, i), scalar(actual, i)) else {
-            continue;
+            return;
         };
         let (equal, abs, rel) = element(&e, &a, tolerant, tol);
         if let Some(abs) = abs {
@@ -235,6 +235,12 @@ pub fn compare(expected: &Tensor, actual: &Tensor, arithmetic: bool, tol: &Toler
                 });
             }
         }
+    };
+    // An element whose bits are the same in both is equal under every rule and differs by 0
+    // (or, a NaN, by nothing measurable), so for numbers only the differing words need a look:
+    // a failed comparison of a large tensor costs little more than a passed one.
+    if !(numeric && for_each_differing(expected, actual, &mut visit)) {
+        (0..expected.numel()).for_each(visit);
     }
     let finite = |v: Option<f64>| v.filter(|x| x.is_finite() && !unmeasurable);
     let reason =
@@ -382,6 +388,37 @@ fn diffs(e: f64, a: f64) -> (Option<f64>, Option<f64>) {
     (Some(abs), Some(rel))
 }
 
+/// Calls `visit` with the flat position of every element whose words differ between two
+/// tensors of one fixed-width dtype, in order; `false` (and no call) when their elements are not
+/// words to compare.
+fn for_each_differing(expected: &Tensor, actual: &Tensor, visit: &mut impl FnMut(usize)) -> bool {
+    fn words<T: Elem + PartialEq>(e: &Tensor, a: &Tensor, visit: &mut impl FnMut(usize)) -> bool {
+        let (Some(e), Some(a)) = (e.elems::<T>(), a.elems::<T>()) else {
+            return false;
+        };
+        // Blocks compare as memory; only a block that differs is walked element by element.
+        const BLOCK: usize = 256;
+        for (k, (eb, ab)) in e.chunks(BLOCK).zip(a.chunks(BLOCK)).enumerate() {
+            if eb != ab {
+                for (j, (x, y)) in eb.iter().zip(ab).enumerate() {
+                    if x != y {
+                        visit(k * BLOCK + j);
+                    }
+                }
+            }
+        }
+        true
+    }
+    if matches!(expected.dtype().layout(), crate::tensor::Layout::String) {
+        return false;
+    }
+    crate::tensor::storage::dispatch_by_width!(
+        expected.dtype(),
+        false,
+        words(expected, actual, visit)
+    )
+}
+
 /// Whether two tensors of one dtype hold the same words (floats bit for bit), read where they
 /// are: a tensor that shares a file's buffer is not copied to be compared.
 fn same_words(expected: &Tensor, actual: &Tensor) -> bool {
@@ -475,5 +512,39 @@ mod tests {
         assert!(compare(&t(w(1.0, 2.0)), &t(w(1.0, 2.0)), false, &tol).passed);
         assert!(!compare(&t(w(1.0, 2.0)), &t(w(1.0, 3.0)), false, &tol).passed);
         assert!(compare(&t(w(f32::NAN, 2.0)), &t(w(f32::NAN, 2.0)), false, &tol).passed);
+    }
+
+    #[test]
+    fn long_tensors_report_every_difference_in_order_across_blocks() {
+        let tol = Tolerance::default();
+        let e: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+        let mut a = e.clone();
+        // In the first block, in a later one, and in the partial last block; a NaN of the same
+        // bits in both, which is equal; a NaN against a number, which is not measurable.
+        a[3] = 3.5;
+        a[700] = 690.0;
+        a[999] = 1000.0;
+        let (mut e2, mut a2) = (e.clone(), a.clone());
+        e2[500] = f32::NAN;
+        a2[500] = f32::NAN;
+        let d = compare(&f32s(vec![1000], &e2), &f32s(vec![1000], &a2), false, &tol);
+        assert_eq!(d.mismatches, 3);
+        let at: Vec<_> = d.first_mismatches.iter().map(|m| m.index[0]).collect();
+        assert_eq!(at, [3, 700, 999]);
+        assert_eq!(d.max_abs_diff, Some(10.0));
+        assert_eq!(d.max_rel_diff, Some(0.5 / 3.0_f64));
+        a2[10] = f32::NAN;
+        let d = compare(&f32s(vec![1000], &e2), &f32s(vec![1000], &a2), false, &tol);
+        assert_eq!(
+            (d.mismatches, d.max_abs_diff, d.max_rel_diff),
+            (4, None, None)
+        );
+        // Bools are not numbers: no differences measured, every mismatch listed.
+        let b = |v: &[u8]| Tensor::from_elems(DType::Bool, vec![v.len()], v.to_vec()).unwrap();
+        let d = compare(&b(&[1, 0, 1]), &b(&[1, 1, 0]), false, &tol);
+        assert_eq!(
+            (d.mismatches, d.max_abs_diff, d.max_rel_diff),
+            (2, None, None)
+        );
     }
 }
