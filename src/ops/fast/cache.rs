@@ -67,14 +67,17 @@ impl Caches {
         Caches { l2, l3 }
     }
 
-    /// The data band one GatherElements task packs and works through: half of L2, so that the
-    /// band, the strip of indices and the output rows being written fit together. On 1 MiB of L2,
-    /// 256 KiB bands measured half as fast on W4 (more strips to start) and 4 MiB bands spilled.
+    /// The data band one GatherElements task packs and works through: one and a half L2s. Wider
+    /// bands take fewer, longer strips of each index and output row (a strip is a whole row
+    /// apart from the next); the gathers from the packed table then partly hit L3, which the
+    /// out-of-order core hides. On W4 (f32 [4096, 4096], axis 0) with 1 MiB of L2 (Zen 5): 256 KiB
+    /// bands 37 ms, 512 KiB 18.5, 1.5 MiB 16.6, 2 MiB 16.5, 3 and 4 MiB 18.
     pub(crate) fn band_bytes(self) -> usize {
-        self.l2 / 2
+        self.l2 + self.l2 / 2
     }
 
-    /// The tallest band that is packed rather than read in place: four L2s.
+    /// The tallest band that is packed rather than read in place: four L2s (a band of the
+    /// narrowest width, 16 columns, on a huge axis).
     pub(crate) fn pack_max_bytes(self) -> usize {
         self.l2 * 4
     }
@@ -86,10 +89,13 @@ impl Caches {
         self.l3 + self.l3 / 2
     }
 
-    /// The bytes of each of the split walk's two generations of buckets: one L2. On 1 MiB of L2,
-    /// 1, 2 and 4 MiB timed the same on W6; the smallest leaves the most of L3 to the output.
+    /// The bytes of each of the split walk's two generations of buckets: four L2s. Its threads
+    /// meet once per round, and a round's size is this scratch: on a quiet machine 1, 2 and
+    /// 4 MiB timed the same on W6 (1 MiB of L2), but with another process on the second core a
+    /// thread waits for the other's time slice at every meeting, and 1 MiB (256 rounds) took
+    /// 50-80 ms where 4 MiB (64 rounds) took 31.
     pub(crate) fn split_scratch_bytes(self) -> usize {
-        self.l2
+        self.l2 * 4
     }
 
     /// Reduction outputs at least this large are shared by threads through the split walk:
@@ -138,7 +144,8 @@ mod tests {
                 l3: 480 << 20
             }
         );
-        assert_eq!(c.band_bytes(), 1 << 20);
+        assert_eq!(c.band_bytes(), 3 << 20);
+        assert_eq!(c.split_scratch_bytes(), 8 << 20);
         assert_eq!(c.stream_min_bytes(), 720 << 20);
     }
 
