@@ -353,3 +353,24 @@ fn generate_format_ir_writes_the_openvino_dialect_as_ir_that_runs() {
         r.stderr
     );
 }
+
+#[test]
+fn show_reads_an_ir_case() {
+    let case = ir_dir().join(EXAMPLES[1]);
+    let r = run(["show".as_ref(), case.as_os_str()]);
+    r.expect_code(0);
+    assert!(r.stdout.contains("model.xml"), "{}", r.stdout);
+    assert!(r.stdout.contains("Gather"), "{}", r.stdout);
+    // Example 2's expected output, as the specification prints it, bound to the Result's
+    // tensor by the port's name (so no "stored as" note).
+    assert!(
+        r.stdout.contains("output_0.pb 'output': int64 [2, 3]"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("[[ 1,  1,  5],\n     [10,  6,  6]]"),
+        "{}",
+        r.stdout
+    );
+}

@@ -10,9 +10,10 @@
 //! | `Gather` (`opset1`, `opset7`, `opset8`) | a node of domain `org.openvinotoolkit`, which the model imports at that version, its `<data>` attributes as node attributes |
 //! | `Result` | a graph output, in layer order: `output_K.pb` binds to the K-th |
 //!
-//! Any other layer type is skipped with the reason, as an unknown ONNX op is (D1). The tensor a
-//! layer's output port carries is named `<layer id>:<port id>`, except a Parameter's, which keeps
-//! the layer's name (what OpenVINO calls the input).
+//! Any other layer type is skipped with the reason, as an unknown ONNX op is (D1). A Parameter's
+//! tensor is named after the layer (what OpenVINO calls the input); any other output port's after
+//! its first tensor name (`names`, IR v11), else `<layer id>:<port id>`. Two ports carrying one
+//! name make an invalid model, as two ONNX nodes writing one tensor do (D15).
 //!
 //! Nothing is taken on trust: ids, ports and edges are checked (an edge to a missing port, an
 //! input port fed twice or never, a cycle are invalid models), every dimension and element count
@@ -130,14 +131,23 @@ struct Graph {
     feeds: HashMap<(usize, usize), String>,
 }
 
-/// `<layer id>:<port id>`, the name of the tensor an output port carries (a Parameter's is the
-/// layer's name instead).
+/// The name of the tensor an output port carries: a Parameter's layer name (what OpenVINO calls
+/// the input), else the port's first tensor name (`names`, IR v11), else `<layer id>:<port id>`.
 fn tensor_name(doc: &Document, layer: usize, port: usize) -> String {
     let l = &doc.layers[layer];
+    let p = &l.outputs[port];
+    let first = p
+        .names
+        .as_deref()
+        .and_then(|n| n.split(',').next())
+        .map(str::trim)
+        .filter(|n| !n.is_empty());
     if l.kind == "Parameter" && !l.name.is_empty() {
         l.name.clone()
+    } else if let Some(n) = first {
+        n.to_string()
     } else {
-        format!("{}:{}", l.id, l.outputs[port].id)
+        format!("{}:{}", l.id, p.id)
     }
 }
 
@@ -185,6 +195,22 @@ impl Graph {
                     ));
                 }
                 ports.push(&p.id);
+            }
+        }
+        // Every output port's tensor has its own name (SSA, D15).
+        let mut carried: HashMap<String, (usize, &str)> = HashMap::new();
+        for (i, l) in doc.layers.iter().enumerate() {
+            for (k, p) in l.outputs.iter().enumerate() {
+                let name = tensor_name(doc, i, k);
+                if let Some((j, port)) = carried.insert(name.clone(), (i, p.id.as_str())) {
+                    return invalid(format!(
+                        "line {}: output port {} of {} and output port {port} of {} both carry tensor '{name}'",
+                        p.line,
+                        p.id,
+                        label(l),
+                        label(&doc.layers[j])
+                    ));
+                }
             }
         }
         let mut feeds: HashMap<(usize, usize), String> = HashMap::new();

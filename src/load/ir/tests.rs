@@ -325,3 +325,23 @@ fn a_case_directory_is_read_as_onnx_when_both_models_are_there() {
     std::fs::write(dir.path().join("model.onnx"), "").unwrap();
     assert_eq!(format_of(dir.path()), Some(ModelFormat::Onnx));
 }
+
+#[test]
+fn tensors_take_the_ports_names_and_two_ports_may_not_share_one() {
+    let (xml, bin) = gather_ir("opset8", &[], &[5], &[3], 0, &[3]);
+    let dir = case_dir(&xml, &bin);
+    let model = load(&dir).unwrap();
+    let graph = model.graph.unwrap();
+    // The writer names the Gather's output port `output`, the Const's `axis`.
+    assert_eq!(graph.output[0].name, "output");
+    assert_eq!(graph.node[0].input, ["data", "indices", "axis"]);
+    let clash = xml.replace("names=\"output\"", "names=\"axis\"");
+    let e = error(&clash, &bin);
+    assert!(e.contains("both carry tensor 'axis'"), "{e}");
+    // Without names, `<layer id>:<port id>`.
+    let bare = xml
+        .replace(" names=\"output\"", "")
+        .replace(" names=\"axis\"", "");
+    let model = load(&case_dir(&bare, &bin)).unwrap();
+    assert_eq!(model.graph.unwrap().output[0].name, "3:3");
+}
