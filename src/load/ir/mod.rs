@@ -309,6 +309,16 @@ impl Graph {
             if l.kind != "Const" {
                 continue;
             }
+            // Before anything names the Const's tensor after its one output port (found by
+            // fuzzing: a Const without ports indexed past the end of its port list).
+            if !l.inputs.is_empty() || l.outputs.len() != 1 {
+                return Err(IrError::Invalid(format!(
+                    "{} has {} input and {} output port(s); a Const has 0 and 1",
+                    label(l),
+                    l.inputs.len(),
+                    l.outputs.len()
+                )));
+            }
             let dtype = element_type(l)?;
             let shape = shape_attr(l)?;
             let numel = shape

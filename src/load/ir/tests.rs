@@ -345,3 +345,21 @@ fn tensors_take_the_ports_names_and_two_ports_may_not_share_one() {
     let model = load(&case_dir(&bare, &bin)).unwrap();
     assert_eq!(model.graph.unwrap().output[0].name, "3:3");
 }
+
+#[test]
+fn a_const_without_its_output_port_is_an_invalid_model() {
+    // Found by the ir_reader fuzz target: the Const's tensor was named after a port it lacked.
+    let (xml, bin) = gather_ir("opset8", &[], &[5], &[3], 0, &[3]);
+    let lone = xml.replacen(
+        "\t</layers>",
+        "\t\t<layer id=\"9\" name=\"lone\" type=\"Const\" version=\"opset1\">\
+         <data element_type=\"i64\" shape=\"\" offset=\"0\" size=\"8\"/></layer>\n\t</layers>",
+        1,
+    );
+    assert_ne!(lone, xml);
+    let e = error(&lone, &bin);
+    assert!(
+        e.contains("layer 'lone' (id 9, Const opset1) has 0 input and 0 output port(s); a Const has 0 and 1"),
+        "{e}"
+    );
+}
