@@ -50,6 +50,24 @@ const CONSTRAINTS: &[Constraint] = &[
     Constraint::new("T_AXIS", INTEGERS),
 ];
 
+/// Gather-7's and Gather-8's one attribute.
+const BATCH_DIMS: &[AttrSpec] = &[AttrSpec::int("batch_dims", 0)];
+
+/// A version of OpenVINO's Gather: what differs between 1, 7 and 8 is the attributes, whether
+/// negative indices count from the back, and the zero fill.
+const fn version(
+    since: i64,
+    attrs: &'static [AttrSpec],
+    negatives: bool,
+    modes: &'static [&'static str],
+) -> OpVersion {
+    OpVersion {
+        negatives,
+        modes,
+        ..OpVersion::base(since, attrs, INPUTS, CONSTRAINTS, eval)
+    }
+}
+
 /// OpenVINO's Gather, opsets 1, 7 and 8.
 pub(crate) static OPENVINO_GATHER: OpDef = OpDef {
     domain: "org.openvinotoolkit",
@@ -60,42 +78,9 @@ pub(crate) static OPENVINO_GATHER: OpDef = OpDef {
     indexing: Indexing::Axis,
     provenance: Some(provenance),
     versions: &[
-        OpVersion {
-            since: 1,
-            deprecated: false,
-            attrs: &[],
-            inputs: INPUTS,
-            outputs: &["output"],
-            constraints: CONSTRAINTS,
-            negatives: false,
-            modes: &[],
-            mode_attr: None,
-            eval,
-        },
-        OpVersion {
-            since: 7,
-            deprecated: false,
-            attrs: &[AttrSpec::int("batch_dims", 0)],
-            inputs: INPUTS,
-            outputs: &["output"],
-            constraints: CONSTRAINTS,
-            negatives: false,
-            modes: &[],
-            mode_attr: None,
-            eval,
-        },
-        OpVersion {
-            since: 8,
-            deprecated: false,
-            attrs: &[AttrSpec::int("batch_dims", 0)],
-            inputs: INPUTS,
-            outputs: &["output"],
-            constraints: CONSTRAINTS,
-            negatives: true,
-            modes: &[super::registry::OUT_OF_RANGE_ZEROS],
-            mode_attr: None,
-            eval,
-        },
+        version(1, &[], false, &[]),
+        version(7, BATCH_DIMS, false, &[]),
+        version(8, BATCH_DIMS, true, &[super::registry::OUT_OF_RANGE_ZEROS]),
     ],
 };
 

@@ -3,7 +3,8 @@
 //! and hostile IRs built from them in a temporary directory, each with its asserted verdict and
 //! reason. Expected values are the specification's literals (in the committed `output_0.pb`).
 
-use crate::support::{case, cases, copy_dir, root, run, run_json};
+use crate::common::copy_tree;
+use crate::support::{case, cases, root, run, run_json};
 use std::path::{Path, PathBuf};
 
 const EXAMPLES: [&str; 7] = [
@@ -110,7 +111,7 @@ fn list_and_coverage_read_ir_cases() {
 /// A copy of example `n`'s case in a fresh temporary tree, as `<tmp>/tree/<name>`.
 fn copy_example(tmp: &Path, n: usize) -> PathBuf {
     let dst = tmp.join("tree").join(EXAMPLES[n - 1]);
-    copy_dir(&ir_dir().join(EXAMPLES[n - 1]), &dst);
+    copy_tree(&ir_dir().join(EXAMPLES[n - 1]), &dst);
     dst
 }
 

@@ -4,7 +4,7 @@
 //! must be reported as itself, and the run must complete. The fixture is a Python script of the
 //! standard library alone: these tests say they are skipped when `python3` is missing.
 
-use crate::support::{case, command, copy_dir, python3, root, run};
+use crate::support::{case, command, python3, root, run};
 use std::path::Path;
 
 fn fixture_cmd(extra: &str) -> String {
@@ -17,6 +17,19 @@ fn tree(dir: &Path, modes: &[&str]) {
     let src = root().join("testdata/onnx-node/test_gather_0");
     for m in modes {
         copy_dir(&src, &dir.join(format!("{m}_gather")));
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
     }
 }
 
