@@ -375,3 +375,23 @@ fn show_reads_an_ir_case() {
         r.stdout
     );
 }
+
+#[test]
+fn a_github_annotation_points_at_an_ir_cases_model_xml() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_example(tmp.path(), 1);
+    // The expected output made wrong: [1, 1, 5] -> [1, 1, 6].
+    let out = dir.join("test_data_set_0/output_0.pb");
+    let mut t = crate::support::read_tensor(&out);
+    t.raw_data = [1i64, 1, 6].iter().flat_map(|v| v.to_le_bytes()).collect();
+    crate::support::write_tensor(&out, &t);
+    let r = crate::support::command()
+        .env("GITHUB_ACTIONS", "true")
+        .args(["run".as_ref(), tmp.path().join("tree").as_os_str()])
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    let want = format!("::error file={},", dir.join("model.xml").display());
+    assert!(stdout.lines().any(|l| l.starts_with(&want)), "{stdout}");
+}
