@@ -234,10 +234,14 @@ pub fn list_case(case: &Case, max_tensor_bytes: usize) -> Listed {
         reason: None,
     };
     let limit = crate::load::file_limit(max_tensor_bytes);
-    let model = match crate::load::load_model(&case.dir.join("model.onnx"), "model.onnx", limit) {
-        Ok(m) => m,
+    let model = match crate::load::load_case_model(&case.dir, limit, max_tensor_bytes, false) {
+        Ok((m, _)) => m,
         Err(e) => {
-            l.status = "invalid";
+            l.status = if e.is_unsupported() {
+                "unsupported"
+            } else {
+                "invalid"
+            };
             l.reason = Some(e.to_string());
             return l;
         }

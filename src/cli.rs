@@ -319,12 +319,25 @@ pub struct GenerateArgs {
     pub ops: Vec<String>,
     /// Check OUTDIR against its MANIFEST.json instead of writing: every listed file present with
     /// its sha256, and no other file.
-    #[arg(long, conflicts_with_all = ["profile", "seed", "ops", "max_tensor_bytes"])]
+    #[arg(long, conflicts_with_all = ["profile", "seed", "ops", "max_tensor_bytes", "format"])]
     pub verify: bool,
     /// Leave out every case with a tensor (input or expected output) larger than this, in bytes
     /// (suffixes as for `run`): bounds the stress profile's large cases.
     #[arg(long, value_name = "N", default_value = "4GiB")]
     pub max_tensor_bytes: String,
+    /// The model format of the cases: onnx (model.onnx), or ir (OpenVINO IR v11, model.xml), which
+    /// writes the OpenVINO dialect's operators only.
+    #[arg(long, value_enum, default_value_t = ModelFormat::Onnx)]
+    pub format: ModelFormat,
+}
+
+/// `generate --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModelFormat {
+    /// ONNX: `model.onnx`.
+    Onnx,
+    /// OpenVINO IR v11: `model.xml` (+ `model.bin`).
+    Ir,
 }
 
 /// `generate --profile`.

@@ -93,7 +93,7 @@ pub fn discover(roots: &[PathBuf]) -> Result<Discovery, DiscoverError> {
                 found.symlinks_not_followed += 1;
                 continue;
             }
-            if entry.file_name() != "model.onnx" || entry.file_type().is_dir() {
+            if !is_model_file(entry.file_name()) || entry.file_type().is_dir() {
                 continue;
             }
             let Some(dir) = entry.path().parent() else {
@@ -118,9 +118,16 @@ pub fn discover(roots: &[PathBuf]) -> Result<Discovery, DiscoverError> {
     Ok(found)
 }
 
-/// The directory of `path` when `path` names a `model.onnx` (`.` for a bare `model.onnx`).
+/// Whether a file name is a case's model: `model.onnx`, or an OpenVINO IR's `model.xml`. A
+/// directory holding both is one case (dedup by directory), read as ONNX.
+fn is_model_file(name: &std::ffi::OsStr) -> bool {
+    name == "model.onnx" || name == crate::load::ir::XML_FILE
+}
+
+/// The directory of `path` when `path` names a `model.onnx` or `model.xml` (`.` for a bare
+/// file name).
 fn model_dir(path: &Path) -> Option<PathBuf> {
-    if path.file_name()? != "model.onnx" {
+    if !is_model_file(path.file_name()?) {
         return None;
     }
     match path.parent()? {

@@ -111,6 +111,7 @@ pub mod internal {
     }
     /// Reading and writing tensors and models.
     pub mod load {
+        pub use crate::load::ir::{check_xml, load_ir, write as ir_write, IrError, IrModel};
         pub use crate::load::load_tensor_file;
         pub use crate::load::save::{encode_tensor, tensor_to_proto};
         pub use crate::load::tensor::{tensor_from_proto, TensorContext};

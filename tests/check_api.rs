@@ -16,7 +16,7 @@ fn testdata() -> PathBuf {
 }
 
 /// The committed test data: 29 of ONNX's node tests and 65 spec examples, all passing.
-const TESTDATA_CASES: usize = 94;
+const TESTDATA_CASES: usize = 107;
 
 fn names_with(report: &CheckReport, status: Status) -> Vec<&str> {
     report
@@ -46,7 +46,7 @@ fn tree_with_a_broken_expected_output() -> tempfile::TempDir {
 }
 
 #[test]
-fn the_committed_test_data_passes_94_of_94() {
+fn the_committed_test_data_passes_107_of_107() {
     let report = check(&[testdata()], &CheckOptions::default()).unwrap();
     assert_eq!(names_with(&report, Status::Failed), Vec::<&str>::new());
     assert_eq!(report.cases.len(), TESTDATA_CASES);
@@ -295,7 +295,7 @@ fn paths_without_cases_and_unreadable_files_are_their_own_errors() {
     assert_eq!(
         e.to_string(),
         format!(
-            "no case found under {}: no directory with a model.onnx",
+            "no case found under {}: no directory with a model.onnx or model.xml",
             empty.path().display()
         )
     );
@@ -312,7 +312,7 @@ fn paths_without_cases_and_unreadable_files_are_their_own_errors() {
     );
     assert!(e
         .to_string()
-        .ends_with(": 94 cases found, none selected by --filter/--exclude"));
+        .ends_with(": 107 cases found, none selected by --filter/--exclude"));
 
     let e = check(
         &["/nonexistent/onnx-idx-check-tests"],

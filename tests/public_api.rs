@@ -1022,7 +1022,7 @@ fn openvino_gather_never_panics_and_agrees_with_the_naive_model() {
         for idx in &indices {
             for axis in &axes {
                 for &b in &batch_dims {
-                    for opset in [i64::MIN, 7, 8, i64::MAX] {
+                    for opset in [i64::MIN, 1, 7, 8, i64::MAX] {
                         let what = format!(
                             "OpenVinoGather {{ batch_dims: {b} }}.eval({opset}, {:?}, {:?} {:?}, axis {:?})",
                             data.shape(),
@@ -1033,8 +1033,21 @@ fn openvino_gather_never_panics_and_agrees_with_the_naive_model() {
                         let op = OpenVinoGather { batch_dims: b };
                         let r = guarded(&what, || op.eval(opset, data, idx, axis));
                         t.record(&what, &r);
+                        if opset < 8 && index_values(idx).is_some_and(|v| v.iter().any(|&k| k < 0))
+                        {
+                            // Gather-1 and Gather-7 take indices in [0, s-1] only.
+                            assert!(
+                                r.is_err(),
+                                "{what}: a negative index accepted before version 8"
+                            );
+                        }
+                        if opset == 1 && b != 0 {
+                            assert!(r.is_err(), "{what}: batch_dims accepted at version 1");
+                        }
                         if let Ok(out) = r {
-                            assert!(opset >= 8, "{what}: Ok before version 8");
+                            assert!(opset >= 1, "{what}: Ok before version 1");
+                            // Where Gather-1/7 compute, every index is in range, so the naive
+                            // zero-filling model of Gather-8 gives the same output.
                             check_ok(
                                 &what,
                                 &out,

@@ -6,6 +6,7 @@
 //! a reason, a tensor larger than the limit it was given, or a kernel result that differs from
 //! the naive reference in [`reference`].
 
+pub mod ir;
 pub mod kernels;
 pub mod large;
 pub mod pipeline;

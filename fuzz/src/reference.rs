@@ -246,7 +246,7 @@ impl Op {
             Op::Gather => &[1, 11, 13],
             Op::GatherElements => &[11, 13],
             Op::GatherND => &[11, 12, 13],
-            Op::OvGather => &[8],
+            Op::OvGather => &[1, 7, 8],
             Op::Scatter => &[9, 11],
             Op::ScatterElements | Op::ScatterND => &[11, 13, 16, 18],
             Op::TensorScatter => &[24],
@@ -259,7 +259,8 @@ impl Op {
             Op::Gather | Op::GatherElements | Op::Scatter => &[("axis", false)],
             Op::GatherND if v >= 12 => &[("batch_dims", false)],
             Op::GatherND => &[],
-            Op::OvGather => &[("batch_dims", false)],
+            Op::OvGather if v >= 7 => &[("batch_dims", false)],
+            Op::OvGather => &[],
             Op::ScatterElements if v >= 16 => &[("axis", false), ("reduction", true)],
             Op::ScatterElements => &[("axis", false)],
             Op::ScatterND if v >= 16 => &[("reduction", true)],
@@ -919,6 +920,7 @@ fn evaluate_inner(
         ),
         Op::OvGather => (
             ov_gather(
+                v,
                 data,
                 input(1).expect("checked"),
                 input(2).expect("checked"),
@@ -1134,6 +1136,7 @@ fn gather_nd(data: &RTensor, ind: &RTensor, b: i64, max_bytes: usize) -> Res<RTe
 
 /// OpenVINO Gather-8 (section 6, D13).
 fn ov_gather(
+    v: i64,
     data: &RTensor,
     ind: &RTensor,
     axis_t: &RTensor,
@@ -1175,6 +1178,16 @@ fn ov_gather(
     oshape.extend_from_slice(&data.shape[axis + 1..]);
     check_size(data.dtype, &oshape, max_bytes)?;
     let values = index_values(ind);
+    // Gather-1 and Gather-7: indices "in the range [0, data[axis] - 1]", all checked first (D3).
+    if v < 8 {
+        if let Some(pos) = values.iter().position(|&k| !(0..s as i128).contains(&k)) {
+            return invalid(format!(
+                "indices[{:?}] = {} out of range [0, {s}) at version {v}",
+                coords(pos, &ind.shape),
+                values[pos]
+            ));
+        }
+    }
     let mut words = Vec::new();
     for oc in positions(&oshape) {
         let p = &oc[..axis];
@@ -1736,9 +1749,30 @@ mod tests {
             strs(&[2], &["b", ""])
         );
         assert_eq!(
-            run(Op::OvGather, 7, &[], &[&s, &i64s(&[2], &[1, 2]), &axis0]),
+            run(Op::OvGather, 0, &[], &[&s, &i64s(&[2], &[1, 2]), &axis0]),
             Outcome::TooOld
         );
+        // Gather-7 and Gather-1: an index past the end breaks the spec instead of reading zeros,
+        // and so does a negative one.
+        for v in [1, 7] {
+            assert!(matches!(
+                run(Op::OvGather, v, &[], &[&s, &i64s(&[2], &[1, 2]), &axis0]),
+                Outcome::Invalid(_)
+            ));
+            assert!(matches!(
+                run(Op::OvGather, v, &[], &[&s, &i64s(&[1], &[-1]), &axis0]),
+                Outcome::Invalid(_)
+            ));
+            assert_eq!(
+                ok(run(
+                    Op::OvGather,
+                    v,
+                    &[],
+                    &[&s, &i64s(&[2], &[1, 0]), &axis0]
+                )),
+                strs(&[2], &["b", "a"])
+            );
+        }
     }
 
     #[test]

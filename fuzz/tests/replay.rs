@@ -1,7 +1,7 @@
 //! Replays every committed fuzz input (corpora and regressions) through its target's check, so
 //! that `cargo test` catches a regression of any past finding without running libFuzzer.
 
-use onnx_idx_check_fuzz::{kernels, pipeline, replay::replay, tensor};
+use onnx_idx_check_fuzz::{ir, kernels, pipeline, replay::replay, tensor};
 
 #[test]
 fn tensor_proto_inputs_replay() {
@@ -41,4 +41,9 @@ fn large_kernels_inputs_replay() {
         replay("large_kernels", onnx_idx_check_fuzz::large::check) > 0,
         "no large_kernels corpus"
     );
+}
+
+#[test]
+fn ir_reader_inputs_replay() {
+    assert!(replay("ir_reader", ir::check) > 0, "no ir_reader corpus");
 }

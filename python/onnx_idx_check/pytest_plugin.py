@@ -82,7 +82,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Optional[pytest.Collector]:
-    if file_path.name != "model.onnx":
+    # A case holds model.onnx or an OpenVINO IR's model.xml; a directory with both is one case,
+    # read as ONNX (as `run` does), so its model.xml is not collected again.
+    if file_path.name not in ("model.onnx", "model.xml"):
+        return None
+    if file_path.name == "model.xml" and (file_path.parent / "model.onnx").exists():
         return None
     case_dir = file_path.parent.resolve()
     roots = [r for r in _roots(parent.config) if r == case_dir or r in case_dir.parents]
@@ -100,7 +104,7 @@ class CaseFailed(Exception):
 
 
 class CaseFile(pytest.File):
-    """A case's ``model.onnx``: one item, the case."""
+    """A case's ``model.onnx`` (or IR ``model.xml``): one item, the case."""
 
     def __init__(self, *, case: str, root: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)

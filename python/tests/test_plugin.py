@@ -32,7 +32,7 @@ def _tamper(case: Path) -> None:
 
 def test_every_case_of_testdata_is_an_item_and_passes(pytester, testdata):
     result = pytester.runpytest("--onnx-idx-check", str(testdata), "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=94)
+    result.assert_outcomes(passed=107)
 
 
 def test_items_are_named_for_their_cases_and_k_selects_by_name(pytester, testdata):
@@ -130,7 +130,7 @@ def test_xdist_spreads_the_cases_over_workers(pytester, testdata):
     result = pytester.runpytest_subprocess(
         "--onnx-idx-check", str(testdata), "-n", "2", "-p", "no:cacheprovider"
     )
-    result.assert_outcomes(passed=94)
+    result.assert_outcomes(passed=107)
 
 
 def test_the_runtime_option_judges_a_runtime(pytester, testdata):

@@ -168,7 +168,7 @@ fn bench(args: BenchArgs) -> Result<u8> {
         .find(|c| c.dir == args.case)
         .ok_or_else(|| {
             UsageError(format!(
-                "{} is not a case directory (no model.onnx)",
+                "{} is not a case directory (no model.onnx or model.xml)",
                 args.case.display()
             ))
         })?;
@@ -248,6 +248,10 @@ fn generate(args: GenerateArgs) -> Result<u8> {
         seed: args.seed,
         ops: args.ops,
         max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
+        format: match args.format {
+            crate::cli::ModelFormat::Onnx => crate::load::ir::ModelFormat::Onnx,
+            crate::cli::ModelFormat::Ir => crate::load::ir::ModelFormat::Ir,
+        },
     };
     let s = generate::generate(&args.outdir, &opts).map_err(|e| {
         if e.downcast_ref::<GenerateError>().is_some() {

@@ -51,7 +51,7 @@ use thiserror::Error;
 ///     other => panic!("{other:?}"),
 /// }
 /// let nothing = CheckOptions::default().filter("^no-such-case$");
-/// assert!(matches!(check(&[testdata], &nothing), Err(CheckError::NoCase { found: 94, .. })));
+/// assert!(matches!(check(&[testdata], &nothing), Err(CheckError::NoCase { found: 107, .. })));
 /// ```
 #[derive(Debug, Error)]
 #[non_exhaustive]
@@ -149,9 +149,9 @@ fn list(paths: &[PathBuf]) -> String {
 fn none_selected(found: usize, symlinks: usize) -> String {
     if found == 0 {
         match symlinks {
-            0 => "no directory with a model.onnx".to_string(),
+            0 => "no directory with a model.onnx or model.xml".to_string(),
             n => format!(
-                "no directory with a model.onnx ({n} symlink{} not followed)",
+                "no directory with a model.onnx or model.xml ({n} symlink{} not followed)",
                 if n == 1 { "" } else { "s" }
             ),
         }
@@ -268,7 +268,7 @@ impl CheckReport {
 ///     &[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata")],
 ///     &CheckOptions::default().jobs(2),
 /// )?;
-/// assert_eq!((report.summary.passed, report.summary.total), (94, 94));
+/// assert_eq!((report.summary.passed, report.summary.total), (107, 107));
 /// assert!(report.passed());
 /// # Ok::<(), onnx_idx_check::CheckError>(())
 /// ```
@@ -537,15 +537,15 @@ mod tests {
         };
         assert_eq!(
             none(0, 0),
-            "no case found under a, b c: no directory with a model.onnx"
+            "no case found under a, b c: no directory with a model.onnx or model.xml"
         );
         assert_eq!(
             none(0, 1),
-            "no case found under a, b c: no directory with a model.onnx (1 symlink not followed)"
+            "no case found under a, b c: no directory with a model.onnx or model.xml (1 symlink not followed)"
         );
         assert_eq!(
             none(0, 2),
-            "no case found under a, b c: no directory with a model.onnx (2 symlinks not followed)"
+            "no case found under a, b c: no directory with a model.onnx or model.xml (2 symlinks not followed)"
         );
         // Once cases were found, the links are not why none was selected.
         assert_eq!(

@@ -17,6 +17,7 @@
 //! the previous suite or the new one, never a mix.
 
 pub(crate) mod cases;
+mod ir;
 pub(crate) mod manifest;
 mod model;
 mod rng;
@@ -76,6 +77,9 @@ pub struct Options {
     /// The largest tensor a case may hold, in bytes: a case with a bigger one (in practice one of
     /// the stress profile's large cases) is left out.
     pub max_tensor_bytes: usize,
+    /// The model format: `model.onnx`, or OpenVINO IR (`model.xml`), which holds the OpenVINO
+    /// dialect's operators only.
+    pub format: crate::load::ir::ModelFormat,
 }
 
 /// Why `generate` refused to start; every one is the caller's to fix (a usage error).
@@ -88,6 +92,12 @@ pub enum GenerateError {
         name: String,
         /// The operators the registry knows.
         known: String,
+    },
+    /// `--format ir` with no OpenVINO operator among those selected.
+    #[error("--format ir writes the OpenVINO dialect only ({ir}); --ops selects none of it")]
+    NoIrOps {
+        /// The operators that have an IR form.
+        ir: String,
     },
     /// `--ops` names an operator the generator does not write yet.
     #[error("--ops: {name} is not generated yet (generate writes {generated})")]
@@ -174,6 +184,24 @@ pub fn select_ops(names: &[String]) -> Result<Vec<&'static OpDef>, GenerateError
         .into_iter()
         .filter(|d| names.is_empty() || names.iter().any(|n| names_op(n, d)))
         .collect())
+}
+
+/// [`select_ops`], kept to the OpenVINO dialect for `--format ir` (the only operators with an IR
+/// layer).
+fn select_ops_in(
+    names: &[String],
+    format: crate::load::ir::ModelFormat,
+) -> Result<Vec<&'static OpDef>, GenerateError> {
+    let mut ops = select_ops(names)?;
+    if format == crate::load::ir::ModelFormat::Ir {
+        ops.retain(|d| d.domain == crate::load::ir::DOMAIN);
+        if ops.is_empty() {
+            return Err(GenerateError::NoIrOps {
+                ir: format!("{}.Gather", crate::load::ir::DOMAIN),
+            });
+        }
+    }
+    Ok(ops)
 }
 
 /// One case, rendered: its files (relative to the case directory) and its manifest entry.
@@ -378,7 +406,7 @@ pub fn build(
     opts: &Options,
     sink: &mut dyn FnMut(&str, &[u8]) -> anyhow::Result<()>,
 ) -> anyhow::Result<Built> {
-    let ops = select_ops(&opts.ops)?;
+    let ops = select_ops_in(&opts.ops, opts.format)?;
     let mut entries = BTreeMap::new();
     let mut errored = Vec::new();
     let (mut left_out, mut too_large, mut files, mut bytes) = (0, 0, 0, 0u64);
@@ -389,7 +417,11 @@ pub fn build(
     };
     for (def, v) in cases::versions(&ops) {
         for spec in &cases_of(opts, def, v) {
-            let Some(r) = render_case(spec)? else {
+            let r = match (render_case(spec)?, opts.format) {
+                (Some(r), crate::load::ir::ModelFormat::Ir) => ir::ir_form(r, spec),
+                (r, _) => r,
+            };
+            let Some(r) = r else {
                 left_out += 1;
                 continue;
             };
@@ -500,7 +532,7 @@ fn write_suite(dir: &Path, opts: &Options) -> anyhow::Result<Built> {
 /// Generates the suite into `outdir`.
 pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
     // Refuse a bad OUTDIR or --ops before any work.
-    select_ops(&opts.ops)?;
+    select_ops_in(&opts.ops, opts.format)?;
     let dir = prepare_outdir(outdir)?;
     let (Some(parent), Some(base)) = (dir.parent(), dir.file_name()) else {
         return Err(GenerateError::NotADirectory(outdir.display().to_string()).into());
@@ -558,6 +590,7 @@ mod tests {
             seed: 0,
             ops: Vec::new(),
             max_tensor_bytes: crate::runner::DEFAULT_MAX_TENSOR_BYTES,
+            format: crate::load::ir::ModelFormat::Onnx,
         }
     }
 

@@ -5,6 +5,7 @@
 //! name the file (relative to the case directory) and the tensor.
 
 pub mod external;
+pub mod ir;
 pub mod npy;
 pub mod save;
 pub mod tensor;
@@ -81,12 +82,24 @@ pub enum LoadError {
         /// What is wrong.
         source: Box<npy::NpyError>,
     },
+    /// An OpenVINO IR (`model.xml`, `model.bin`) is malformed, invalid or unsupported.
+    #[error("{file}: {source}")]
+    Ir {
+        /// The file (`model.xml` or `model.bin`).
+        file: String,
+        /// What is wrong.
+        source: Box<ir::IrError>,
+    },
 }
 
 impl LoadError {
     /// Whether the file is valid but uses something the tool does not implement.
     pub fn is_unsupported(&self) -> bool {
-        matches!(self, LoadError::Tensor { source, .. } if source.is_unsupported())
+        match self {
+            LoadError::Tensor { source, .. } => source.is_unsupported(),
+            LoadError::Ir { source, .. } => matches!(**source, ir::IrError::Unsupported(_)),
+            _ => false,
+        }
     }
 }
 
@@ -373,6 +386,36 @@ pub(crate) fn sha256_file_hex(path: &Path) -> std::io::Result<String> {
 /// Lower-case hex of a digest.
 fn hex(digest: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The model of a case directory, whichever format it is in: `model.onnx`, or else an OpenVINO
+/// IR (`model.xml` + `model.bin`) read into the same [`ModelProto`] ([`ir`]). Also returns the
+/// `(file, sha256)` of the files read when `digest` is set.
+pub fn load_case_model(
+    dir: &Path,
+    limit: u64,
+    max_tensor_bytes: usize,
+    digest: bool,
+) -> Result<(ModelProto, Vec<(String, String)>), LoadError> {
+    if ir::format_of(dir) == Some(ir::ModelFormat::Ir) {
+        let m = ir::load_ir(dir, limit, max_tensor_bytes, digest)?;
+        return Ok((m.model, m.files));
+    }
+    let (model, sha) = load_model_with(&dir.join("model.onnx"), "model.onnx", limit, digest)?;
+    Ok((
+        model,
+        sha.map(|s| ("model.onnx".to_string(), s))
+            .into_iter()
+            .collect(),
+    ))
+}
+
+/// The file named in messages about a case's model: `model.onnx` or `model.xml`.
+pub fn model_file_of(dir: &Path) -> &'static str {
+    match ir::format_of(dir) {
+        Some(ir::ModelFormat::Ir) => ir::XML_FILE,
+        _ => "model.onnx",
+    }
 }
 
 /// [`load_model`], also returning the file's sha256 when `digest` is set.

@@ -35,6 +35,9 @@ pub enum Negatives {
         op: &'static str,
         /// Its version.
         since: i64,
+        /// The first opset of its domain whose version counts negatives from the back (11 for
+        /// ONNX, 8 for OpenVINO's Gather).
+        allowed_from: i64,
     },
 }
 
@@ -68,9 +71,13 @@ pub fn normalize_indices(
         let norm = if k < 0 {
             match negatives {
                 Negatives::FromBack => k.checked_add(s),
-                Negatives::Forbidden { op, since } => {
+                Negatives::Forbidden {
+                    op,
+                    since,
+                    allowed_from,
+                } => {
                     return Err(spec_err!(
-                        "{} = {k} is negative, which {op}-{since} does not allow (negative indices arrive with opset 11); valid range [0, {}] for axis {axis} (size {dim})",
+                        "{} = {k} is negative, which {op}-{since} does not allow (negative indices arrive with opset {allowed_from}); valid range [0, {}] for axis {axis} (size {dim})",
                         position(name, i, indices.shape()),
                         s - 1
                     ))
@@ -257,6 +264,7 @@ mod tests {
             Negatives::Forbidden {
                 op: "Gather",
                 since: 1,
+                allowed_from: 11,
             },
         )
         .unwrap_err();

@@ -1,12 +1,17 @@
-//! OpenVINO Gather-8 (decision D13):
+//! OpenVINO Gather, opsets 1, 7 and 8 (decision D13; the IR reader maps `<layer type="Gather"
+//! version="opsetN">` here):
 //! <https://docs.openvino.ai/2024/documentation/openvino-ir-format/operation-sets/operation-specs/movement/gather-8.html>
 //!
 //! | domain | since | semantics |
 //! |---|---|---|
-//! | `org.openvinotoolkit` | 8 | `out[p.., i_b.., q..] = data[p.., indices[p_0..p_{b-1}, i_b..], q..]`; `axis` is an input; `batch_dims` normalised against the *indices* rank; out-of-range indices give zeros |
+//! | `org.openvinotoolkit` | 1 | `out[p.., i.., q..] = data[p.., indices[i..], q..]`; `axis` is an input; no attributes; indices must lie in `[0, s-1]` (negative or larger: errored) |
+//! | `org.openvinotoolkit` | 7 | adds `batch_dims` (normalised against the *indices* rank); indices still in `[0, s-1]` |
+//! | `org.openvinotoolkit` | 8 | `out[p.., i_b.., q..] = data[p.., indices[p_0..p_{b-1}, i_b..], q..]`; negative indices count from the back; out-of-range indices give zeros |
 //!
-//! Unlike ONNX Gather, an index outside `[-s, s-1]` is not an error: its output block is left
-//! zero (0, false, the empty string).
+//! Gather-1 and Gather-7 say only that "the values for indices are in the range
+//! `[0, data[axis] - 1]`"; like ONNX's Gather-1 (D2, D3) a value outside it breaks the spec and is
+//! errored, naming the position. From Gather-8 an index outside `[-s, s-1]` is not an error: its
+//! output block is left zero (0, false, the empty string).
 
 use super::index::normalize_axis;
 use super::{
@@ -30,7 +35,40 @@ const INTEGERS: DTypeSet = DTypeSet::of(&[
     DType::Uint64,
 ]);
 
-/// OpenVINO's Gather, opset 8.
+/// The inputs of every version: the axis is the third input, not an attribute.
+const INPUTS: &[InputSpec] = &[
+    InputSpec::required("data", "T", Role::Data),
+    InputSpec::required("indices", "T_IND", Role::Indices),
+    InputSpec::required("axis", "T_AXIS", Role::Axis),
+];
+
+/// `T`: any type; `T_IND`, `T_AXIS`: any integer type (Gather-1 names no index type; its
+/// successors' "any supported integer type" is taken for it too).
+const CONSTRAINTS: &[Constraint] = &[
+    Constraint::new("T", DTypeSet::of(&DType::ALL)),
+    Constraint::new("T_IND", INTEGERS),
+    Constraint::new("T_AXIS", INTEGERS),
+];
+
+/// Gather-7's and Gather-8's one attribute.
+const BATCH_DIMS: &[AttrSpec] = &[AttrSpec::int("batch_dims", 0)];
+
+/// A version of OpenVINO's Gather: what differs between 1, 7 and 8 is the attributes, whether
+/// negative indices count from the back, and the zero fill.
+const fn version(
+    since: i64,
+    attrs: &'static [AttrSpec],
+    negatives: bool,
+    modes: &'static [&'static str],
+) -> OpVersion {
+    OpVersion {
+        negatives,
+        modes,
+        ..OpVersion::base(since, attrs, INPUTS, CONSTRAINTS, eval)
+    }
+}
+
+/// OpenVINO's Gather, opsets 1, 7 and 8.
 pub(crate) static OPENVINO_GATHER: OpDef = OpDef {
     domain: "org.openvinotoolkit",
     op_type: "Gather",
@@ -39,26 +77,11 @@ pub(crate) static OPENVINO_GATHER: OpDef = OpDef {
     gathers: true,
     indexing: Indexing::Axis,
     provenance: Some(provenance),
-    versions: &[OpVersion {
-        since: 8,
-        deprecated: false,
-        attrs: &[AttrSpec::int("batch_dims", 0)],
-        inputs: &[
-            InputSpec::required("data", "T", Role::Data),
-            InputSpec::required("indices", "T_IND", Role::Indices),
-            InputSpec::required("axis", "T_AXIS", Role::Axis),
-        ],
-        outputs: &["output"],
-        constraints: &[
-            Constraint::new("T", DTypeSet::of(&DType::ALL)),
-            Constraint::new("T_IND", INTEGERS),
-            Constraint::new("T_AXIS", INTEGERS),
-        ],
-        negatives: true,
-        modes: &[super::registry::OUT_OF_RANGE_ZEROS],
-        mode_attr: None,
-        eval,
-    }],
+    versions: &[
+        version(1, &[], false, &[]),
+        version(7, BATCH_DIMS, false, &[]),
+        version(8, BATCH_DIMS, true, &[super::registry::OUT_OF_RANGE_ZEROS]),
+    ],
 };
 
 /// OpenVINO Gather-8's attributes: the typed entry to its kernel.
@@ -84,8 +107,9 @@ pub struct OpenVinoGather {
 
 impl OpenVinoGather {
     /// Gathers `data` along `axis` (a scalar or 1-element integer tensor, as the layer's third
-    /// input), as OpenVINO's Gather-8 does (`opset` 8 of `org.openvinotoolkit`): an index outside
-    /// `[-s, s-1]` gives zeros instead of an error.
+    /// input), as OpenVINO's Gather of `opset` 1, 7 or 8 does: at 8 an index outside `[-s, s-1]`
+    /// gives zeros instead of an error; at 1 and 7 any index outside `[0, s-1]` is an error (and
+    /// opset 1 takes no `batch_dims`).
     ///
     /// ```
     /// use onnx_idx_check::ops::OpenVinoGather;
@@ -106,10 +130,17 @@ impl OpenVinoGather {
         indices: &Tensor,
         axis: &Tensor,
     ) -> Result<Tensor, SpecError> {
+        // batch_dims 0 is left out, as a node that does not write it: Gather-1 has no such
+        // attribute, and refuses one given.
+        let attrs = if self.batch_dims == 0 {
+            Attrs::new()
+        } else {
+            Attrs::new().with_int("batch_dims", self.batch_dims)
+        };
         super::call(
             &OPENVINO_GATHER,
             opset,
-            Attrs::new().with_int("batch_dims", self.batch_dims),
+            attrs,
             &[Some(data), Some(indices), Some(axis)],
         )
     }
@@ -200,24 +231,25 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     let raw = indices
         .to_i64_vec()
         .ok_or_else(|| spec_err!("indices must be integers"))?;
-    let s = i64::try_from(g.axis_len).unwrap_or(i64::MAX);
-    // None: out of range, the block stays zero.
-    let idx: Vec<Option<usize>> = raw
-        .iter()
-        .map(|&k| {
-            let k = if k < 0 { k.checked_add(s)? } else { k };
-            (0..s).contains(&k).then_some(k as usize)
-        })
-        .collect();
-    // Unsigned 64-bit values above i64::MAX read as negative; they are out of range either way
-    // unless they wrap into range, which the spec does not intend.
-    let idx: Vec<Option<usize>> = if indices.dtype() == DType::Uint64 {
-        idx.into_iter()
-            .zip(&raw)
-            .map(|(i, &r)| if r < 0 { None } else { i })
-            .collect()
+    let idx = if inv.version.zero_fills() {
+        zero_filling_indices(indices, &raw, g.axis_len)
     } else {
-        idx
+        // Gather-1 and Gather-7: [0, s-1] only, every index checked before anything is written.
+        if indices.dtype() == DType::Uint64 {
+            if let Some(i) = raw.iter().position(|&r| r < 0) {
+                return Err(spec_err!(
+                    "{} = {} is out of range [0, {}] for axis {axis} (size {})",
+                    super::index::position("indices", i, indices.shape()),
+                    raw[i] as u64,
+                    g.axis_len as i128 - 1,
+                    g.axis_len
+                ));
+            }
+        }
+        super::index::normalize_indices(indices, "indices", g.axis_len, axis, inv.negatives())?
+            .into_iter()
+            .map(Some)
+            .collect()
     };
     let out = crate::dispatch_by_width!(
         data.dtype(),
@@ -225,6 +257,25 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
         gather_t(data, &idx, &g, oshape, inv.max_bytes)
     )?;
     Ok(Evaluated::moved(out))
+}
+
+/// Gather-8's reading of the indices: negative ones count from the back, and `None` marks one
+/// outside `[-s, s-1]`, whose block stays zero.
+fn zero_filling_indices(indices: &Tensor, raw: &[i64], axis_len: usize) -> Vec<Option<usize>> {
+    let s = i64::try_from(axis_len).unwrap_or(i64::MAX);
+    let idx = raw.iter().map(|&k| {
+        let k = if k < 0 { k.checked_add(s)? } else { k };
+        (0..s).contains(&k).then_some(k as usize)
+    });
+    // Unsigned 64-bit values above i64::MAX read as negative; they are out of range either way
+    // unless they wrap into range, which the spec does not intend.
+    if indices.dtype() == DType::Uint64 {
+        idx.zip(raw)
+            .map(|(i, &r)| if r < 0 { None } else { i })
+            .collect()
+    } else {
+        idx.collect()
+    }
 }
 
 /// The output's blocks in order: the first element of each block in the data, `None` for an

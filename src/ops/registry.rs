@@ -352,6 +352,14 @@ impl Invocation<'_> {
             index::Negatives::Forbidden {
                 op: self.def.op_type,
                 since: self.version.since,
+                // The first version of the same op that counts from the back: Gather-11 in
+                // ONNX, Gather-8 in OpenVINO's opsets.
+                allowed_from: self
+                    .def
+                    .versions
+                    .iter()
+                    .find(|v| v.negatives && v.since > self.version.since)
+                    .map_or(11, |v| v.since),
             }
         }
     }
@@ -792,6 +800,8 @@ mod registry_tests {
             }
             // Section 6 (D13): "if k < 0, k += data.shape[axis]".
             ("org.openvinotoolkit", "Gather", 8) => true,
+            // OpenVINO Gather-1 and Gather-7: indices "in the range [0, data[axis] - 1]".
+            ("org.openvinotoolkit", "Gather", 1 | 7) => false,
             // D14: the backward pass of Gather and GatherElements, whose indices count from
             // the back since opset 11.
             ("com.microsoft", "GatherGrad" | "GatherElementsGrad", 1) => true,

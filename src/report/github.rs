@@ -178,7 +178,11 @@ fn case_annotation<'a>(
     let _ = write!(message, "\nrerun: {}", rerun.for_case(c));
     Some(Annotation {
         level: "error",
-        file: Some(workspace_path(&c.path.join("model.onnx"), workspace)),
+        // The case's model: model.onnx, or an IR case's model.xml.
+        file: Some(workspace_path(
+            &c.path.join(crate::load::model_file_of(&c.path)),
+            workspace,
+        )),
         line: None,
         title: format!("onnx-idx-check: {label} {}", c.name),
         message,

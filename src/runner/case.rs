@@ -61,7 +61,10 @@ pub(super) fn initializers(
     };
     plan.initializers()
         .iter()
-        .map(|p| load::convert_tensor(p, "model.onnx", &ctx).map(|t| (p.name.clone(), t)))
+        .map(|p| {
+            load::convert_tensor(p, load::model_file_of(&case.dir), &ctx)
+                .map(|t| (p.name.clone(), t))
+        })
         .collect()
 }
 
@@ -121,15 +124,10 @@ pub(super) fn severity(s: Status) -> u8 {
 
 fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Result<(), Verdict> {
     let limit = load::file_limit(opts.max_tensor_bytes);
-    let (model, sha) = load::load_model_with(
-        &case.dir.join("model.onnx"),
-        "model.onnx",
-        limit,
-        opts.digests,
-    )?;
-    if let Some(sha) = sha {
-        result.files.push(("model.onnx".to_string(), sha));
-    }
+    // model.onnx, or an OpenVINO IR read into the same model.
+    let (model, mut files) =
+        load::load_case_model(&case.dir, limit, opts.max_tensor_bytes, opts.digests)?;
+    result.files.append(&mut files);
     result.ops = eval::op_names(&model);
     let opsets = eval::opsets(&model)?;
     result.opset = opsets

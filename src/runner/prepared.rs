@@ -23,7 +23,7 @@ impl Prepared {
     /// Loads the model and data set `ds` of `case`.
     pub fn load(case: &Case, ds: &DataSet, opts: &RunOptions) -> Result<Prepared, String> {
         let limit = load::file_limit(opts.max_tensor_bytes);
-        let model = load::load_model(&case.dir.join("model.onnx"), "model.onnx", limit)
+        let (model, _) = load::load_case_model(&case.dir, limit, opts.max_tensor_bytes, false)
             .map_err(|e| e.to_string())?;
         let (initializers, inputs, expected) = {
             let plan = eval::plan(&model).map_err(|e| e.to_string())?;

@@ -61,7 +61,8 @@ pub(super) fn run_runtime(
     let pbs: Vec<_> = (0..inputs.len())
         .map(|k| ds.dir.join(format!("input_{k}.pb")))
         .collect();
-    let model = case.dir.join("model.onnx");
+    // model.onnx, or an IR's model.xml (the runtime finds model.bin beside it).
+    let model = case.dir.join(crate::load::model_file_of(&case.dir));
     let repeat = opts.repeat.max(1);
     // The first run's outputs and thread count: what later runs must equal.
     let mut first: Option<(Outputs, Option<usize>)> = None;

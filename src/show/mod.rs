@@ -45,8 +45,8 @@ pub enum PathError {
         /// Why.
         source: std::io::Error,
     },
-    /// PATH is a directory without `model.onnx`.
-    #[error("{0} is not a case directory (no model.onnx in it)")]
+    /// PATH is a directory without `model.onnx` (or an IR's `model.xml`).
+    #[error("{0} is not a case directory (no model.onnx or model.xml in it)")]
     NotACase(String),
     /// PATH is a file that does not load as what its name says.
     #[error(transparent)]
@@ -208,8 +208,9 @@ pub fn load(path: &Path, opts: &Options) -> Result<Shown, PathError> {
         source,
     })?;
     if meta.is_dir() {
-        let has_model =
-            std::fs::symlink_metadata(path.join("model.onnx")).is_ok_and(|m| !m.is_dir());
+        let has_model = ["model.onnx", load::ir::XML_FILE]
+            .iter()
+            .any(|f| std::fs::symlink_metadata(path.join(f)).is_ok_and(|m| !m.is_dir()));
         if !has_model {
             return Err(PathError::NotACase(shown));
         }
@@ -227,7 +228,14 @@ pub fn load(path: &Path, opts: &Options) -> Result<Shown, PathError> {
 
 fn load_model(path: &Path, file: String, opts: &Options) -> Result<Model, LoadError> {
     let limit = load::file_limit(opts.max_tensor_bytes);
-    let (proto, sha256) = load::load_model_with(path, &file, limit, true)?;
+    let (proto, sha256) = if file == load::ir::XML_FILE {
+        // An OpenVINO IR, read into the model `run` evaluates; the digest shown is model.xml's.
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let ir = load::ir::load_ir(dir, limit, opts.max_tensor_bytes, true)?;
+        (ir.model, ir.files.into_iter().next().map(|(_, sha)| sha))
+    } else {
+        load::load_model_with(path, &file, limit, true)?
+    };
     let ctx = load::tensor::TensorContext {
         base_dir: path.parent().unwrap_or(Path::new(".")),
         max_bytes: opts.max_tensor_bytes,
@@ -259,8 +267,8 @@ fn load_model(path: &Path, file: String, opts: &Options) -> Result<Model, LoadEr
 }
 
 fn load_case(dir: &Path, shown: String, opts: &Options) -> CaseView {
-    let model = load_model(&dir.join("model.onnx"), "model.onnx".to_string(), opts)
-        .map_err(|e| e.to_string());
+    let file = load::model_file_of(dir);
+    let model = load_model(&dir.join(file), file.to_string(), opts).map_err(|e| e.to_string());
     let (inputs, outputs): (Vec<String>, Vec<String>) = match &model {
         Ok(m) => {
             let graph = m.proto.graph.as_ref();

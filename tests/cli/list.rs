@@ -105,7 +105,7 @@ fn report_27_a_tree_of_symlinks_says_how_many_were_not_followed() {
     r.expect_code(2);
     assert!(
         r.stderr.contains(&format!(
-            "no case found under {}: no directory with a model.onnx (2 symlinks not followed)",
+            "no case found under {}: no directory with a model.onnx or model.xml (2 symlinks not followed)",
             links.display()
         )),
         "{}",

@@ -20,6 +20,8 @@ mod expectations;
 mod generate;
 // GitHub Actions annotations when GITHUB_ACTIONS is true.
 mod github;
+// OpenVINO IR cases (model.xml + model.bin): the Gather-8 examples and hostile IRs.
+mod ir;
 // `hunt --runtime-cmd`: findings, their dedup and shards (tests/fixtures/runtime/buggy_runtime.py).
 mod hunt;
 // Official ONNX node tests from outside the operator families (tests/fixtures/onnx-node-sample).

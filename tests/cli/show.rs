@@ -344,7 +344,7 @@ fn a_path_that_cannot_be_shown_is_a_usage_error() {
     refused(
         tmp.path(),
         &[],
-        &["is not a case directory (no model.onnx in it)"],
+        &["is not a case directory (no model.onnx or model.xml in it)"],
     );
 
     // A truncated tensor file.

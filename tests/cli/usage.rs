@@ -25,7 +25,10 @@ fn a_directory_without_any_case_is_a_usage_error() {
     let empty = tempfile::tempdir().unwrap();
     usage_error(
         &["run", empty.path().to_str().unwrap()],
-        &["no case found", "no directory with a model.onnx"],
+        &[
+            "no case found",
+            "no directory with a model.onnx or model.xml",
+        ],
     );
 }
 

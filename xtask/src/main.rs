@@ -2,7 +2,7 @@
 //!
 //! - `codegen [--check]`: regenerates `src/pb/onnx.rs` from `proto/onnx.proto3`.
 //! - `testdata [--check]`: regenerates `testdata/spec-examples/` from the Rust descriptions in
-//!   `xtask/src/spec_examples.rs`.
+//!   `xtask/src/spec_examples.rs`, and `testdata/openvino-ir/` (the Gather-8 examples as IR).
 //! - `fixtures [--check]`: regenerates `tests/fixtures/`, the failing, invalid and malformed cases
 //!   of the integration tests, from `xtask/src/fixtures.rs`.
 //!
@@ -11,6 +11,7 @@
 mod codegen;
 mod fixtures;
 mod fsutil;
+mod ir_examples;
 // The library's generated prost types, compiled into xtask directly rather than through a
 // dependency on the root crate: xtask must build while the library does not (codegen is what
 // repairs this file). The file is prettyplease's output, not rustfmt's, so formatting it from
@@ -29,7 +30,7 @@ fn main() -> Result<()> {
     let check = args.iter().any(|a| a == "--check");
     match args.first().map(String::as_str) {
         Some("codegen") => codegen::generate(check),
-        Some("testdata") => testdata::generate(check),
+        Some("testdata") => testdata::generate(check).and_then(|()| ir_examples::generate(check)),
         Some("fixtures") => fixtures::generate(check),
         _ => bail!("usage: cargo xtask <codegen|testdata|fixtures> [--check]"),
     }

@@ -5,11 +5,12 @@ onnx_idx_check_worker.py beside this file.
 
     python3 openvino.py [--device CPU] [--threads N]
 
-The model is read with `Core.read_model` (OpenVINO's ONNX frontend) and compiled for the device
+The model is read with `Core.read_model` (OpenVINO's ONNX frontend, or its IR frontend for an
+IR case's `model.xml`, which finds `model.bin` beside it) and compiled for the device
 with `INFERENCE_PRECISION_HINT` f32, so that a CPU with bfloat16 or float16 arithmetic does not
 run float models at lower precision (a setting, not a bug), and `INFERENCE_NUM_THREADS` from the
-request, else `--threads`, else the plugin's default. Inputs are matched by name, outputs by
-name and else by position. Tensors of the types numpy lacks cross the API as their bits: the
+request, else `--threads`, else the plugin's default. Inputs are matched by name and else by
+position (an IR v10 port may carry no tensor name), outputs by name and else by position. Tensors of the types numpy lacks cross the API as their bits: the
 Python API's `Tensor.data` of a bf16 tensor is a float16 *view* of the same 16 bits (read back
 with `.view(uint16)`, exact), f8 tensors are uint8 views, and i4/u4/u2/f4e2m1 tensors hold the
 packed bytes, low bits first, as ONNX's raw_data. OpenVINO has no float8 fnuz, int2 or float6
@@ -94,8 +95,14 @@ class Runtime:
 
     def run(self, compiled, inputs, outputs, threads):
         request = compiled.create_infer_request()
-        for t in inputs:
-            request.set_tensor(t.name, self.tensor(t))
+        names = [p.get_names() for p in compiled.inputs]
+        for k, t in enumerate(inputs):
+            if any(t.name in n for n in names):
+                request.set_tensor(t.name, self.tensor(t))
+            else:
+                # An IR's Parameter whose port has no tensor name: the K-th input, as
+                # onnx-idx-check binds input_K.pb to the K-th Parameter.
+                request.set_input_tensor(k, self.tensor(t))
         request.infer()
         ports = list(compiled.outputs)
         values = []

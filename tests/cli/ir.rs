@@ -1,0 +1,397 @@
+//! OpenVINO IR cases (`model.xml` + `model.bin`): the Gather-1, -7 and -8 examples of
+//! `testdata/openvino-ir/` through `run`, `list`, `coverage`, `--actual` and `--pending`/`review`,
+//! and hostile IRs built from them in a temporary directory, each with its asserted verdict and
+//! reason. Expected values are the specification's literals (in the committed `output_0.pb`).
+
+use crate::common::copy_tree;
+use crate::support::{case, cases, root, run, run_json};
+use std::path::{Path, PathBuf};
+
+const EXAMPLES: [&str; 7] = [
+    "openvino_gather8_example1_ir",
+    "openvino_gather8_example2_ir",
+    "openvino_gather8_example3_ir",
+    "openvino_gather8_example4_ir",
+    "openvino_gather8_example5_ir",
+    "openvino_gather8_example6_ir",
+    "openvino_gather8_example7_ir",
+];
+
+fn ir_dir() -> PathBuf {
+    root().join("testdata/openvino-ir")
+}
+
+#[test]
+fn the_gather_examples_pass_as_ir_at_their_versions() {
+    let (code, r) = run_json(&ir_dir(), &[]);
+    assert_eq!(code, 0, "{r}");
+    let names: Vec<&str> = cases(&r)
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    let mut want = vec!["openvino_gather1_example1_ir".to_string()];
+    want.extend((1..=5).map(|k| format!("openvino_gather7_example{k}_ir")));
+    want.extend(EXAMPLES.iter().map(|s| s.to_string()));
+    assert_eq!(names, want);
+    for c in cases(&r) {
+        let name = c["name"].as_str().unwrap();
+        let version = &name["openvino_gather".len()..="openvino_gather".len()];
+        assert_eq!(c["status"], "passed", "{c}");
+        assert_eq!(
+            c["ops"],
+            serde_json::json!(["org.openvinotoolkit.Gather"]),
+            "{c}"
+        );
+        assert_eq!(
+            c["opset"],
+            serde_json::json!({"org.openvinotoolkit": version.parse::<i64>().unwrap()}),
+            "{c}"
+        );
+        // The digests of the IR's two files come first.
+        assert_eq!(c["files"][0]["path"], "model.xml", "{c}");
+        assert_eq!(c["files"][1]["path"], "model.bin", "{c}");
+    }
+}
+
+#[test]
+fn list_and_coverage_read_ir_cases() {
+    let r = run([
+        "list".as_ref(),
+        ir_dir().as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    let listed = r.expect_code(0).json();
+    let first = &listed[0];
+    assert_eq!(first["status"], "supported", "{first}");
+    assert_eq!(
+        first["resolved"],
+        serde_json::json!(["org.openvinotoolkit.Gather-1"])
+    );
+    let r = run([
+        "coverage".as_ref(),
+        ir_dir().as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    let cov = r.expect_code(0).json();
+    let ops: Vec<&str> = cov["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["op"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            "org.openvinotoolkit.Gather-1",
+            "org.openvinotoolkit.Gather-7",
+            "org.openvinotoolkit.Gather-8"
+        ]
+    );
+    let row = &cov["rows"][2];
+    assert_eq!(row["passing_cases"], 7);
+    let covered: Vec<&str> = row["covered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    // Example 6 has negative indices, examples 2-5 batch_dims > 0, 5 and 6 int32 indices.
+    for t in [
+        "negative-indices",
+        "batch_dims>0",
+        "indices:int32",
+        "indices:int64",
+    ] {
+        assert!(covered.contains(&t), "{t} not in {covered:?}");
+    }
+}
+
+/// A copy of example `n`'s case in a fresh temporary tree, as `<tmp>/tree/<name>`.
+fn copy_example(tmp: &Path, n: usize) -> PathBuf {
+    let dst = tmp.join("tree").join(EXAMPLES[n - 1]);
+    copy_tree(&ir_dir().join(EXAMPLES[n - 1]), &dst);
+    dst
+}
+
+/// Rewrites `model.xml` of `case` with `edit`.
+fn edit_xml(case: &Path, edit: impl Fn(String) -> String) {
+    let p = case.join("model.xml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let changed = edit(text.clone());
+    assert_ne!(changed, text, "the edit changed nothing");
+    std::fs::write(p, changed).unwrap();
+}
+
+/// One hostile IR: a name, how it is made from example 1 (data [5], indices [3], axis Const
+/// i64 scalar at bytes 0..8), and the verdict and the start of the reason it must get.
+struct Hostile {
+    name: &'static str,
+    make: fn(&Path),
+    status: &'static str,
+    reason: &'static str,
+}
+
+fn hostile() -> Vec<Hostile> {
+    vec![
+        Hostile {
+            name: "truncated_xml",
+            make: |c| edit_xml(c, |t| t[..t.find("<edges>").unwrap()].to_string()),
+            status: "errored",
+            reason: "model.xml: line 50: the file ends inside <net>: truncated (1 element(s) left open)",
+        },
+        Hostile {
+            name: "entity_expansion_bomb",
+            make: |c| {
+                edit_xml(c, |t| {
+                    let lol = "<!DOCTYPE net [<!ENTITY a \"aaaaaaaaaa\">\
+                               <!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">\
+                               <!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\">\
+                               <!ENTITY d \"&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;\">]>\n";
+                    t.replacen("<net ", &format!("{lol}<net "), 1)
+                        .replacen("name=\"data\" type", "name=\"&d;\" type", 1)
+                })
+            },
+            status: "errored",
+            reason: "model.xml: line 2: a <!DOCTYPE> is refused",
+        },
+        Hostile {
+            name: "const_past_the_end_of_model_bin",
+            make: |c| edit_xml(c, |t| t.replace("offset=\"0\" size=\"8\"", "offset=\"4\" size=\"8\"")),
+            status: "errored",
+            reason: "model.bin: layer 'axis' (id 2, Const opset1) (offset 4, size 8): the range ends past the end of model.bin (8 bytes)",
+        },
+        Hostile {
+            name: "const_claiming_an_exabyte",
+            make: |c| {
+                edit_xml(c, |t| {
+                    t.replace(
+                        "element_type=\"i64\" shape=\"\" offset=\"0\" size=\"8\"",
+                        "element_type=\"i64\" shape=\"131072,131072,65536\" offset=\"0\" size=\"9007199254740992\"",
+                    )
+                    .replacen("<port id=\"0\" precision=\"I64\" names=\"axis\"/>", "<port id=\"0\" precision=\"I64\" names=\"axis\"><dim>131072</dim><dim>131072</dim><dim>65536</dim></port>", 1)
+                })
+            },
+            status: "errored",
+            reason: "model.bin: layer 'axis' (id 2, Const opset1) (offset 0, size 9007199254740992): the range ends past the end of model.bin (8 bytes)",
+        },
+        Hostile {
+            name: "dims_that_overflow",
+            make: |c| edit_xml(c, |t| t.replacen("<dim>5</dim>", "<dim>99999999999999999999</dim>", 1)),
+            status: "errored",
+            reason: "model.xml: line 8: dimension 99999999999999999999 overflows a 64-bit size",
+        },
+        Hostile {
+            name: "shape_product_that_overflows",
+            make: |c| {
+                edit_xml(c, |t| {
+                    t.replace("shape=\"\" offset", "shape=\"4294967296,4294967296,4294967296\" offset")
+                })
+            },
+            status: "errored",
+            reason: "model.xml: layer 'axis' (id 2, Const opset1): shape [4294967296, 4294967296, 4294967296] overflows",
+        },
+        Hostile {
+            name: "edge_to_a_missing_port",
+            make: |c| edit_xml(c, |t| t.replace("to-layer=\"3\" to-port=\"2\"", "to-layer=\"3\" to-port=\"9\"")),
+            status: "errored",
+            reason: "model.xml: line 53: edge 2:0 -> 3:9 ends at port 9 of layer 'openvino_gather8_example1_ir' (id 3, Gather opset8), which has no such input port",
+        },
+        Hostile {
+            name: "cycle",
+            make: |c| {
+                // The Gather's data comes from its own output.
+                edit_xml(c, |t| {
+                    t.replace(
+                        "from-layer=\"0\" from-port=\"0\" to-layer=\"3\" to-port=\"0\"",
+                        "from-layer=\"3\" from-port=\"3\" to-layer=\"3\" to-port=\"0\"",
+                    )
+                })
+            },
+            status: "errored",
+            reason: "model.xml: the edges form a cycle: layers 'openvino_gather8_example1_ir' (id 3), 'output' (id 4) wait on each other",
+        },
+        Hostile {
+            name: "unknown_layer_type",
+            make: |c| edit_xml(c, |t| t.replace("type=\"Gather\" version=\"opset8\"", "type=\"Interpolate\" version=\"opset11\"")),
+            status: "skipped",
+            reason: "model.xml: layer 'openvino_gather8_example1_ir' (id 3, Interpolate opset11): layer type Interpolate is not supported",
+        },
+    ]
+}
+
+#[test]
+fn hostile_irs_get_errored_verdicts_with_reasons() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = hostile();
+    for h in &list {
+        let case = copy_example(tmp.path(), 1);
+        let dst = case.with_file_name(h.name);
+        std::fs::rename(&case, &dst).unwrap();
+        (h.make)(&dst);
+    }
+    let (code, r) = run_json(&tmp.path().join("tree"), &[]);
+    assert_eq!(code, 1, "{r}");
+    assert_eq!(cases(&r).len(), list.len());
+    for h in &list {
+        let c = case(&r, h.name);
+        assert_eq!(c["status"], h.status, "{}: {c}", h.name);
+        let reason = c["reason"].as_str().unwrap_or_default();
+        assert!(reason.starts_with(h.reason), "{}: {reason}", h.name);
+    }
+}
+
+#[test]
+fn actual_outputs_and_pending_review_work_on_ir_cases() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_example(tmp.path(), 7);
+    // A runtime that did not zero-fill: it wrote example 7's output as [4, 0, 4].
+    let actual = tmp
+        .path()
+        .join("actual")
+        .join(EXAMPLES[6])
+        .join("test_data_set_0");
+    std::fs::create_dir_all(&actual).unwrap();
+    let mut t = crate::support::read_tensor(&dir.join("test_data_set_0/output_0.pb"));
+    t.raw_data = [4i64, 0, 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    crate::support::write_tensor(&actual.join("output_0.pb"), &t);
+    let tree = tmp.path().join("tree");
+    let actual_root = tmp.path().join("actual");
+    let (code, r) = run_json(&tree, &["--actual", actual_root.to_str().unwrap()]);
+    assert_eq!(code, 1, "{r}");
+    let c = case(&r, EXAMPLES[6]);
+    assert_eq!(c["status"], "failed", "{c}");
+    assert!(
+        c["reason"].as_str().unwrap().contains("expected 0, got 4"),
+        "{c}"
+    );
+    // --pending: the expected output is removed, our result waits for review, and accepting it
+    // writes the specification's literal back.
+    let expected = std::fs::read(dir.join("test_data_set_0/output_0.pb")).unwrap();
+    std::fs::remove_file(dir.join("test_data_set_0/output_0.pb")).unwrap();
+    let pending = tmp.path().join("pending");
+    let r = run([
+        "run".as_ref(),
+        tree.as_os_str(),
+        "--pending".as_ref(),
+        pending.as_os_str(),
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let r = run([
+        "review".as_ref(),
+        pending.as_os_str(),
+        tree.as_os_str(),
+        "--accept-all".as_ref(),
+    ]);
+    r.expect_code(0);
+    let written = crate::support::read_tensor(&dir.join("test_data_set_0/output_0.pb"));
+    let committed = {
+        use prost::Message;
+        onnx_idx_check::internal::pb::TensorProto::decode(expected.as_slice()).unwrap()
+    };
+    assert_eq!(written.dims, committed.dims);
+    assert_eq!(written.raw_data, committed.raw_data);
+}
+
+#[test]
+fn generate_format_ir_writes_the_openvino_dialect_as_ir_that_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("g");
+    let r = run([
+        "generate".as_ref(),
+        out.as_os_str(),
+        "--format".as_ref(),
+        "ir".as_ref(),
+    ]);
+    r.expect_code(0);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("MANIFEST.json")).unwrap()).unwrap();
+    assert_eq!(
+        manifest["ops"],
+        serde_json::json!(["org.openvinotoolkit.Gather"])
+    );
+    let cases = manifest["cases"].as_object().unwrap();
+    assert!(cases.len() > 100, "{}", cases.len());
+    for (name, c) in cases {
+        let files = c["files"].as_object().unwrap();
+        assert!(
+            files.contains_key("model.xml") && !files.contains_key("model.onnx"),
+            "{name}"
+        );
+    }
+    assert!(
+        out.join("test_openvinotoolkit_gather_7_float_batch_dims_1/model.xml")
+            .is_file()
+            || cases
+                .keys()
+                .any(|k| k.starts_with("test_openvinotoolkit_gather_7_"))
+    );
+    let expectations = out.join("expectations.toml");
+    let r = run([
+        "run".as_ref(),
+        out.as_os_str(),
+        "--expectations".as_ref(),
+        expectations.as_os_str(),
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let r = run(["generate".as_ref(), "--verify".as_ref(), out.as_os_str()]);
+    r.expect_code(0);
+    // ai.onnx's operators have no IR form.
+    let r = run([
+        "generate".as_ref(),
+        tmp.path().join("h").as_os_str(),
+        "--format".as_ref(),
+        "ir".as_ref(),
+        "--ops".as_ref(),
+        "GatherElements".as_ref(),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("--format ir writes the OpenVINO dialect only"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn show_reads_an_ir_case() {
+    let case = ir_dir().join(EXAMPLES[1]);
+    let r = run(["show".as_ref(), case.as_os_str()]);
+    r.expect_code(0);
+    assert!(r.stdout.contains("model.xml"), "{}", r.stdout);
+    assert!(r.stdout.contains("Gather"), "{}", r.stdout);
+    // Example 2's expected output, as the specification prints it, bound to the Result's
+    // tensor by the port's name (so no "stored as" note).
+    assert!(
+        r.stdout.contains("output_0.pb 'output': int64 [2, 3]"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("[[ 1,  1,  5],\n     [10,  6,  6]]"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_github_annotation_points_at_an_ir_cases_model_xml() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_example(tmp.path(), 1);
+    // The expected output made wrong: [1, 1, 5] -> [1, 1, 6].
+    let out = dir.join("test_data_set_0/output_0.pb");
+    let mut t = crate::support::read_tensor(&out);
+    t.raw_data = [1i64, 1, 6].iter().flat_map(|v| v.to_le_bytes()).collect();
+    crate::support::write_tensor(&out, &t);
+    let r = crate::support::command()
+        .env("GITHUB_ACTIONS", "true")
+        .args(["run".as_ref(), tmp.path().join("tree").as_os_str()])
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    let want = format!("::error file={},", dir.join("model.xml").display());
+    assert!(stdout.lines().any(|l| l.starts_with(&want)), "{stdout}");
+}
