@@ -379,7 +379,7 @@ impl Graph {
                 name: tensor_name(doc, c.layer, 0),
                 dims: c.shape.iter().map(|&d| d as i64).collect(),
                 data_type: c.dtype.onnx_id(),
-                raw_data: raw,
+                raw_data: raw.into(),
                 ..TensorProto::default()
             });
         }
