@@ -98,11 +98,15 @@ fn as_uninit<T>(s: &[T]) -> &[MaybeUninit<T>] {
 /// the hardware prefetcher follows a sequential run once it starts).
 #[inline(always)]
 pub(super) fn prefetch<T>(src: &[T], at: usize, len: usize) {
+    prefetch_upto(src, at, (len * std::mem::size_of::<T>()).min(256));
+}
+
+/// Hints that the `bytes` of `src` from element `at` will be read soon (nothing when `at` is
+/// past the end).
+#[inline(always)]
+pub(super) fn prefetch_upto<T>(src: &[T], at: usize, bytes: usize) {
     if at < src.len() {
-        prefetch_bytes(
-            src[at..].as_ptr(),
-            (len * std::mem::size_of::<T>()).min(256),
-        );
+        prefetch_bytes(src[at..].as_ptr(), bytes);
     }
 }
 
