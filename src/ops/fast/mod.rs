@@ -22,7 +22,7 @@ pub(crate) use cache::Caches;
 pub(crate) use dest::destinations;
 pub(crate) use gather::{gather, gather_elements, gather_nd};
 pub(crate) use par::{build, par_steps, PAR_MIN_BYTES};
-pub(crate) use stream::{copy, copy_into, prefetch_line, stream_into, streams};
+pub(crate) use stream::{copy, copy_into, prefetch_bytes, prefetch_line, stream_into, streams};
 
 /// An index word: int32 or int64, read as signed.
 pub(crate) trait IndexWord: Copy + Send + Sync + 'static {

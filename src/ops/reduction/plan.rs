@@ -39,6 +39,19 @@ pub(crate) trait Visit: Sync {
         })
     }
 
+    /// [`Visit::visit_range`], also calling `ahead(d)` with the destination of an update in
+    /// `range` a few updates before `f` gets it (unvalidated; the update's whole grain starts
+    /// there), so that the caller can prefetch it. Plans whose updates land at random in large
+    /// ranges call it; the default never does.
+    fn visit_range_ahead<F: FnMut(usize, usize), P: FnMut(usize)>(
+        &self,
+        range: Range<usize>,
+        f: F,
+        ahead: P,
+    ) {
+        let _ = ahead;
+        self.visit_range(range, f)
+    }
     /// How many element updates the plan makes, when it supports [`Visit::visit_range`]
     /// efficiently; 0 keeps it on one thread.
     fn updates(&self) -> usize {

@@ -53,6 +53,10 @@ pub(super) fn combine<W: Pod + Send + Sync, V: Visit>(
             // Direct plans update each range while it is cached; long ranges are copied past
             // the cache when they are large (see `fast::streams`).
             let stream = !plan.direct() && fast::streams::<W>(n, range);
+            let grain_bytes = plan
+                .grain()
+                .saturating_mul(size)
+                .min(GRAIN_PREFETCH_MAX_BYTES);
             let fill = |start: usize, chunk: &mut [MaybeUninit<W>]| {
                 let from = &data[start..start + chunk.len()];
                 if stream {
@@ -64,10 +68,16 @@ pub(super) fn combine<W: Pod + Send + Sync, V: Visit>(
                 // SAFETY: the copy wrote every element of `chunk` (copy_into and stream_into
                 // write all of it or panic), and MaybeUninit<W> has W's layout.
                 let chunk = unsafe { &mut *(chunk as *mut [MaybeUninit<W>] as *mut [W]) };
-                plan.visit_range(start..start + chunk.len(), |d, s| {
-                    let c = &mut chunk[d - start];
-                    *c = f(*c, upd[s]);
-                });
+                let base = chunk.as_ptr().wrapping_sub(start);
+                plan.visit_range_ahead(
+                    start..start + chunk.len(),
+                    |d, s| {
+                        let c = &mut chunk[d - start];
+                        *c = f(*c, upd[s]);
+                    },
+                    // A destination just streamed out is in memory, not in the cache.
+                    |d| fast::prefetch_bytes(base.wrapping_add(d), grain_bytes),
+                );
                 true
             };
             // SAFETY: each fill writes its whole chunk before it returns true (above).
@@ -160,6 +170,9 @@ fn sweep_spans<W: Copy, V: Visit>(out: &mut [W], upd: &[W], plan: &V, f: &impl F
         at += run;
     }
 }
+
+/// How much of an update's grain (its slice, for ScatterND) the ranges walk asks for ahead.
+const GRAIN_PREFETCH_MAX_BYTES: usize = 512;
 
 /// How far ahead [`sweep_spans`] prefetches.
 const SWEEP_AHEAD: usize = 16;
