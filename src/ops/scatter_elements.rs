@@ -373,29 +373,44 @@ impl<I: IndexWord> ElementPlan<'_, I> {
         f: &mut F,
         ahead: &mut P,
     ) {
+        self.batches(blocks, len, |base, ks, at| {
+            for (j, &k) in ks.iter().enumerate() {
+                // Name the destination a few updates ahead, within the batch.
+                if let Some(&a) = ks.get(j + UPDATES_AHEAD) {
+                    if a != reduction::SKIP {
+                        ahead(base + a as usize);
+                    }
+                }
+                if k != reduction::SKIP {
+                    f(base + k as usize, at + j);
+                }
+            }
+        });
+    }
+
+    /// The destinations of outer blocks `blocks` (the axis the last one, addressable by u32),
+    /// normalised a batch at a time by the vectorised [`fast::destinations`]: `f(base, ks, at)`
+    /// for each batch, update `at + j` going to `base + ks[j]` ([`reduction::SKIP`]: out of
+    /// range, and flagged).
+    #[inline(always)]
+    fn batches<F: FnMut(usize, &[u32], usize)>(
+        &self,
+        blocks: std::ops::Range<usize>,
+        len: usize,
+        mut f: F,
+    ) {
         const BATCH: usize = 512;
         let (r, mut bad) = self.reader();
         let s = r.s;
         let mut ks = [reduction::SKIP; BATCH];
         for o in blocks {
-            let base = o * s;
             let first = o * len;
             for at in (first..first + len).step_by(BATCH) {
                 let n = BATCH.min(first + len - at);
                 let ks = &mut ks[..n];
                 bad |=
                     !fast::destinations(ks, &r.idx[at..at + n], s, r.negatives, 0, reduction::SKIP);
-                for (j, &k) in ks.iter().enumerate() {
-                    // Name the destination a few updates ahead, within the batch.
-                    if let Some(&a) = ks.get(j + UPDATES_AHEAD) {
-                        if a != reduction::SKIP {
-                            ahead(base + a as usize);
-                        }
-                    }
-                    if k != reduction::SKIP {
-                        f(base + k as usize, at + j);
-                    }
-                }
+                f(o * s, ks, at);
             }
         }
         self.note(bad);
@@ -479,6 +494,25 @@ impl<I: IndexWord> Visit for ElementPlan<'_, I> {
             );
         }
         self.note(bad);
+    }
+
+    fn visit_range_batched<F: FnMut(usize, &[u32], usize)>(
+        &self,
+        range: std::ops::Range<usize>,
+        f: F,
+    ) -> bool {
+        // Off axis 0, with the axis the last one, rows of the indices are rows of the output.
+        let Some((_, len, 1)) = self.flat else {
+            return false;
+        };
+        if self.axis == 0 || self.axis_len >= reduction::SKIP as usize {
+            return false;
+        }
+        let row = self.grain();
+        let rows = (range.start / row)..(range.end / row).min(self.ishape[0]);
+        let per_row: usize = self.dshape[1..self.axis].iter().product();
+        self.batches(rows.start * per_row..rows.end * per_row, len, f);
+        true
     }
 
     fn destinations(&self, span: std::ops::Range<usize>, dst: &mut [u32]) {

@@ -607,7 +607,11 @@ mod tests {
                 |d| asked.borrow_mut().push(d),
             );
             assert_eq!(got, want, "range {range:?}");
-            assert_eq!(asked.borrow().len() * 3, want.len(), "one request per slice");
+            assert_eq!(
+                asked.borrow().len() * 3,
+                want.len(),
+                "one request per slice"
+            );
             let mut plain = Vec::new();
             plan.visit_range(range, |d, s| plain.push((d, s)));
             assert_eq!(plain, want);

@@ -52,6 +52,20 @@ pub(crate) trait Visit: Sync {
         let _ = ahead;
         self.visit_range(range, f)
     }
+    /// [`Visit::visit_range`] a batch at a time, when the plan can: calls `f(base, ks, src)` for
+    /// batches of the updates aimed at `range`, in application order, where update `src + j`
+    /// goes to `base + ks[j]` and a `ks[j]` of [`SKIP`] to nowhere (an index out of range,
+    /// flagged as the plan flags it). The walk's loop over a batch then reads two arrays instead
+    /// of taking a call per update. Returns false, having called nothing, when the plan cannot;
+    /// the default.
+    fn visit_range_batched<F: FnMut(usize, &[u32], usize)>(
+        &self,
+        range: Range<usize>,
+        f: F,
+    ) -> bool {
+        let _ = (range, f);
+        false
+    }
     /// How many element updates the plan makes, when it supports [`Visit::visit_range`]
     /// efficiently; 0 keeps it on one thread.
     fn updates(&self) -> usize {

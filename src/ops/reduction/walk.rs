@@ -68,16 +68,30 @@ pub(super) fn combine<W: Pod + Send + Sync, V: Visit>(
                 // SAFETY: the copy wrote every element of `chunk` (copy_into and stream_into
                 // write all of it or panic), and MaybeUninit<W> has W's layout.
                 let chunk = unsafe { &mut *(chunk as *mut [MaybeUninit<W>] as *mut [W]) };
-                let base = chunk.as_ptr().wrapping_sub(start);
-                plan.visit_range_ahead(
-                    start..start + chunk.len(),
-                    |d, s| {
-                        let c = &mut chunk[d - start];
-                        *c = f(*c, upd[s]);
-                    },
-                    // A destination just streamed out is in memory, not in the cache.
-                    |d| fast::prefetch_bytes(base.wrapping_add(d), grain_bytes),
-                );
+                let range = start..start + chunk.len();
+                let batched = plan.visit_range_batched(range.clone(), |base, ks, at| {
+                    // No destination reaches SKIP, so that get_mut refuses it.
+                    let from = base - start;
+                    let to = chunk.len().min(from.saturating_add(SKIP as usize));
+                    let row = &mut chunk[from..to];
+                    for (&k, &u) in ks.iter().zip(&upd[at..at + ks.len()]) {
+                        if let Some(c) = row.get_mut(k as usize) {
+                            *c = f(*c, u);
+                        }
+                    }
+                });
+                if !batched {
+                    let base = chunk.as_ptr().wrapping_sub(start);
+                    plan.visit_range_ahead(
+                        range,
+                        |d, s| {
+                            let c = &mut chunk[d - start];
+                            *c = f(*c, upd[s]);
+                        },
+                        // A destination just streamed out is in memory, not in the cache.
+                        |d| fast::prefetch_bytes(base.wrapping_add(d), grain_bytes),
+                    );
+                }
                 true
             };
             // SAFETY: each fill writes its whole chunk before it returns true (above).
