@@ -34,11 +34,26 @@ pub struct BenchResult {
     pub output_matches: Option<bool>,
 }
 
+/// The untimed evaluations before the timed ones: at least `runs` of them, and more until
+/// `at_least` has passed since the first.
+///
+/// The time floor is there because a fresh process on this project's VMs runs a memory-bound
+/// kernel slowly for its first tens of milliseconds: W9 (a 2 ms gather) took about 3.5 ms for its
+/// first 5 to 10 evaluations in some processes, then 2.0 ms (Zen 5; not the threads' placement:
+/// pinning them changed nothing). Peers timed in a long-lived process never pay that.
+#[derive(Clone, Copy, Debug)]
+pub struct Warmup {
+    /// Untimed evaluations, at least.
+    pub runs: u32,
+    /// How long to keep warming up, at least.
+    pub at_least: std::time::Duration,
+}
+
 /// Runs the benchmark; errors are messages for the user.
 pub fn bench(
     case: &Case,
     opts: &RunOptions,
-    warmup: u32,
+    warmup: Warmup,
     iters: u32,
 ) -> Result<BenchResult, String> {
     let ds = case
@@ -59,8 +74,11 @@ pub fn bench(
     let output_bytes: usize = first.iter().map(|v| v.tensor.byte_size()).sum();
     let bytes_moved = bytes_moved(&prepared, output_bytes);
     drop(first);
-    for _ in 0..warmup {
+    let started = Instant::now();
+    let mut runs = 0u32;
+    while runs < warmup.runs || started.elapsed() < warmup.at_least {
         prepared.evaluate()?;
+        runs = runs.saturating_add(1);
     }
     let mut times = Vec::with_capacity(iters as usize);
     for _ in 0..iters {

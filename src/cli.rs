@@ -40,8 +40,8 @@ pub enum Command {
     /// Time the evaluation of one case's first data set (test_data_set_0).
     ///
     /// Loading is excluded from the timing; allocating the outputs is included, since every
-    /// kernel creates its output. Prints min / median / max over --iters runs after --warmup runs,
-    /// and the bytes a kernel must move (data or updates read, indices read, output written).
+    /// kernel creates its output. Prints min / median / max over --iters runs after the warm-up
+    /// (--warmup runs and --warmup-ms), and the bytes a kernel must move (data or updates read, indices read, output written).
     Bench(BenchArgs),
     /// Walk the pending snapshots written by `run --pending DIR` and accept (replace the expected
     /// output_K.pb), reject (delete the snapshot) or skip each.
@@ -361,9 +361,14 @@ pub struct BenchArgs {
     /// Timed evaluations.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub iters: u32,
-    /// Untimed evaluations first.
+    /// Untimed evaluations first: at least this many, and at least --warmup-ms of them.
     #[arg(long, default_value_t = 2)]
     pub warmup: u32,
+    /// Keep warming up until this many milliseconds have passed (after --warmup runs). A fresh
+    /// process can run its first tens of milliseconds of a memory-bound kernel far slower than
+    /// the rest; peers timed inside a long-lived process never pay that. 0 turns it off.
+    #[arg(long, value_name = "MS", default_value_t = 200)]
+    pub warmup_ms: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ListFormat::Human)]
     pub format: ListFormat,

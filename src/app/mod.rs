@@ -172,7 +172,16 @@ fn bench(args: BenchArgs) -> Result<u8> {
                 args.case.display()
             ))
         })?;
-    let r = crate::bench::bench(&case, &opts, args.warmup, args.iters).map_err(UsageError)?;
+    let r = crate::bench::bench(
+        &case,
+        &opts,
+        crate::bench::Warmup {
+            runs: args.warmup,
+            at_least: std::time::Duration::from_millis(args.warmup_ms),
+        },
+        args.iters,
+    )
+    .map_err(UsageError)?;
     let doc = match args.format {
         ListFormat::Human => crate::bench::render(&r),
         ListFormat::Json => json_document(&r, false, "the result")?,

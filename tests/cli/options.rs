@@ -335,6 +335,45 @@ fn bench_prints_the_documented_keys_as_json() {
     assert!(times.is_match(&r.stdout), "{}", r.stdout);
 }
 
+/// The warm-up lasts at least --warmup-ms, however fast the kernel: a small case runs for the
+/// whole floor before its timed runs.
+#[test]
+fn bench_warms_up_for_at_least_warmup_ms() {
+    let case = "testdata/onnx-node/test_gather_0";
+    let t = std::time::Instant::now();
+    run([
+        "bench",
+        case,
+        "--iters",
+        "1",
+        "--warmup",
+        "0",
+        "--warmup-ms",
+        "400",
+    ])
+    .expect_code(0);
+    assert!(
+        t.elapsed() >= std::time::Duration::from_millis(400),
+        "bench returned after {:?}",
+        t.elapsed()
+    );
+    // Off, and with no warm-up runs either, the case is still timed and checked.
+    let r = run([
+        "bench",
+        case,
+        "--iters",
+        "1",
+        "--warmup",
+        "0",
+        "--warmup-ms",
+        "0",
+        "--format",
+        "json",
+    ]);
+    r.expect_code(0);
+    assert_eq!(r.json()["output_matches"], true);
+}
+
 /// Report #28: timing needs no expected output, so a new case can be benchmarked; the outputs
 /// are then unchecked (`output_matches` null) and the human form says so.
 #[test]
