@@ -251,14 +251,18 @@ pub(crate) fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
                 prefetch_bytes(idx.as_ptr().wrapping_add(ahead), w * idx_size);
                 prefetch_bytes(dst.0.wrapping_add(ahead), w * size);
             }
-            for m in t0..t1 {
-                let Some(k) = norm(idx[row + m].get(), axis_len, true) else {
+            // Column t0 + j of data row k is table[k * stride + j] of this view.
+            let view = &table[t0 - first..];
+            // SAFETY: row + t1 <= total (o < outer, i < len, t1 <= inner, and total is their
+            // checked product) and no other task writes columns t0..t1 of this row, since bands
+            // are disjoint. A slice of them, rather than a write through `dst` per element,
+            // lets the loop keep the output's address in a register.
+            let out_row = unsafe { dst.chunk(row + t0, w) };
+            for (j, (d, ix)) in out_row.iter_mut().zip(&idx[row + t0..row + t1]).enumerate() {
+                let Some(k) = norm(ix.get(), axis_len, true) else {
                     return false;
                 };
-                // SAFETY: row + m < total (o < outer, i < len, m < inner, and total is their
-                // checked product) and no other task writes column m of this row, since bands
-                // are disjoint.
-                unsafe { dst.write(row + m, table[k * stride + m - first]) };
+                d.write(view[k * stride + j]);
             }
         }
         true

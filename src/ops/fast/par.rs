@@ -66,13 +66,6 @@ unsafe impl<T: Send> Send for SharedOut<T> {}
 unsafe impl<T: Send> Sync for SharedOut<T> {}
 
 impl<T> SharedOut<T> {
-    /// # Safety
-    /// `at` must be within the capacity, and no other thread may write it.
-    #[inline(always)]
-    pub(super) unsafe fn write(&self, at: usize, v: T) {
-        unsafe { (*self.0.add(at)).write(v) };
-    }
-
     /// The `len` elements from `start`.
     ///
     /// # Safety
