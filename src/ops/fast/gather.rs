@@ -219,6 +219,7 @@ pub(crate) fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
         })
         .collect();
     let idx_size = std::mem::size_of::<I>();
+    let wide = band_row_wide_available::<T, I>();
     let mut out: Vec<T> = Vec::with_capacity(total);
     let dst = SharedOut(out.spare_capacity_mut().as_mut_ptr());
     let fill = |scratch: &mut Vec<T>, &(o, t0, t1): &(usize, usize, usize)| -> bool {
@@ -258,11 +259,15 @@ pub(crate) fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
             // are disjoint. A slice of them, rather than a write through `dst` per element,
             // lets the loop keep the output's address in a register.
             let out_row = unsafe { dst.chunk(row + t0, w) };
-            for (j, (d, ix)) in out_row.iter_mut().zip(&idx[row + t0..row + t1]).enumerate() {
-                let Some(k) = norm(ix.get(), axis_len, true) else {
-                    return false;
-                };
-                d.write(view[k * stride + j]);
+            if !band_row(
+                wide,
+                out_row,
+                &idx[row + t0..row + t1],
+                view,
+                stride,
+                axis_len,
+            ) {
+                return false;
             }
         }
         true
@@ -291,6 +296,184 @@ pub(crate) fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
     // len: all `total` elements, within the capacity.
     unsafe { out.set_len(total) };
     Some(out)
+}
+
+/// One row of a GatherElements band: `out[j] = view[norm(ids[j]) * stride + j]`; false on an
+/// index out of range (having written part of `out`). With `wide` (which
+/// [`band_row_wide_available`] gives for these types), eight elements at a time by AVX-512
+/// gathers: W4 went from 13.6 to 10.5 ms on Zen 5.
+///
+/// # Panics
+/// If `out` and `ids` differ in length, or a column of an in-range index lies past `view`.
+#[inline(always)]
+fn band_row<T: Copy, I: IndexWord>(
+    wide: bool,
+    out: &mut [MaybeUninit<T>],
+    ids: &[I],
+    view: &[T],
+    stride: usize,
+    axis_len: usize,
+) -> bool {
+    assert_eq!(out.len(), ids.len(), "one index per output element");
+    #[cfg(target_arch = "x86_64")]
+    if wide && std::mem::size_of::<T>() == 4 {
+        if let super::IndexWords::I64(words) = I::words(ids) {
+            // SAFETY: T is 4 bytes, so `view` holds view.len() readable 4-byte words and `out`
+            // out.len() = words.len() writable ones (MaybeUninit<T> has T's layout); any T: Copy
+            // can be copied as its bytes.
+            let done = unsafe {
+                x86::band_row_wide(
+                    out.as_mut_ptr().cast(),
+                    words,
+                    view.as_ptr().cast(),
+                    view.len(),
+                    stride,
+                    axis_len,
+                )
+            };
+            return done.is_some_and(|j| {
+                band_row_scalar(&mut out[j..], &ids[j..], view, stride, axis_len, j)
+            });
+        }
+    }
+    let _ = wide;
+    band_row_scalar(out, ids, view, stride, axis_len, 0)
+}
+
+/// [`band_row`] one element at a time, for the columns from `j0` of the band.
+#[inline(always)]
+fn band_row_scalar<T: Copy, I: IndexWord>(
+    out: &mut [MaybeUninit<T>],
+    ids: &[I],
+    view: &[T],
+    stride: usize,
+    axis_len: usize,
+    j0: usize,
+) -> bool {
+    for (j, (d, ix)) in out.iter_mut().zip(ids).enumerate() {
+        let Some(k) = norm(ix.get(), axis_len, true) else {
+            return false;
+        };
+        d.write(view[k * stride + j0 + j]);
+    }
+    true
+}
+
+/// Whether [`band_row`] can take its AVX-512 loop for elements `T` and indices `I`: 4-byte
+/// elements, int64 indices, and a CPU (and a compiler of Rust 1.89 or newer) with AVX-512 F and
+/// DQ.
+fn band_row_wide_available<T, I: IndexWord>() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::mem::size_of::<T>() == 4
+            && matches!(I::words(&[]), super::IndexWords::I64(_))
+            && x86::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    /// Whether the CPU (and the compiler) run [`band_row_wide`].
+    #[rustversion::since(1.89)]
+    pub(super) fn available() -> bool {
+        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq")
+    }
+
+    /// Before Rust 1.89, which stabilised AVX-512: never.
+    #[rustversion::before(1.89)]
+    pub(super) fn available() -> bool {
+        false
+    }
+
+    /// `out[j] = view[norm(ids[j]) * stride + j]` for the whole groups of 8 of `ids`: the column
+    /// it stopped at (the tail is the caller's), or `None` at a group holding an index out of
+    /// range.
+    ///
+    /// # Safety
+    /// [`available`]; `out` writable for `ids.len()` 4-byte words and `view` readable for
+    /// `view_len`.
+    ///
+    /// # Panics
+    /// If an in-range index would read past `view_len` (checked once, for the largest offset).
+    pub(super) unsafe fn band_row_wide(
+        out: *mut u32,
+        ids: &[i64],
+        view: *const u32,
+        view_len: usize,
+        stride: usize,
+        axis_len: usize,
+    ) -> Option<usize> {
+        let w = ids.len();
+        if w == 0 || axis_len == 0 {
+            // No column, or no index in range: the scalar loop says which.
+            return Some(0);
+        }
+        // Every offset the gathers read is at most (axis_len - 1) * stride + w - 1.
+        let last = (axis_len - 1)
+            .checked_mul(stride)
+            .and_then(|v| v.checked_add(w - 1));
+        assert!(
+            last.is_some_and(|l| l < view_len) && axis_len < i64::MAX as usize,
+            "band row past its view"
+        );
+        // SAFETY: the caller's promises, and the check above.
+        unsafe { groups(out, ids, view, stride, axis_len) }
+    }
+
+    #[rustversion::since(1.89)]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    unsafe fn groups(
+        out: *mut u32,
+        ids: &[i64],
+        view: *const u32,
+        stride: usize,
+        axis_len: usize,
+    ) -> Option<usize> {
+        use std::arch::x86_64::*;
+        let w = ids.len();
+        let s = _mm512_set1_epi64(axis_len as i64);
+        let st = _mm512_set1_epi64(stride as i64);
+        let zero = _mm512_setzero_si512();
+        let eight = _mm512_set1_epi64(8);
+        let mut jv = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+        let mut j = 0;
+        while j + 8 <= w {
+            // SAFETY: j + 8 <= w, so the load and the store are within ids and out. Each lane's
+            // k is in [0, axis_len) (the whole group is checked before the gather) and its
+            // column below w, so its offset is at most (axis_len - 1) * stride + w - 1, which
+            // the caller checked to lie within the view; the 64-bit products cannot wrap for
+            // the same reason.
+            unsafe {
+                let k = _mm512_loadu_si512(ids.as_ptr().add(j).cast());
+                // Negative indices count from the back; as unsigned, any still negative is
+                // past the axis.
+                let k = _mm512_mask_add_epi64(k, _mm512_cmplt_epi64_mask(k, zero), k, s);
+                if _mm512_cmplt_epu64_mask(k, s) != 0xff {
+                    return None;
+                }
+                let off = _mm512_add_epi64(_mm512_mullo_epi64(k, st), jv);
+                let v = _mm512_i64gather_epi32::<4>(off, view.cast());
+                _mm256_storeu_si256(out.add(j).cast(), v);
+            }
+            jv = _mm512_add_epi64(jv, eight);
+            j += 8;
+        }
+        Some(j)
+    }
+
+    /// Before Rust 1.89: never called ([`available`] is false).
+    #[rustversion::before(1.89)]
+    unsafe fn groups(
+        _out: *mut u32,
+        _ids: &[i64],
+        _view: *const u32,
+        _stride: usize,
+        _axis_len: usize,
+    ) -> Option<usize> {
+        unreachable!("the AVX-512 band rows need Rust 1.89")
+    }
 }
 
 /// GatherND: each of `batches * tuples` index tuples of length `k = dims.len()` (the data dims
@@ -666,5 +849,56 @@ mod tests {
             "the unpacked path"
         );
         check_gather_elements(1, 300, s, inner);
+    }
+
+    #[test]
+    fn band_rows_pick_what_the_definition_says_on_every_loop_the_cpu_has() {
+        // A view of 13 rows of stride 29; rows of 0..=29 columns, so that groups of 8 and tails
+        // both occur, with indices from the back and out of range in a group or in the tail.
+        let (axis, stride) = (13usize, 29usize);
+        let view: Vec<u32> = (0..axis * stride).map(|v| v as u32 * 3 + 1).collect();
+        let wide = band_row_wide_available::<u32, i64>();
+        if !wide {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "band_rows_pick_what_the_definition_says_on_every_loop_the_cpu_has: SKIPPED the AVX-512 loop (this CPU or compiler lacks it)"
+            );
+        }
+        let loops: &[bool] = if wide { &[false, true] } else { &[false] };
+        for w in 0..=stride {
+            let ids: Vec<i64> = lcg(w, w as u64 + 1)
+                .map(|v| (v % (2 * axis as u64)) as i64 - axis as i64)
+                .collect();
+            // Written out: negative k counts from the back.
+            let want: Vec<u32> = (0..w)
+                .map(|j| {
+                    let k = ids[j];
+                    let k = if k < 0 { k + axis as i64 } else { k } as usize;
+                    view[k * stride + j]
+                })
+                .collect();
+            for &on in loops {
+                let mut out = vec![MaybeUninit::<u32>::uninit(); w];
+                assert!(band_row(on, &mut out, &ids, &view, stride, axis));
+                // SAFETY: band_row returned true, so it wrote every element.
+                let got: Vec<u32> = out.iter().map(|v| unsafe { v.assume_init() }).collect();
+                assert_eq!(got, want, "{w} columns, wide {on}");
+                for bad in [axis as i64, -(axis as i64) - 1, i64::MAX, i64::MIN] {
+                    for at in [0, w / 2, w.saturating_sub(1)] {
+                        if at >= w {
+                            continue;
+                        }
+                        let mut ids = ids.clone();
+                        ids[at] = bad;
+                        let mut out = vec![MaybeUninit::<u32>::uninit(); w];
+                        assert!(
+                            !band_row(on, &mut out, &ids, &view, stride, axis),
+                            "{w} columns, {bad} at {at}, wide {on}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
