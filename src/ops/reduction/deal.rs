@@ -198,15 +198,39 @@ pub(super) fn deal_indices_on(
         return unsafe { x86::deal_indices(idx, n, s, negatives, base, vals, split, slots, cur) };
     }
     let _ = with;
+    // SAFETY: room() checked that each bucket takes n more entries.
+    unsafe { deal_indices_from(0, idx, n, s, negatives, base, vals, split, slots, cur) }
+}
+
+/// The scalar deal of the updates `from..n` (indices and values at the same positions): the
+/// loop of CPUs without the vector loops, and the vector loops' tail. Says whether each index
+/// was in range.
+///
+/// # Safety
+/// At least n indices and values; each bucket with room for `n - from` entries at its count.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn deal_indices_from(
+    from: usize,
+    idx: IndexWords<'_>,
+    n: usize,
+    s: usize,
+    negatives: bool,
+    base: u32,
+    vals: &[u32],
+    split: u32,
+    slots: [*mut u64; 2],
+    cur: &mut [usize; 2],
+) -> bool {
     let mut ok = true;
-    for (j, &v) in vals.iter().enumerate() {
+    for (j, &v) in vals.iter().enumerate().take(n).skip(from) {
         let k = match idx {
             IndexWords::I32(w) => i64::from(w[j]),
             IndexWords::I64(w) => w[j],
         };
-        let d = norm(k, s, negatives).map(|k| base + k as u32);
+        let d = norm(k, s, negatives).map(|k| base.wrapping_add(k as u32));
         ok &= d.is_some();
-        // SAFETY: room() checked that each bucket takes n more entries; this loop puts at most n.
+        // SAFETY: the caller's room; this loop puts at most n - from entries.
         unsafe { put(d.unwrap_or(SKIP), d.is_some(), v, split, slots, cur) };
     }
     ok
@@ -233,8 +257,8 @@ unsafe fn put(d: u32, keep: bool, v: u32, split: u32, slots: [*mut u64; 2], cur:
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{put, SKIP};
-    use crate::ops::fast::{norm, IndexWords};
+    use super::{deal_indices_from, put, SKIP};
+    use crate::ops::fast::IndexWords;
     use std::arch::x86_64::*;
 
     /// For each 4-bit mask, the u32 lanes that move the selected 64-bit entries of a group
@@ -382,18 +406,11 @@ mod x86 {
             }
             j += 4;
         }
-        let mut ok = _mm_testz_si128(missed, missed) == 1;
-        for (j, &v) in vals.iter().enumerate().take(n).skip(j) {
-            let k = match idx {
-                IndexWords::I32(w) => i64::from(w[j]),
-                IndexWords::I64(w) => w[j],
-            };
-            let d = norm(k, s, negatives).map(|k| base.wrapping_add(k as u32));
-            ok &= d.is_some();
-            // SAFETY: within the room promised.
-            unsafe { put(d.unwrap_or(SKIP), d.is_some(), v, split, slots, cur) };
-        }
-        ok
+        let all_in = _mm_testz_si128(missed, missed) == 1;
+        // SAFETY: the groups above put at most j entries, so the room left covers n - j.
+        let tail =
+            unsafe { deal_indices_from(j, idx, n, s, negatives, base, vals, split, slots, cur) };
+        all_in & tail
     }
 
     /// Whether the CPU has what [`deal_indices_wide`] needs (never before Rust 1.89).
@@ -473,18 +490,10 @@ mod x86 {
             }
             j += 8;
         }
-        let mut ok = missed == 0;
-        for (j, &v) in vals.iter().enumerate().take(n).skip(j) {
-            let k = match idx {
-                IndexWords::I32(w) => i64::from(w[j]),
-                IndexWords::I64(w) => w[j],
-            };
-            let d = norm(k, s, negatives).map(|k| base.wrapping_add(k as u32));
-            ok &= d.is_some();
-            // SAFETY: within the room promised.
-            unsafe { put(d.unwrap_or(SKIP), d.is_some(), v, split, slots, cur) };
-        }
-        ok
+        // SAFETY: the groups above put at most j entries, so the room left covers n - j.
+        let tail =
+            unsafe { deal_indices_from(j, idx, n, s, negatives, base, vals, split, slots, cur) };
+        (missed == 0) & tail
     }
 
     /// [`deal_indices_wide`] before Rust 1.89: never called ([`wide_available`] is false).
