@@ -4,10 +4,11 @@
 //! foreground group) does not reach them; an idle worker exits when its input closes, but one
 //! busy on a hung or memory-hungry case would run on after the tool is gone. So the first worker
 //! started installs a handler for SIGINT, SIGTERM and SIGHUP that kills every registered group
-//! and then dies of the same signal, as the tool would have without the handler.
+//! and removes the runtimes' scratch directories ([`super::scratch`]), then dies of the same
+//! signal, as the tool would have without the handler.
 //!
-//! The handler may only do what is async-signal-safe: it reads a fixed table of atomics and calls
-//! `killpg`, `signal` and `raise`.
+//! The handler may only do what is async-signal-safe: it reads fixed tables of atomics and calls
+//! `killpg`, the file calls of [`super::scratch`], `signal` and `raise`.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -59,7 +60,7 @@ fn live() -> Vec<i32> {
 }
 
 #[cfg(unix)]
-fn install() {
+pub(super) fn install() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
@@ -74,7 +75,7 @@ fn install() {
 }
 
 #[cfg(not(unix))]
-fn install() {}
+pub(super) fn install() {}
 
 #[cfg(unix)]
 extern "C" fn on_signal(sig: libc::c_int) {
@@ -87,6 +88,8 @@ extern "C" fn on_signal(sig: libc::c_int) {
             }
         }
     }
+    // The workers are gone, so nothing writes into their scratch directories any more.
+    super::scratch::remove_all();
     // SAFETY: both are async-signal-safe; the default action ends the process with `sig`.
     unsafe {
         libc::signal(sig, libc::SIG_DFL);

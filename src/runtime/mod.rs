@@ -8,6 +8,7 @@
 
 pub(crate) mod feed;
 pub(crate) mod groups;
+pub(crate) mod scratch;
 pub(crate) mod worker;
 
 use crate::tensor::{DType, Tensor};
@@ -348,6 +349,9 @@ pub struct Runtime {
     argv: Vec<OsString>,
     hello: Hello,
     scratch: tempfile::TempDir,
+    /// The scratch directory, registered for removal on an interrupt; declared after it, so that
+    /// it is forgotten only once the directory is gone.
+    _on_interrupt: scratch::Registered,
     /// The workers waiting for a request, each with its serial number.
     idle: Mutex<Vec<(u64, Worker)>>,
     /// Workers to end instead of reusing once they answer (see [`Runtime::retire`]).
@@ -386,6 +390,7 @@ impl Runtime {
             .prefix("onnx-idx-check-")
             .tempdir()
             .map_err(io)?;
+        let on_interrupt = scratch::register(scratch.path());
         let argv: Vec<OsString> = match spec {
             RuntimeSpec::Bundled {
                 adapter, options, ..
@@ -438,6 +443,7 @@ impl Runtime {
             argv,
             hello,
             scratch,
+            _on_interrupt: on_interrupt,
             idle: Mutex::new(vec![(0, worker)]),
             condemned: Mutex::new(HashSet::new()),
             next_id: AtomicU64::new(1),

@@ -425,6 +425,8 @@ fn an_interrupted_run_takes_its_busy_workers_with_it() {
     let dir = tempfile::tempdir().unwrap();
     tree(dir.path(), &["hang"]);
     let marker = dir.path().display().to_string();
+    // The tool's temporary directory, to see that its scratch space goes too.
+    let tmp = tempfile::tempdir().unwrap();
     let mut tool = std::process::Command::new(env!("CARGO_BIN_EXE_onnx-idx-check"))
         .args([
             "run",
@@ -435,6 +437,7 @@ fn an_interrupted_run_takes_its_busy_workers_with_it() {
             "0",
         ])
         .env("ONNX_IDX_CHECK_TEST_MARKER", &marker)
+        .env("TMPDIR", tmp.path())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -464,6 +467,13 @@ fn an_interrupted_run_takes_its_busy_workers_with_it() {
     assert_eq!(status.signal(), Some(2), "{status:?}");
     let gone = until(10, &|| processes_with(&marker).is_empty());
     assert!(gone, "left running: {:?}", processes_with(&marker));
+    // Its scratch directory (the case's inputs, written for the worker) is removed too.
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left in the temporary directory: {left:?}");
 }
 
 #[test]
