@@ -15,6 +15,12 @@ use std::sync::OnceLock;
 /// Between `model.xml` and `model.bin` in an input.
 pub const BIN_SEPARATOR: &[u8] = b"\0--model.bin--\0";
 
+/// Removes this process's scratch directory: for the replay tests, whose process would
+/// otherwise leave it in the temporary directory. Checks after it fail.
+pub fn remove_scratch() {
+    let _ = std::fs::remove_dir_all(case_dir());
+}
+
 /// The scratch case directory, one per process.
 fn case_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();

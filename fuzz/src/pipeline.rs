@@ -94,6 +94,12 @@ pub fn read_case(dir: &Path) -> std::io::Result<CaseFiles> {
     })
 }
 
+/// Removes this process's scratch directory: for the replay tests, whose process would
+/// otherwise leave it in the temporary directory. Checks after it fail.
+pub fn remove_scratch() {
+    let _ = std::fs::remove_dir_all(scratch());
+}
+
 /// The scratch case directory of this process, emptied before each input.
 fn scratch() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();

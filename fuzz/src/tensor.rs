@@ -14,6 +14,12 @@ use prost::Message;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+/// Removes this process's scratch directory: for the replay tests, whose process would
+/// otherwise leave it in the temporary directory. Checks after it fail.
+pub fn remove_scratch() {
+    let _ = std::fs::remove_dir_all(data_dir());
+}
+
 /// A directory with `data.bin` (64 bytes counting up from 0), for external data to find.
 fn data_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();

@@ -5,18 +5,16 @@ use onnx_idx_check_fuzz::{ir, kernels, pipeline, replay::replay, tensor};
 
 #[test]
 fn tensor_proto_inputs_replay() {
-    assert!(
-        replay("tensor_proto", tensor::check) > 0,
-        "no tensor_proto corpus"
-    );
+    let replayed = replay("tensor_proto", tensor::check);
+    tensor::remove_scratch();
+    assert!(replayed > 0, "no tensor_proto corpus");
 }
 
 #[test]
 fn case_pipeline_inputs_replay() {
-    assert!(
-        replay("case_pipeline", pipeline::check) > 0,
-        "no case_pipeline corpus"
-    );
+    let replayed = replay("case_pipeline", pipeline::check);
+    pipeline::remove_scratch();
+    assert!(replayed > 0, "no case_pipeline corpus");
 }
 
 #[test]
@@ -45,5 +43,7 @@ fn large_kernels_inputs_replay() {
 
 #[test]
 fn ir_reader_inputs_replay() {
-    assert!(replay("ir_reader", ir::check) > 0, "no ir_reader corpus");
+    let replayed = replay("ir_reader", ir::check);
+    ir::remove_scratch();
+    assert!(replayed > 0, "no ir_reader corpus");
 }
