@@ -41,7 +41,8 @@ pub enum Command {
     ///
     /// Loading is excluded from the timing; allocating the outputs is included, since every
     /// kernel creates its output. Prints min / median / max over --iters runs after the warm-up
-    /// (--warmup runs and --warmup-ms), and the bytes a kernel must move (data or updates read, indices read, output written).
+    /// (--warmup runs and --warmup-ms), and the bytes a kernel must move (data or updates read,
+    /// indices read, output written).
     Bench(BenchArgs),
     /// Walk the pending snapshots written by `run --pending DIR` and accept (replace the expected
     /// output_K.pb), reject (delete the snapshot) or skip each.

@@ -70,8 +70,8 @@ fn destinations_wide<I: IndexWord>(
     base: usize,
     skip: u32,
 ) -> Option<bool> {
-    if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl") {
-        // SAFETY: the CPU has AVX-512 F and VL, the one requirement of this function.
+    if super::avx512() {
+        // SAFETY: the CPU has AVX-512 F and VL (and DQ), the one requirement of this function.
         return Some(unsafe { destinations_avx512(dst, idx, s, negatives, base, skip) });
     }
     None

@@ -367,7 +367,7 @@ fn band_row_wide_available<T, I: IndexWord>() -> bool {
     {
         std::mem::size_of::<T>() == 4
             && matches!(I::words(&[]), super::IndexWords::I64(_))
-            && x86::available()
+            && super::avx512()
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
@@ -375,24 +375,12 @@ fn band_row_wide_available<T, I: IndexWord>() -> bool {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    /// Whether the CPU (and the compiler) run [`band_row_wide`].
-    #[rustversion::since(1.89)]
-    pub(super) fn available() -> bool {
-        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq")
-    }
-
-    /// Before Rust 1.89, which stabilised AVX-512: never.
-    #[rustversion::before(1.89)]
-    pub(super) fn available() -> bool {
-        false
-    }
-
     /// `out[j] = view[norm(ids[j]) * stride + j]` for the whole groups of 8 of `ids`: the column
     /// it stopped at (the tail is the caller's), or `None` at a group holding an index out of
     /// range.
     ///
     /// # Safety
-    /// [`available`]; `out` writable for `ids.len()` 4-byte words and `view` readable for
+    /// [`super::super::avx512`]; `out` writable for `ids.len()` 4-byte words and `view` readable for
     /// `view_len`.
     ///
     /// # Panics
@@ -463,7 +451,7 @@ mod x86 {
         Some(j)
     }
 
-    /// Before Rust 1.89: never called ([`available`] is false).
+    /// Before Rust 1.89: never called ([`super::super::avx512`] is false).
     #[rustversion::before(1.89)]
     unsafe fn groups(
         _out: *mut u32,

@@ -24,6 +24,30 @@ pub(crate) use gather::{gather, gather_elements, gather_nd};
 pub(crate) use par::{build, par_steps, PAR_MIN_BYTES};
 pub(crate) use stream::{copy, copy_into, prefetch_bytes, prefetch_line, stream_into, streams};
 
+/// Whether the kernels' AVX-512 loops run here: the CPU has AVX-512 F, VL and DQ, and the
+/// compiler is Rust 1.89 or newer (which stabilised AVX-512 code generation; older compilers
+/// build without those loops). Every such loop asks this one question.
+#[cfg(target_arch = "x86_64")]
+#[rustversion::since(1.89)]
+pub(crate) fn avx512() -> bool {
+    std::is_x86_feature_detected!("avx512f")
+        && std::is_x86_feature_detected!("avx512vl")
+        && std::is_x86_feature_detected!("avx512dq")
+}
+
+/// [`avx512`] on other architectures: never.
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) fn avx512() -> bool {
+    false
+}
+
+/// [`avx512`] before Rust 1.89: never.
+#[cfg(target_arch = "x86_64")]
+#[rustversion::before(1.89)]
+pub(crate) fn avx512() -> bool {
+    false
+}
+
 /// An index word: int32 or int64, read as signed.
 pub(crate) trait IndexWord: Copy + Send + Sync + 'static {
     /// The value, widened.

@@ -49,10 +49,7 @@ impl Loop {
         match self {
             Loop::Scalar => true,
             Loop::Avx2 => available(),
-            #[cfg(target_arch = "x86_64")]
-            Loop::Avx512 => available() && x86::wide_available(),
-            #[cfg(not(target_arch = "x86_64"))]
-            Loop::Avx512 => false,
+            Loop::Avx512 => available() && crate::ops::fast::avx512(),
         }
     }
 }
@@ -187,8 +184,8 @@ pub(super) fn deal_indices_on(
         #[cfg(test)]
         tests::VECTOR_CALLS.with(|c| c.set(c.get() + 1));
         if with == Loop::Avx512 {
-            // SAFETY: runs() saw AVX-512 F and VL and POPCNT; idx and vals hold n each; room()
-            // checked that each bucket takes n more entries.
+            // SAFETY: runs() saw AVX-512 F and VL (fast::avx512) and POPCNT; idx and vals hold n
+            // each; room() checked that each bucket takes n more entries.
             return unsafe {
                 x86::deal_indices_wide(idx, n, s, negatives, base, vals, split, slots, cur)
             };
@@ -413,25 +410,13 @@ mod x86 {
         all_in & tail
     }
 
-    /// Whether the CPU has what [`deal_indices_wide`] needs (never before Rust 1.89).
-    #[rustversion::since(1.89)]
-    pub fn wide_available() -> bool {
-        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl")
-    }
-
-    /// [`wide_available`] before Rust 1.89, which stabilised AVX-512: never.
-    #[rustversion::before(1.89)]
-    pub fn wide_available() -> bool {
-        false
-    }
-
     /// [`super::deal_indices`] eight updates at a time: each group's entries are built as 64-bit
     /// lanes, packed to the front once per bucket by the compress instruction, and stored whole.
     /// On Zen 5, dealing 4,096 int64 indices held in L1 takes 0.25 ns per update, against 0.53
     /// for the AVX2 loop and 1.45 for the scalar one (one thread).
     ///
     /// # Safety
-    /// AVX-512 F and VL and POPCNT ([`wide_available`] and [`super::available`]); at least n
+    /// AVX-512 F and VL and POPCNT (`fast::avx512` and [`super::available`]); at least n
     /// indices and values; each bucket with room for n entries at its count.
     #[rustversion::since(1.89)]
     #[allow(clippy::too_many_arguments)]
@@ -496,7 +481,7 @@ mod x86 {
         (missed == 0) & tail
     }
 
-    /// [`deal_indices_wide`] before Rust 1.89: never called ([`wide_available`] is false).
+    /// [`deal_indices_wide`] before Rust 1.89: never called (`fast::avx512` is false).
     ///
     /// # Safety
     /// None needed; it panics.
