@@ -21,10 +21,12 @@ const SLOTS: usize = 16;
 /// The longest path a slot holds, its terminating NUL included (Linux's `PATH_MAX`).
 const PATH_BYTES: usize = 4096;
 
-/// A slot's states.
+/// A slot's states. A slot the handler is removing stays REMOVING: the process is about to end,
+/// and a registration must not rewrite a path the handler is reading.
 const FREE: u8 = 0;
 const WRITING: u8 = 1;
 const READY: u8 = 2;
+const REMOVING: u8 = 3;
 
 struct Slot {
     state: AtomicU8,
@@ -32,8 +34,9 @@ struct Slot {
 }
 
 // SAFETY: `path` is written only by the thread that moved `state` from FREE to WRITING, and read
-// only while `state` is READY (set with Release after the write, read with Acquire), so no read
-// overlaps a write.
+// only by the handler that moved it from READY to REMOVING (READY is set with Release after the
+// write, taken with Acquire); a REMOVING slot never becomes FREE again, so no read overlaps a
+// write.
 unsafe impl Sync for Slot {}
 
 static TABLE: [Slot; SLOTS] = [const {
@@ -51,7 +54,11 @@ pub(crate) struct Registered(Option<usize>);
 impl Drop for Registered {
     fn drop(&mut self) {
         if let Some(i) = self.0 {
-            TABLE[i].state.store(FREE, Ordering::Release);
+            // Left as it is when the handler has taken it (the process is ending).
+            let _ =
+                TABLE[i]
+                    .state
+                    .compare_exchange(READY, FREE, Ordering::Release, Ordering::Relaxed);
         }
     }
 }
@@ -99,8 +106,13 @@ pub(super) fn remove_all() {
 /// Removes the directory of slot `i`, when one is registered there.
 fn remove_slot(i: usize) {
     let slot = &TABLE[i];
-    if slot.state.load(Ordering::Acquire) == READY {
-        // SAFETY: the slot is READY, so its path is written and NUL-terminated.
+    if slot
+        .state
+        .compare_exchange(READY, REMOVING, Ordering::Acquire, Ordering::Relaxed)
+        .is_ok()
+    {
+        // SAFETY: the slot was READY, so its path is written and NUL-terminated, and as
+        // REMOVING nothing rewrites it.
         unsafe { remove_tree(slot.path.get().cast::<libc::c_char>()) };
     }
 }
@@ -238,9 +250,17 @@ mod tests {
         remove_slot(i);
         assert!(!root.exists(), "the tree is left: {root:?}");
         assert!(outside.path().join("keep").exists(), "followed a link");
+        // A slot the handler took is never handed out again, even once its runtime is gone.
+        assert_eq!(TABLE[i].state.load(Ordering::SeqCst), REMOVING);
         drop(registered);
-        // A forgotten directory is no longer removed.
-        assert_eq!(TABLE[i].state.load(Ordering::SeqCst), FREE);
+        assert_eq!(TABLE[i].state.load(Ordering::SeqCst), REMOVING);
+        // A runtime that goes first frees its slot.
+        let other = dir.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        let registered = register(&other);
+        let j = registered.0.expect("a free slot");
+        drop(registered);
+        assert_eq!(TABLE[j].state.load(Ordering::SeqCst), FREE);
     }
 
     #[test]
