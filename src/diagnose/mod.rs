@@ -151,10 +151,23 @@ pub fn explain(subj: &Subject<'_>, reference: Option<&Tensor>, actual: &Tensor) 
         let mut same_shape = false;
         for q in quirk_variants(class, subj) {
             let q = Quirks { cap, ..q };
-            let Some(sem) = semantics(subj, &q) else {
+            let Some(out) = semantics(subj, &q).and_then(|s| execute(&s)) else {
+                // A shape does not depend on index values: where the quirk takes an index out of
+                // range (axis 0 forced on indices meant for a longer axis), the same quirk with
+                // out-of-range reads zero-filled still gives the shape it would produce.
+                if shape_differs && q.oob == Oob::Invalid {
+                    let lenient = Quirks {
+                        oob: Oob::Zero,
+                        ..q
+                    };
+                    same_shape |= semantics(subj, &lenient)
+                        .and_then(|s| execute(&s))
+                        .is_some_and(|out| {
+                            out.shape() == actual.shape() && out.dtype() == actual.dtype()
+                        });
+                }
                 continue;
             };
-            let Some(out) = execute(&sem) else { continue };
             let changes_something = baseline.is_none_or(|b| !identical(b, &out));
             if changes_something && identical(&out, actual) {
                 found.exact.push(class);
@@ -342,6 +355,30 @@ mod tests {
             Some(BugClass::NegativeNotNormalized)
         );
         assert!(classify_all(&subj, Some(&reference), &reference).is_empty());
+    }
+
+    #[test]
+    fn a_shape_is_hinted_even_where_the_quirk_takes_an_index_out_of_range() {
+        // Gather on axis 1 of [2, 3] with indices [2, 0]: the correct output is [2, 2]. A runtime
+        // that ignores the axis and clamps gives rows [1, 0] of the data, shape [2, 3]; axis 0 has
+        // size 2, so under axis-ignored alone index 2 is out of range, yet the shape is its.
+        let n = node("Gather", &[("axis", 1)], None);
+        let data = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let idx = i64s(&[2], &[2, 0]);
+        let subj = Subject {
+            node: &n,
+            domain: "",
+            since: 13,
+            inputs: vec![Some(&data), Some(&idx)],
+        };
+        let reference = f32s(&[2, 2], &[3.0, 1.0, 6.0, 4.0]);
+        let clamped_rows = f32s(&[2, 3], &[4.0, 5.0, 6.0, 1.0, 2.0, 3.0]);
+        let found = explain(&subj, Some(&reference), &clamped_rows);
+        assert!(found.exact.is_empty());
+        assert_eq!(found.same_shape, vec![BugClass::AxisIgnored]);
+        // A shape no quirk gives is hinted by none.
+        let odd = f32s(&[3, 2], &[0.0; 6]);
+        assert!(explain(&subj, Some(&reference), &odd).same_shape.is_empty());
     }
 
     #[test]

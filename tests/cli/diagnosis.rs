@@ -453,3 +453,36 @@ fn report_26_a_wrong_shape_one_class_explains_is_hinted() {
         json!([])
     );
 }
+
+/// New-user report 2026-11-27 #12: the hint comes from shapes alone, which do not depend on index
+/// values. Gather axis -1 on data [2, 3] with indices [[0, 2], [1, 0]] gives [2, 2, 2]; a runtime
+/// that ignores the axis and clamps gathers rows clamp(indices) = [[0, 1], [1, 0]]: shape
+/// [2, 2, 3], values worked by hand. Under axis-ignored alone index 2 is out of range on axis 0
+/// (size 2), which used to suppress the hint.
+#[test]
+fn new_user_12_the_shape_hint_holds_where_the_quirk_would_be_out_of_range() {
+    let tmp = tempfile::tempdir().unwrap();
+    let case = tmp.path().join("gather_axis_ignored_and_clamped");
+    copy_case(
+        &crate::support::root().join("testdata/spec-examples/gather_negative_axis_opset13"),
+        &case,
+    );
+    let file = case.join("test_data_set_0/output_0.pb");
+    let mut t = read_tensor(&file);
+    t.dims = vec![2, 2, 3];
+    t.raw_data = Default::default();
+    t.float_data = vec![
+        1.0, 2.0, 3.0, 4.0, 5.0, 6.0, //
+        4.0, 5.0, 6.0, 1.0, 2.0, 3.0,
+    ];
+    write_tensor(&file, &t);
+    let (code, report) = crate::support::run_json(&case, &[]);
+    assert_eq!(code, 1);
+    let reason = report["cases"][0]["reason"].as_str().unwrap();
+    assert_eq!(
+        reason,
+        "test_data_set_0: output 'output': shape differs: expected [2, 2, 3], got [2, 2, 2]; \
+         shape consistent with axis-ignored (the axis attribute was ignored: axis 0 was used); \
+         values differ further"
+    );
+}
