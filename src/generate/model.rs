@@ -57,7 +57,7 @@ pub fn tensor_proto(t: &Tensor, name: &str, form: Form) -> TensorProto {
         return p;
     }
     p.raw_data = Default::default();
-    // SEMANTICS.md section 8: which typed field holds each dtype, and how.
+    // docs/semantics.md section 4: which typed field holds each dtype, and how.
     match (t.dtype(), t.storage()) {
         (DType::Float, Storage::W32(v)) => {
             p.float_data = v.iter().map(|&b| f32::from_bits(b)).collect()

@@ -186,7 +186,7 @@ fn fixed_width(d: DType, n: usize, bits: &mut dyn Iterator<Item = u128>) -> Stor
         Layout::Bytes(2) => Storage::W16(bits.map(|b| b as u16).collect()),
         Layout::Bytes(4) => Storage::W32(bits.map(|b| b as u32).collect()),
         Layout::Bytes(8) => Storage::W64(bits.map(|b| b as u64).collect()),
-        // Codes packed least-significant bits first (SEMANTICS.md section 8).
+        // Codes packed least-significant bits first (docs/semantics.md section 4).
         Layout::Packed(w) => {
             let w = w as usize;
             let mut bytes = vec![0u8; (n * w).div_ceil(8)];

@@ -1,6 +1,6 @@
 //! Reading external tensor data without leaving the directory of the referencing file.
 //!
-//! The rules answer ONNX's own loader CVEs (SEMANTICS.md section 8): the location must be a plain
+//! The rules answer ONNX's own loader CVEs (docs/semantics.md D11): the location must be a plain
 //! relative path (no absolute path, drive, `..`, NUL), every component must be a real directory
 //! or, last, a regular file (no symlink anywhere, no hard link, no FIFO or device), and offset and
 //! length are checked against the file's real size before a buffer is allocated.

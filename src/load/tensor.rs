@@ -1,4 +1,4 @@
-//! `TensorProto` -> [`Tensor`], following the storage rules of SEMANTICS.md section 8 exactly.
+//! `TensorProto` -> [`Tensor`], following the storage rules of docs/semantics.md section 4 exactly.
 //!
 //! Nothing is allocated on the strength of what a file claims: the declared byte size is checked
 //! against `--max-tensor-bytes` and against the bytes actually present before any buffer is made.

@@ -788,7 +788,7 @@ mod registry_tests {
         call(def, v.since, attrs, &inputs)
     }
 
-    /// Whether `-1` counts from the back, as SEMANTICS.md D2 (and D13, D14 for the dialects)
+    /// Whether `-1` counts from the back, as docs/semantics.md D2 (and D13, D14 for the dialects)
     /// decide, by version.
     fn d2_negatives(def: &OpDef, since: i64) -> bool {
         match (def.domain, def.op_type, since) {

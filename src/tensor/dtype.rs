@@ -301,7 +301,7 @@ impl DTypeSet {
     }
 }
 
-/// The fifteen types most ops accept ("classic15" in SEMANTICS.md section 2).
+/// The fifteen types most ops accept ("classic15" in docs/semantics.md section 3).
 pub const CLASSIC15: DTypeSet = DTypeSet::of(&[
     DType::Bool,
     DType::Int8,

@@ -42,7 +42,7 @@ use xml::{Dim, Document, Layer};
 pub const XML_FILE: &str = "model.xml";
 /// The IR's weights file in a case directory.
 pub const BIN_FILE: &str = "model.bin";
-/// The domain IR Gather layers are planned in (SEMANTICS.md D13).
+/// The domain IR Gather layers are planned in (docs/semantics.md D13).
 pub const DOMAIN: &str = "org.openvinotoolkit";
 /// The Gather versions the reader maps (`version="opsetN"`).
 pub const GATHER_VERSIONS: [i64; 3] = [1, 7, 8];
