@@ -5,7 +5,7 @@
 //! The contract: every call returns `Ok` or `Err` with a message; it never panics, never takes
 //! more than a fraction of a second and never allocates what a shape merely claims. Where a call
 //! returns `Ok`, the output is checked against a naive model of the operator written here from the
-//! specification (`../shared/SEMANTICS.md`), independent of the kernels.
+//! specification (`docs/semantics.md`), independent of the kernels.
 
 use onnx_idx_check::ops::{
     Gather, GatherElements, GatherElementsGrad, GatherGrad, GatherNd, Mode, OpenVinoGather,
@@ -211,7 +211,7 @@ fn bail<T>(why: impl Into<String>) -> Result<T, String> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Naive models of each operator, written from SEMANTICS.md section 3 and 6.
+// Naive models of each operator, written from docs/semantics.md section 3 and 6.
 
 fn naive_gather(data: &Tensor, idx: &Tensor, axis: i64, negatives: bool) -> Result<Expect, String> {
     let ds = data.shape();
@@ -519,7 +519,7 @@ fn read_shape(t: &Tensor) -> Result<Vec<usize>, String> {
         .collect()
 }
 
-/// f32 gradients added in order, starting from zeros (SEMANTICS D14, D8).
+/// f32 gradients added in order, starting from zeros (docs/semantics.md D14, D8).
 fn accumulate(shape: Vec<usize>, adds: &[(usize, usize)], dy: &Tensor) -> Result<Expect, String> {
     let dyv = dy.to_vec::<f32>().map_err(|_| "dY is not float")?;
     let mut out = vec![0f32; numel(&shape).ok_or("dX overflows")?];

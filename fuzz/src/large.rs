@@ -11,7 +11,7 @@
 //! An index out of range is placed now and then, anywhere: the kernel must then error (D3).
 //!
 //! The reference is deliberately separate from `reference.rs`, whose tensors of one enum per
-//! element would not fit these sizes; like it, it follows SEMANTICS.md: negative indices count
+//! element would not fit these sizes; like it, it follows docs/semantics.md: negative indices count
 //! from the back (opset 18), duplicates apply in row-major order of the indices, integers wrap,
 //! max and min are IEEE 754-2019 maximum and minimum (NaN propagates; -0 < +0).
 

@@ -1,5 +1,5 @@
 //! Naive reference kernels for the indexing operators, written straight from
-//! `SEMANTICS.md` (decisions D1-D8, D12, D13; sections 3, 5 and 6) and independent of the tool's
+//! `docs/semantics.md` (decisions D1-D8, D12, D13; sections 3, 5 and 6) and independent of the tool's
 //! `ops` module: every output (or update) position is visited one coordinate tuple at a time,
 //! indices are normalised here, shape rules are checked here.
 //!
@@ -240,7 +240,7 @@ impl Op {
         }
     }
 
-    /// The `since_version`s of the op (SEMANTICS.md section 1, D13).
+    /// The `since_version`s of the op (docs/semantics.md section 1, D13).
     fn versions(self) -> &'static [i64] {
         match self {
             Op::Gather => &[1, 11, 13],
@@ -444,7 +444,7 @@ fn check_payload(out: &RTensor, max_bytes: usize) -> Res<()> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Type constraints (SEMANTICS.md section 2, D4).
+// Type constraints (docs/semantics.md section 2, D4).
 
 fn classic15(d: DType) -> bool {
     use DType::*;

@@ -1,7 +1,7 @@
 //! Target `tensor_proto`: any bytes as a `.pb` tensor file.
 //!
 //! The bytes go through the same steps as a file's: protobuf decoding (bounded nesting), then
-//! conversion under the storage rules (SEMANTICS.md section 8), with external data resolved
+//! conversion under the storage rules (docs/semantics.md section 8), with external data resolved
 //! against a directory that holds one small `data.bin`. Whatever the outcome, it must be a value:
 //! an error with a message, or a tensor within the size limit that survives a round trip through
 //! the writer of pending outputs bit for bit.

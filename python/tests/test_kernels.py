@@ -5,7 +5,7 @@ Every expected value here comes from numpy itself (``np.take``, ``np.take_along_
 Python loop written from the spec's pseudocode, never from the package. Inputs are seeded and
 random (ranks 1-4, zero-size dimensions where the spec allows them, random and negative axes,
 int32 and int64 indices, negative indices where the version allows them) over every dtype the
-op's version allows. The rules are /work/shared/SEMANTICS.md (the decisions D1-D14 are binding).
+op's version allows. The rules are docs/semantics.md (the decisions D1-D14 are binding).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ STRING_DTYPE = np.dtypes.StringDType()
 
 FLOATS = ["float16", "float32", "float64"]
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-# "classic15" of SEMANTICS.md §2, with strings given both as object arrays of str and as
+# "classic15" of docs/semantics.md §2, with strings given both as object arrays of str and as
 # numpy's StringDType.
 CLASSIC = [*FLOATS, *INTS, "bool", "complex64", "complex128", "str", "StringDType"]
 INDEX_DTYPES = ["int32", "int64"]
@@ -924,7 +924,7 @@ def test_spec_example(name):
 
 
 # ---------------------------------------------------------------------------------------------
-# bfloat16, float8: which versions allow them (D4, SEMANTICS.md §2)
+# bfloat16, float8: which versions allow them (D4, docs/semantics.md §2)
 
 
 def _call_with(op, dt, opset):

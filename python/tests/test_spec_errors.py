@@ -1,4 +1,4 @@
-"""Every input SEMANTICS.md says is an error raises SpecError, with a message naming what is wrong.
+"""Every input docs/semantics.md says is an error raises SpecError, with a message naming what is wrong.
 
 One parametrized case per rule (D2-D6, D13, D14 and the per-op rules of §3/§4/§6), each at the
 versions it applies to. The regexes match the meaningful part of each message: the input, the

@@ -1,6 +1,6 @@
 //! `generate OUTDIR` and `generate --verify OUTDIR`. The generated expected outputs come from the
 //! tool's own kernels, so they are checked here against the naive reference of the fuzz crate
-//! (`fuzz/src/reference.rs`, written from SEMANTICS.md one coordinate at a time, sharing no code
+//! (`fuzz/src/reference.rs`, written from docs/semantics.md one coordinate at a time, sharing no code
 //! with the kernels), case by case; the backward ops of `com.microsoft`, which that reference
 //! does not model, against [`grad`] below, written the same way from D14. The rest runs the real
 //! binary on the suite it wrote.

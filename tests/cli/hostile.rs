@@ -1,5 +1,5 @@
 //! Hostile cases that cannot be committed, built in a temporary directory when the test runs:
-//! symbolic links and hard links leading out of a case (SEMANTICS.md section 8, D11), a FIFO in
+//! symbolic links and hard links leading out of a case (docs/semantics.md section 8, D11), a FIFO in
 //! place of a tensor file, and files that claim a terabyte (D12).
 //!
 //! Each starts from a copy of `passing/external_data_inside_the_directory`, whose input_0.pb keeps

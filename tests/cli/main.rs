@@ -42,7 +42,7 @@ mod rerun;
 mod runtime;
 // `run --runtime NAME`: the bundled adapters against the real runtimes, where installed.
 mod bundled_runtimes;
-// The fuzz crate's naive reference (fuzz/src/reference.rs): written from SEMANTICS.md apart from
+// The fuzz crate's naive reference (fuzz/src/reference.rs): written from docs/semantics.md apart from
 // the kernels, it is the independent check of the suite `generate` writes. Included as a module,
 // so the fuzz crate need not be built; its own unit tests come along.
 #[path = "../../fuzz/src/reference.rs"]
@@ -58,6 +58,8 @@ mod hostile;
 mod options;
 // Snapshots of the human, JSON and JUnit reports, `ops` and `run --help`.
 mod snapshots;
+// The README's sample sessions, run and compared with what the tool prints.
+mod readme;
 // Several reports at once (`--report`), the run's gate (`--min-cases`, `--require-op`) and the
 // bound on `--jobs`.
 mod reports;

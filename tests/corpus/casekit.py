@@ -126,7 +126,7 @@ def ort_array(f):
 def node_case(cat, op, opset, what, feeds, attrs=None, *, expect=None, why=None, tamper=None,
               identity_after=0, out_form='raw', domain='', opsets=None, compute=True, firm=True,
               extra_datasets=(), ir=None, name=None, ort=True, node_inputs=None, out_dt=None, ref=None):
-    """Single-node case. The verdict comes from lib.evaluate (my own model of SEMANTICS.md);
+    """Single-node case. The verdict comes from lib.evaluate (my own model of docs/semantics.md);
     `expect` must agree with it (a guard against construction mistakes) unless compute=False.
     tamper(out_array, dt) -> (tensor_proto, status, why) changes the expected output file."""
     attrs = dict(attrs or {})

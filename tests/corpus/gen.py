@@ -2,7 +2,7 @@
 """Build the verification corpus in tests/corpus/cases, expected.json and ort_report.json.
 
 Usage: python3 gen.py [--no-ort]
-Verdicts come from lib.py (my reading of /work/shared/SEMANTICS.md) and the per-case intent in
+Verdicts come from lib.py (my reading of docs/semantics.md) and the per-case intent in
 gen_*.py, never from onnx-idx-check. ORT (where it can run) cross-checks the numpy outputs.
 """
 import json

@@ -1,6 +1,6 @@
 """Shared pieces of the independent verification corpus for onnx-idx-check.
 
-Everything here is written from /work/shared/SEMANTICS.md only: dtype tables, TensorProto
+Everything here is written from docs/semantics.md only: dtype tables, TensorProto
 construction (raw / typed storage), and numpy reference kernels with the spec checks of
 decisions D1-D9. Nothing here runs onnx-idx-check.
 """
@@ -117,7 +117,7 @@ def make_model(nodes, inputs, outputs, inits=(), opsets=(('', 13),), ir=None):
 
 
 # ----------------------------------------------------------------------------------------------
-# Reference semantics (SEMANTICS.md sections 2-3, D1-D8)
+# Reference semantics (docs/semantics.md sections 2-3, D1-D8)
 class SpecError(Exception):
     """The case must be errored."""
 

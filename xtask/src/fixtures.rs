@@ -300,7 +300,7 @@ fn readme_text(fixtures: &[Fixture], runtime: &[RuntimeFixture]) -> String {
          |---|---|---|\n\
          | `passing/` | passed (controls for the cases beside them) | 0 |\n\
          | `failing/` | failed: the expected output is wrong | 1 |\n\
-         | `errored/` | errored: the model breaks the spec (SEMANTICS.md D2-D6) or a file is malformed (D10-D12) | 1 |\n\
+         | `errored/` | errored: the model breaks the spec (docs/semantics.md D2-D6) or a file is malformed (D10-D12) | 1 |\n\
          | `skipped/` | skipped: valid, but not implemented (D1, D8, D10) | 0 (1 with `--deny-skip`) |\n\
          | `hostile/` | errored: files built to crash, exhaust or escape a loader (D11, D12) | 1 |\n\
          \n\
@@ -1154,7 +1154,7 @@ fn errored_nd() -> Vec<Fixture> {
 }
 
 /// Spec violations of GatherND, ScatterND, TensorScatter, OpenVINO Gather-8 and GatherGrad (D3,
-/// D5, D6, D13, D14, SEMANTICS.md sections 3, 4 and 6). The expected outputs are never compared.
+/// D5, D6, D13, D14, docs/semantics.md sections 3, 4 and 6). The expected outputs are never compared.
 fn errored_new_ops() -> Vec<Fixture> {
     use Group::Errored;
     let ts_zeros = [0.0; 16];
@@ -1498,7 +1498,7 @@ fn external_initializer(name: &'static str, dims: &'static [i64], location: &'st
 /// 2^38 floats: 1 TiB.
 const TERABYTE_OF_FLOATS: i64 = 1 << 38;
 
-/// The attacks of issue 6 and SEMANTICS.md section 8 that plain files can carry (links and FIFOs
+/// The attacks of issue 6 and docs/semantics.md section 8 that plain files can carry (links and FIFOs
 /// are built at run time by `tests/cli/hostile.rs`). Each must be errored with its reason, fast,
 /// without reading outside the case or allocating what it claims.
 fn hostile() -> Vec<Fixture> {

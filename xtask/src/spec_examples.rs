@@ -13,7 +13,7 @@
 //! Gather as a layer (data (P, Q) or (P, Q, R), indices a scalar or (R, S)), GatherND 11, 12 and
 //! 13, ScatterND 11, 13, 16 and 18, and TensorScatter 24; OpenVINO's Gather-8 specification
 //! (`operation-specs/movement/gather-8`, seven examples); and onnxruntime's training op
-//! definitions of GatherGrad and GatherElementsGrad (`com.microsoft` version 1, SEMANTICS.md
+//! definitions of GatherGrad and GatherElementsGrad (`com.microsoft` version 1, docs/semantics.md
 //! D14). Scatter-9 is ScatterElements-11 under its old name, so its examples are ScatterElements'.
 
 /// One single-node test: the node, its inputs and the outputs the spec says it must produce.
@@ -659,9 +659,9 @@ fn gather() -> Vec<Case> {
     ]
 }
 
-/// OpenVINO's operator domain (SEMANTICS.md D13).
+/// OpenVINO's operator domain (docs/semantics.md D13).
 pub const OPENVINO: &str = "org.openvinotoolkit";
-/// onnxruntime's contrib and training domain (SEMANTICS.md D14).
+/// onnxruntime's contrib and training domain (docs/semantics.md D14).
 pub const MICROSOFT: &str = "com.microsoft";
 
 /// OpenVINO Gather-8: `output[p_0, .., p_{axis-1}, i_b, .., i_{M-1}, p_{axis+1}, ..] =
@@ -1383,7 +1383,7 @@ mod tests {
                     c.name,
                     s - 1
                 );
-                // Gather-1 and Scatter-9 do not define negative indices (SEMANTICS.md D2).
+                // Gather-1 and Scatter-9 do not define negative indices (docs/semantics.md D2).
                 assert!(
                     c.opset >= 11 || k >= 0,
                     "{}: negative index at opset {}",

@@ -191,7 +191,7 @@ fn data_type(v: &Values) -> pb::tensor_proto::DataType {
     }
 }
 
-/// The TensorProto of one input or output, following the storage rules of SEMANTICS.md section 8.
+/// The TensorProto of one input or output, following the storage rules of docs/semantics.md section 8.
 pub(crate) fn tensor_proto(t: &Tensor, storage: Storage) -> Result<pb::TensorProto> {
     ensure!(
         t.values.len() as i64 == t.numel(),
