@@ -12,9 +12,9 @@
 //! row-major order.
 
 use super::{read_file, sha256_hex, LoadError};
-use std::io::Read;
 use crate::tensor::value::set_packed;
 use crate::tensor::{byte_len, numel, DType, Layout, Storage, Tensor};
+use std::io::Read;
 use std::path::Path;
 use thiserror::Error;
 
@@ -762,7 +762,9 @@ pub fn load_npy_file(
         .read_to_end(&mut buf)
         .map_err(io)?;
     if buf.len() - pad != data_len {
-        return Err(io(std::io::Error::other("the file changed while it was read")));
+        return Err(io(std::io::Error::other(
+            "the file changed while it was read",
+        )));
     }
     let sha = if digest {
         use sha2::Digest;
@@ -1831,22 +1833,35 @@ mod tests {
             std::fs::write(&path, bytes).unwrap();
             load_npy_file(&path, "a.npy", None, max, true).map(|(t, sha)| (t, sha.unwrap()))
         };
-        let le: Vec<u8> = [1.5f32, -2.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let le: Vec<u8> = [1.5f32, -2.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
         let bytes = npy(&dict("<f4", "(2,)"), &le);
         let (t, sha) = load(bytes.clone(), 1 << 20).unwrap();
         assert!(t.is_shared());
         assert_eq!(t.to_vec::<f32>().unwrap(), [1.5, -2.0]);
         assert_eq!(sha, sha256_hex(&bytes));
         // Big-endian words need a swap: a copy, with the same values.
-        let be: Vec<u8> = [1.5f32, -2.0].iter().flat_map(|v| v.to_be_bytes()).collect();
+        let be: Vec<u8> = [1.5f32, -2.0]
+            .iter()
+            .flat_map(|v| v.to_be_bytes())
+            .collect();
         let (t, _) = load(npy(&dict(">f4", "(2,)"), &be), 1 << 20).unwrap();
         assert!(!t.is_shared());
         assert_eq!(t.to_vec::<f32>().unwrap(), [1.5, -2.0]);
         // The header alone decides a refusal: over the limit, or short of its data.
-        let e = load(npy(&dict("<f4", "(2,)"), &le), 4).unwrap_err().to_string();
+        let e = load(npy(&dict("<f4", "(2,)"), &le), 4)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("more than the limit of 4 bytes"), "{e}");
-        let e = load(npy(&dict("<f4", "(3,)"), &le), 1 << 20).unwrap_err().to_string();
-        assert!(e.contains("needs 12 bytes of data after the header, the file has 8"), "{e}");
+        let e = load(npy(&dict("<f4", "(3,)"), &le), 1 << 20)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("needs 12 bytes of data after the header, the file has 8"),
+            "{e}"
+        );
     }
 
     #[cfg(unix)]

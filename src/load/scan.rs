@@ -236,10 +236,18 @@ pub(crate) fn read_tensor_fields(
     };
     let rest = len - tail;
     if rest > FIELD_SLACK {
-        return Err(too_big("the unreadable rest of the file", rest, FIELD_SLACK));
+        return Err(too_big(
+            "the unreadable rest of the file",
+            rest,
+            FIELD_SLACK,
+        ));
     }
     if c.meta > FIELD_SLACK {
-        return Err(too_big("the fields other than the data", c.meta, FIELD_SLACK));
+        return Err(too_big(
+            "the fields other than the data",
+            c.meta,
+            FIELD_SLACK,
+        ));
     }
     let dtype = c.dtype.and_then(DType::from_onnx);
     for (i, &(_, name)) in DATA_FIELDS.iter().enumerate() {
@@ -363,7 +371,10 @@ mod tests {
              limit can need (--max-tensor-bytes)"
         );
         // Under a limit it fits, it is read (the converter then judges its size).
-        assert_eq!(read(&t.encode_to_vec(), 3 << 20).unwrap().raw_data.len(), 3 << 20);
+        assert_eq!(
+            read(&t.encode_to_vec(), 3 << 20).unwrap().raw_data.len(),
+            3 << 20
+        );
         // int8 in int32_data: up to 11 bytes per element (a key and a 10-byte varint).
         let t = TensorProto {
             dims: vec![1000],
@@ -380,11 +391,23 @@ mod tests {
     fn the_budget_follows_the_field_of_the_dtype() {
         let m = 1u64 << 20;
         assert_eq!(budget("raw_data", Some(DType::Float), m), m + FIELD_SLACK);
-        assert_eq!(budget("float_data", Some(DType::Float), m), m / 4 * 5 + FIELD_SLACK);
-        assert_eq!(budget("float_data", Some(DType::Complex64), m), m / 4 * 5 + FIELD_SLACK);
-        assert_eq!(budget("int32_data", Some(DType::Int8), m), m * 11 + FIELD_SLACK);
+        assert_eq!(
+            budget("float_data", Some(DType::Float), m),
+            m / 4 * 5 + FIELD_SLACK
+        );
+        assert_eq!(
+            budget("float_data", Some(DType::Complex64), m),
+            m / 4 * 5 + FIELD_SLACK
+        );
+        assert_eq!(
+            budget("int32_data", Some(DType::Int8), m),
+            m * 11 + FIELD_SLACK
+        );
         assert_eq!(budget("int32_data", Some(DType::Float), m), FIELD_SLACK);
-        assert_eq!(budget("int64_data", Some(DType::Int64), m), m / 8 * 11 + FIELD_SLACK);
+        assert_eq!(
+            budget("int64_data", Some(DType::Int64), m),
+            m / 8 * 11 + FIELD_SLACK
+        );
         assert_eq!(budget("raw_data", None, m), FIELD_SLACK);
     }
 

@@ -210,7 +210,12 @@ pub(crate) fn read_shape(t: &Tensor) -> Result<Vec<usize>, SpecError> {
     let dims = t.to_i64_vec().unwrap_or_default();
     dims.iter()
         .map(|&d| {
-            usize::try_from(d).map_err(|_| spec_err!("shape {} has a negative dimension", crate::tensor::shape_text(&dims)))
+            usize::try_from(d).map_err(|_| {
+                spec_err!(
+                    "shape {} has a negative dimension",
+                    crate::tensor::shape_text(&dims)
+                )
+            })
         })
         .collect()
 }

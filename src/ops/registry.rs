@@ -389,8 +389,12 @@ impl Invocation<'_> {
 
     /// Fails with [`SpecError::TooLarge`] when `count` elements of `dtype` exceed the limit.
     pub fn check_output_size(&self, dtype: DType, shape: &[usize]) -> Result<usize, SpecError> {
-        let n = crate::tensor::numel(shape)
-            .ok_or_else(|| SpecError::TooLarge(format!("output shape {} overflows", crate::tensor::shape_text(shape))))?;
+        let n = crate::tensor::numel(shape).ok_or_else(|| {
+            SpecError::TooLarge(format!(
+                "output shape {} overflows",
+                crate::tensor::shape_text(shape)
+            ))
+        })?;
         let bytes = crate::tensor::byte_len(dtype, n).unwrap_or(usize::MAX);
         if bytes > self.max_bytes {
             return Err(SpecError::TooLarge(format!(

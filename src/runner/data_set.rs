@@ -366,7 +366,11 @@ fn three_way(
             .sum();
         crate::tensor::value::display(runtime, flat)
     } else {
-        format!("{} {}", runtime.dtype(), crate::tensor::shape_text(runtime.shape()))
+        format!(
+            "{} {}",
+            runtime.dtype(),
+            crate::tensor::shape_text(runtime.shape())
+        )
     };
     let idx: Vec<String> = m.index.iter().map(ToString::to_string).collect();
     format!(

@@ -26,12 +26,12 @@ pub mod write;
 pub mod xml;
 
 use super::{open_no_follow, LoadError};
-use crate::tensor::shape_text;
 use crate::pb::{
     attribute_proto::AttributeType, tensor_shape_proto, type_proto, AttributeProto, GraphProto,
     ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto,
     ValueInfoProto,
 };
+use crate::tensor::shape_text;
 use crate::tensor::DType;
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
@@ -329,10 +329,18 @@ impl Graph {
                 .iter()
                 .try_fold(1usize, |a, &d| a.checked_mul(d))
                 .ok_or_else(|| {
-                    IrError::Invalid(format!("{}: shape {} overflows", label(l), shape_text(&shape)))
+                    IrError::Invalid(format!(
+                        "{}: shape {} overflows",
+                        label(l),
+                        shape_text(&shape)
+                    ))
                 })?;
             let bytes = crate::tensor::byte_len(dtype, numel).ok_or_else(|| {
-                IrError::Invalid(format!("{}: shape {} overflows", label(l), shape_text(&shape)))
+                IrError::Invalid(format!(
+                    "{}: shape {} overflows",
+                    label(l),
+                    shape_text(&shape)
+                ))
             })?;
             let num = |key: &str| -> Result<u64, IrError> {
                 let v = l.data.get(key).ok_or_else(|| {

@@ -550,7 +550,11 @@ mod tests {
         for k in 0..10_000 {
             assert_eq!(lines.at(k * 9 + 4), k + 1);
         }
-        assert!(lines.scanned <= big.len(), "{} bytes scanned", lines.scanned);
+        assert!(
+            lines.scanned <= big.len(),
+            "{} bytes scanned",
+            lines.scanned
+        );
     }
 
     #[test]
