@@ -185,9 +185,9 @@ pub fn compare(expected: &Tensor, actual: &Tensor, arithmetic: bool, tol: &Toler
     }
     if expected.shape() != actual.shape() {
         return fail(format!(
-            "shape differs: expected {:?}, got {:?}",
-            expected.shape(),
-            actual.shape()
+            "shape differs: expected {}, got {}",
+            crate::tensor::shape_text(expected.shape()),
+            crate::tensor::shape_text(actual.shape())
         ));
     }
     let numeric = !matches!(expected.dtype(), DType::Bool | DType::String);

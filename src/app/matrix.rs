@@ -26,9 +26,10 @@ pub(super) fn run_matrix(
     {
         return Err(UsageError(format!(
             "with {} runtimes, the report is a table of cases x runtimes: --format human or json \
-             (not {:?}); run each runtime on its own for JUnit or Markdown",
+             (not {}); run each runtime on its own for JUnit or Markdown",
             sources.len(),
-            r.format
+            clap::ValueEnum::to_possible_value(&r.format)
+                .map_or_else(String::new, |v| v.get_name().to_string())
         ))
         .into());
     }

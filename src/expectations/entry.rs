@@ -151,7 +151,9 @@ impl Entry {
             let shape = self
                 .actual_shape
                 .as_ref()
-                .map_or("any shape".to_string(), |s| format!("{s:?}"));
+                .map_or("any shape".to_string(), |s| {
+                    crate::tensor::shape_text(s).to_string()
+                });
             let _ = write!(s, " (got {dtype} {shape})");
         }
         s

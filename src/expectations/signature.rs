@@ -51,7 +51,11 @@ impl fmt::Display for Signature {
         match (&self.first_mismatch, &self.actual_dtype, &self.actual_shape) {
             (Some(at), _, _) => write!(f, "{} first at {}", plural(self.mismatches), coords(at)),
             (None, Some(dtype), Some(shape)) if self.mismatches == 0 => {
-                write!(f, "0 mismatches (got {dtype} {shape:?})")
+                write!(
+                    f,
+                    "0 mismatches (got {dtype} {})",
+                    crate::tensor::shape_text(shape)
+                )
             }
             (None, ..) if self.mismatches == 0 => {
                 write!(f, "0 mismatches (dtype or shape differs)")

@@ -216,14 +216,17 @@ fn open_no_follow(path: &Path) -> std::io::Result<File> {
     File::open(path)
 }
 
+/// The number of hard links to a file: more than one, and another name of the file may lie
+/// outside the directory being read.
 #[cfg(unix)]
-fn hard_links(meta: &std::fs::Metadata) -> u64 {
+pub(crate) fn hard_links(meta: &std::fs::Metadata) -> u64 {
     use std::os::unix::fs::MetadataExt;
     meta.nlink()
 }
 
+/// The number of hard links to a file (taken as 1 where the platform does not say).
 #[cfg(not(unix))]
-fn hard_links(_meta: &std::fs::Metadata) -> u64 {
+pub(crate) fn hard_links(_meta: &std::fs::Metadata) -> u64 {
     1
 }
 

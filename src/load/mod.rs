@@ -8,6 +8,7 @@ pub mod external;
 pub mod ir;
 pub mod npy;
 pub mod save;
+mod scan;
 pub mod tensor;
 
 use crate::pb::{ModelProto, TensorProto};
@@ -62,6 +63,26 @@ pub enum LoadError {
         /// The limit.
         limit: u64,
     },
+    /// A field of a `.pb` tensor file is larger than any tensor under the limit needs.
+    #[error("{file}: {field} takes {size} bytes, more than the {limit} bytes a tensor within the limit can need (--max-tensor-bytes)")]
+    FieldTooBig {
+        /// The file.
+        file: String,
+        /// The field (`raw_data`, `int32_data`, ...), or the part of the file.
+        field: String,
+        /// Its size in the file, key and length included.
+        size: u64,
+        /// The most it may take.
+        limit: u64,
+    },
+    /// The case's time (`--timeout`) ran out while the file was read.
+    #[error("{file}: {source}")]
+    TimedOut {
+        /// The file.
+        file: String,
+        /// The limit that ran out.
+        source: crate::deadline::TimedOut,
+    },
     /// The tensor in the file is malformed (or unsupported).
     #[error("{file}: tensor '{name}': {source}")]
     Tensor {
@@ -93,6 +114,14 @@ pub enum LoadError {
 }
 
 impl LoadError {
+    /// The case's time ran out while `file` was read.
+    pub(crate) fn timed_out(file: &str, source: crate::deadline::TimedOut) -> LoadError {
+        LoadError::TimedOut {
+            file: file.to_string(),
+            source,
+        }
+    }
+
     /// Whether the file is valid but uses something the tool does not implement.
     pub fn is_unsupported(&self) -> bool {
         match self {
@@ -125,26 +154,6 @@ pub fn read_file(path: &Path, file: &str, limit: u64) -> Result<Vec<u8>, LoadErr
     Ok(buf)
 }
 
-/// Reads a `.pb` tensor file as [`read_file`] does, into a buffer placed so that the payload of
-/// its `raw_data` field starts at a 16-byte boundary: the tensor decoded from it can then read
-/// its elements in place (see `Tensor::from_shared`) instead of copying them out.
-pub fn read_tensor_bytes(path: &Path, file: &str, limit: u64) -> Result<bytes::Bytes, LoadError> {
-    let io = |source| LoadError::Io {
-        file: file.to_string(),
-        source,
-    };
-    let (f, len) = open_regular(path, file, limit)?;
-    let mut head = [0u8; 512];
-    let head_len = read_head(&f, &mut head).map_err(io)?;
-    let payload = raw_data_offset(&head[..head_len]).unwrap_or(0);
-    const ALIGN: usize = 16;
-    let mut buf: Vec<u8> = Vec::with_capacity(len.saturating_add(ALIGN));
-    let pad = (ALIGN - (buf.as_ptr() as usize + payload) % ALIGN) % ALIGN;
-    buf.resize(pad, 0);
-    f.take(limit).read_to_end(&mut buf).map_err(io)?;
-    Ok(bytes::Bytes::from_owner(Padded { buf, pad }))
-}
-
 /// A file's bytes after `pad` bytes of alignment.
 struct Padded {
     buf: Vec<u8>,
@@ -155,68 +164,6 @@ impl AsRef<[u8]> for Padded {
     fn as_ref(&self) -> &[u8] {
         &self.buf[self.pad..]
     }
-}
-
-/// Reads the first bytes of `f` without moving its position; returns how many.
-fn read_head(f: &std::fs::File, head: &mut [u8]) -> std::io::Result<usize> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileExt;
-        let mut n = 0;
-        while n < head.len() {
-            match f.read_at(&mut head[n..], n as u64) {
-                Ok(0) => break,
-                Ok(k) => n += k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(n)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (f, head);
-        Ok(0)
-    }
-}
-
-/// Where the payload of the first `raw_data` field (number 9, length-delimited) of a serialized
-/// `TensorProto` starts, found by stepping over the top-level fields in `head`; `None` when
-/// `head` ends first or is not protobuf. Only a hint for placing the buffer: the decoder reads
-/// the file whatever this says.
-fn raw_data_offset(head: &[u8]) -> Option<usize> {
-    let mut at = 0usize;
-    let varint = |at: &mut usize| -> Option<u64> {
-        let mut value = 0u64;
-        for shift in (0..64).step_by(7) {
-            let byte = *head.get(*at)?;
-            *at += 1;
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte < 0x80 {
-                return Some(value);
-            }
-        }
-        None
-    };
-    while at < head.len() {
-        let key = varint(&mut at)?;
-        match key & 7 {
-            0 => {
-                varint(&mut at)?;
-            }
-            1 => at = at.checked_add(8)?,
-            2 => {
-                let len = usize::try_from(varint(&mut at)?).ok()?;
-                if key >> 3 == 9 {
-                    return Some(at);
-                }
-                at = at.checked_add(len)?;
-            }
-            5 => at = at.checked_add(4)?,
-            _ => return None,
-        }
-    }
-    None
 }
 
 /// Opens a regular file (never through a symbolic link) of at most `limit` bytes; returns it
@@ -368,9 +315,12 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Hex sha256 of the file at `path`, read in blocks (never all at once: a model may be large).
 pub(crate) fn sha256_file_hex(path: &Path) -> std::io::Result<String> {
+    sha256_reader(&mut std::fs::File::open(path)?)
+}
+
+/// Hex sha256 of what `file` yields, read in blocks.
+pub(crate) fn sha256_reader(file: &mut impl Read) -> std::io::Result<String> {
     use sha2::Digest;
-    use std::io::Read as _;
-    let mut file = std::fs::File::open(path)?;
     let mut hasher = sha2::Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
@@ -448,13 +398,8 @@ pub fn load_tensor_file_with(
     max_bytes: usize,
     digest: bool,
 ) -> Result<LoadedTensor, LoadError> {
-    let bytes = read_tensor_bytes(path, file, file_limit(max_bytes))?;
-    if bytes.is_empty() {
-        return Err(LoadError::Empty {
-            file: file.to_string(),
-        });
-    }
-    let sha256 = digest.then(|| sha256_hex(&bytes));
+    let (bytes, sha256) = scan::read_tensor_fields(path, file, max_bytes, digest)?;
+    crate::deadline::check().map_err(|e| LoadError::timed_out(file, e))?;
     // Decoded from `Bytes`, `raw_data` is a view of the same buffer, not a copy.
     let proto = TensorProto::decode(bytes).map_err(|e| LoadError::Decode {
         file: file.to_string(),
@@ -499,24 +444,6 @@ mod tests {
             ..Default::default()
         }
         .encode_to_vec()
-    }
-
-    #[test]
-    fn the_raw_data_offset_is_found_past_the_fields_before_it() {
-        let raw: Vec<u8> = (1..=16).collect();
-        let bytes = proto("abc", vec![2, 2], 6, raw.clone());
-        let at = raw_data_offset(&bytes).unwrap();
-        assert_eq!(&bytes[at..at + 16], &raw[..]);
-        // Cut before the field, garbage, or no raw_data at all: no hint.
-        assert_eq!(raw_data_offset(&bytes[..at - 2]), None);
-        assert_eq!(raw_data_offset(&[0xff; 12]), None);
-        assert_eq!(raw_data_offset(&[0x0f, 1, 2]), None);
-        let typed = TensorProto {
-            float_data: vec![1.0; 4],
-            ..Default::default()
-        };
-        assert_eq!(raw_data_offset(&typed.encode_to_vec()), None);
-        assert_eq!(raw_data_offset(&[]), None);
     }
 
     #[test]

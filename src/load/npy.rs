@@ -14,6 +14,7 @@
 use super::{read_file, sha256_hex, LoadError};
 use crate::tensor::value::set_packed;
 use crate::tensor::{byte_len, numel, DType, Layout, Storage, Tensor};
+use std::io::Read;
 use std::path::Path;
 use thiserror::Error;
 
@@ -63,7 +64,7 @@ pub enum NpyError {
     #[error("structured dtypes (a list as 'descr') are not supported")]
     Structured,
     /// The shape's element count or byte size overflows.
-    #[error("shape {shape:?} of descr '{descr}' describes more bytes than can be addressed")]
+    #[error("shape {} of descr '{descr}' describes more bytes than can be addressed", crate::tensor::shape_text(.shape))]
     Overflow {
         /// The shape.
         shape: Vec<usize>,
@@ -71,7 +72,7 @@ pub enum NpyError {
         descr: String,
     },
     /// The tensor would exceed the limit.
-    #[error("{dtype} array of shape {shape:?} would take {bytes} bytes, more than the limit of {limit} bytes (--max-tensor-bytes)")]
+    #[error("{dtype} array of shape {} would take {bytes} bytes, more than the limit of {limit} bytes (--max-tensor-bytes)", crate::tensor::shape_text(.shape))]
     TooLarge {
         /// The tensor's dtype.
         dtype: DType,
@@ -83,7 +84,7 @@ pub enum NpyError {
         limit: usize,
     },
     /// The data after the header is not exactly what the shape needs.
-    #[error("descr '{descr}' of shape {shape:?} needs {needed} bytes of data after the header, the file has {actual}")]
+    #[error("descr '{descr}' of shape {} needs {needed} bytes of data after the header, the file has {actual}", crate::tensor::shape_text(.shape))]
     DataSize {
         /// The descr.
         descr: String,
@@ -141,48 +142,116 @@ pub fn tensor_from_npy(
     want: Option<DType>,
     max_bytes: usize,
 ) -> Result<Tensor, NpyError> {
-    let (header, data) = split_header(bytes)?;
-    let descr_text = header.descr.clone();
-    let descr = parse_descr(&descr_text)?;
-    let shape = header.shape;
-    let overflow = || NpyError::Overflow {
-        shape: shape.clone(),
-        descr: descr_text.clone(),
-    };
-    let n = numel(&shape).ok_or_else(overflow)?;
-    let needed = n.checked_mul(descr.size).ok_or_else(overflow)?;
-    let pattern = want.filter(|&w| is_bit_pattern(w, &descr));
-    let dtype = match pattern {
-        Some(w) => w,
-        None => plain_dtype(&descr, &descr_text)?,
-    };
-    let bytes_out = byte_len(dtype, n).ok_or_else(overflow)?;
-    if bytes_out > max_bytes {
-        return Err(NpyError::TooLarge {
+    let plan = Plan::new(bytes, bytes.len() as u64, want, max_bytes)?;
+    let data = &bytes[plan.data_at..];
+    plan.decode(data)
+}
+
+/// A `.npy` file's header, checked against the limit and the file's size: all that is known
+/// before the array's bytes are read.
+struct Plan {
+    header: Header,
+    descr: Descr,
+    /// The dtype the tensor will have.
+    dtype: DType,
+    /// `Some(want)` when the array holds the bit patterns of `want`, a type numpy lacks.
+    pattern: Option<DType>,
+    /// Where the array's bytes start in the file.
+    data_at: usize,
+}
+
+impl Plan {
+    /// Reads the header from `head` (the file's first bytes, the whole header at least when the
+    /// file has one) of a file of `file_len` bytes.
+    fn new(
+        head: &[u8],
+        file_len: u64,
+        want: Option<DType>,
+        max_bytes: usize,
+    ) -> Result<Plan, NpyError> {
+        let (header, data) = split_header(head).map_err(|e| match e {
+            NpyError::TruncatedHeader { needed, .. } => NpyError::TruncatedHeader {
+                needed,
+                actual: file_len,
+            },
+            e => e,
+        })?;
+        let data_at = head.len() - data.len();
+        let descr_text = header.descr.clone();
+        let descr = parse_descr(&descr_text)?;
+        let shape = &header.shape;
+        let overflow = || NpyError::Overflow {
+            shape: shape.clone(),
+            descr: descr_text.clone(),
+        };
+        let n = numel(shape).ok_or_else(overflow)?;
+        let needed = n.checked_mul(descr.size).ok_or_else(overflow)?;
+        let pattern = want.filter(|&w| is_bit_pattern(w, &descr));
+        let dtype = match pattern {
+            Some(w) => w,
+            None => plain_dtype(&descr, &descr_text)?,
+        };
+        let bytes_out = byte_len(dtype, n).ok_or_else(overflow)?;
+        if bytes_out > max_bytes {
+            return Err(NpyError::TooLarge {
+                dtype,
+                shape: shape.clone(),
+                bytes: bytes_out,
+                limit: max_bytes,
+            });
+        }
+        let present = file_len.saturating_sub(data_at as u64);
+        if present != needed as u64 {
+            return Err(NpyError::DataSize {
+                descr: descr_text,
+                shape: shape.clone(),
+                needed,
+                actual: usize::try_from(present).unwrap_or(usize::MAX),
+            });
+        }
+        Ok(Plan {
+            header,
+            descr,
             dtype,
-            shape,
-            bytes: bytes_out,
-            limit: max_bytes,
-        });
+            pattern,
+            data_at,
+        })
     }
-    if data.len() != needed {
-        return Err(NpyError::DataSize {
-            descr: descr_text,
-            shape,
-            needed,
-            actual: data.len(),
-        });
+
+    /// The tensor of the array's bytes `data`, as a view of `data` when they already are the
+    /// tensor's little-endian, row-major words.
+    fn decode_shared(self, data: bytes::Bytes) -> Result<Tensor, NpyError> {
+        let row_major = !self.header.fortran_order || self.header.shape.len() <= 1;
+        let little = !self.descr.big_endian || self.descr.size == 1;
+        if self.pattern.is_none() && row_major && little {
+            if let Some(t) = super::tensor::shared_raw(self.dtype, &self.header.shape, &data) {
+                return Ok(t);
+            }
+        }
+        self.decode(&data)
     }
-    let transposed;
-    let data = if header.fortran_order && shape.len() > 1 {
-        transposed = fortran_to_c(data, &shape, descr.size);
-        &transposed[..]
-    } else {
-        data
-    };
-    match pattern {
-        Some(w) => reinterpret(w, &descr, shape, data),
-        None => decode(dtype, &descr, shape, data),
+
+    /// The tensor of the array's bytes `data`, copied into it.
+    fn decode(self, data: &[u8]) -> Result<Tensor, NpyError> {
+        let Plan {
+            header,
+            descr,
+            dtype,
+            pattern,
+            ..
+        } = self;
+        let shape = header.shape;
+        let transposed;
+        let data = if header.fortran_order && shape.len() > 1 {
+            transposed = fortran_to_c(data, &shape, descr.size);
+            &transposed[..]
+        } else {
+            data
+        };
+        match pattern {
+            Some(w) => reinterpret(w, &descr, shape, data),
+            None => decode(dtype, &descr, shape, data),
+        }
     }
 }
 
@@ -547,13 +616,16 @@ fn fortran_to_c(data: &[u8], shape: &[usize], item: usize) -> Vec<u8> {
     out
 }
 
-/// Little-endian copy of `data`, swapping each `unit`-byte word when the file is big-endian.
-fn little_endian(data: &[u8], d: &Descr, unit: usize) -> Vec<u8> {
-    let mut v = data.to_vec();
+/// `data` in little-endian order: a copy with each `unit`-byte word swapped when the file is
+/// big-endian, else `data` itself.
+fn little_endian<'a>(data: &'a [u8], d: &Descr, unit: usize) -> std::borrow::Cow<'a, [u8]> {
     if d.big_endian && unit > 1 {
+        let mut v = data.to_vec();
         v.chunks_exact_mut(unit).for_each(<[u8]>::reverse);
+        std::borrow::Cow::Owned(v)
+    } else {
+        std::borrow::Cow::Borrowed(data)
     }
-    v
 }
 
 /// Decodes an array read as its own type.
@@ -659,14 +731,54 @@ pub fn load_npy_file(
     max_bytes: usize,
     digest: bool,
 ) -> Result<(Tensor, Option<String>), LoadError> {
-    let bytes = read_file(path, file, npy_limit(max_bytes))?;
-    if bytes.is_empty() {
+    let io = |source| LoadError::Io {
+        file: file.to_string(),
+        source,
+    };
+    let (f, len) = super::open_regular(path, file, npy_limit(max_bytes))?;
+    if len == 0 {
         return Err(LoadError::Empty {
             file: file.to_string(),
         });
     }
-    let sha = digest.then(|| sha256_hex(&bytes));
-    let t = tensor_from_npy(&bytes, want, max_bytes).map_err(|e| npy_error(file, None, e))?;
+    // The header first: the limit and the file's size are checked before the array is read.
+    let mut head = Vec::new();
+    (&f).take(12 + HEADER_SLACK)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    let plan =
+        Plan::new(&head, len as u64, want, max_bytes).map_err(|e| npy_error(file, None, e))?;
+    crate::deadline::check().map_err(|e| LoadError::timed_out(file, e))?;
+    // The array is read after `data_at` bytes of header, at a 16-byte boundary, so that the
+    // tensor can be a view of it.
+    const ALIGN: usize = 16;
+    let data_len = len - plan.data_at;
+    let mut buf: Vec<u8> = Vec::with_capacity(data_len + ALIGN);
+    let pad = (ALIGN - buf.as_ptr() as usize % ALIGN) % ALIGN;
+    buf.resize(pad, 0);
+    let from_head = head.len().min(len).saturating_sub(plan.data_at);
+    buf.extend_from_slice(&head[plan.data_at..plan.data_at + from_head]);
+    (&f).take((data_len - from_head) as u64)
+        .read_to_end(&mut buf)
+        .map_err(io)?;
+    if buf.len() - pad != data_len {
+        return Err(io(std::io::Error::other(
+            "the file changed while it was read",
+        )));
+    }
+    let sha = if digest {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        h.update(&head[..plan.data_at]);
+        h.update(&buf[pad..]);
+        Some(super::hex(&h.finalize()))
+    } else {
+        None
+    };
+    let data = bytes::Bytes::from_owner(super::Padded { buf, pad });
+    let t = plan
+        .decode_shared(data)
+        .map_err(|e| npy_error(file, None, e))?;
     Ok((t, sha))
 }
 
@@ -732,6 +844,17 @@ impl Npz {
     /// The archive's sha256, when asked for at opening.
     pub fn sha256(&self) -> Option<&str> {
         self.sha256.as_deref()
+    }
+
+    /// The first of `arrays` (names without `.npy`) the archive holds, without reading it.
+    pub fn holds(&self, arrays: &[&str]) -> Option<String> {
+        arrays.iter().find_map(|a| {
+            let wanted = format!("{a}.npy");
+            self.members
+                .iter()
+                .any(|m| m.name == wanted)
+                .then(|| a.to_string())
+        })
     }
 
     /// The first array found of `arrays` (names without `.npy`), as `(name, tensor)`; `None`
@@ -991,7 +1114,7 @@ mod zip {
                         miniz_oxide::inflate::TINFLStatus::HasMoreOutput => member(format!(
                             "inflates to more than the {size} bytes it declares"
                         )),
-                        s => member(format!("is not valid deflate data ({s:?})")),
+                        _ => member("is not valid deflate data".to_string()),
                     },
                 )?;
                 if out.len() != size {
@@ -1700,6 +1823,45 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(msg.contains("compression method 12"), "{msg}");
+    }
+
+    #[test]
+    fn npy_files_are_read_in_place_when_their_bytes_are_the_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.npy");
+        let load = |bytes: Vec<u8>, max: usize| {
+            std::fs::write(&path, bytes).unwrap();
+            load_npy_file(&path, "a.npy", None, max, true).map(|(t, sha)| (t, sha.unwrap()))
+        };
+        let le: Vec<u8> = [1.5f32, -2.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let bytes = npy(&dict("<f4", "(2,)"), &le);
+        let (t, sha) = load(bytes.clone(), 1 << 20).unwrap();
+        assert!(t.is_shared());
+        assert_eq!(t.to_vec::<f32>().unwrap(), [1.5, -2.0]);
+        assert_eq!(sha, sha256_hex(&bytes));
+        // Big-endian words need a swap: a copy, with the same values.
+        let be: Vec<u8> = [1.5f32, -2.0]
+            .iter()
+            .flat_map(|v| v.to_be_bytes())
+            .collect();
+        let (t, _) = load(npy(&dict(">f4", "(2,)"), &be), 1 << 20).unwrap();
+        assert!(!t.is_shared());
+        assert_eq!(t.to_vec::<f32>().unwrap(), [1.5, -2.0]);
+        // The header alone decides a refusal: over the limit, or short of its data.
+        let e = load(npy(&dict("<f4", "(2,)"), &le), 4)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than the limit of 4 bytes"), "{e}");
+        let e = load(npy(&dict("<f4", "(3,)"), &le), 1 << 20)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("needs 12 bytes of data after the header, the file has 8"),
+            "{e}"
+        );
     }
 
     #[cfg(unix)]

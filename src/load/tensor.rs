@@ -17,19 +17,19 @@ pub enum TensorError {
     #[error("data_type {0} is not a known ONNX element type")]
     UnknownDType(i32),
     /// A dim is negative.
-    #[error("dims {dims:?} contain a negative dimension")]
+    #[error("dims {} contain a negative dimension", crate::tensor::shape_text(.dims))]
     NegativeDim {
         /// The dims as stored.
         dims: Vec<i64>,
     },
     /// The element count or byte size overflows.
-    #[error("dims {dims:?} describe more elements than can be addressed")]
+    #[error("dims {} describe more elements than can be addressed", crate::tensor::shape_text(.dims))]
     Overflow {
         /// The dims as stored.
         dims: Vec<i64>,
     },
     /// The declared size exceeds the limit.
-    #[error("{dtype} tensor of shape {shape:?} would take {bytes} bytes, more than the limit of {limit} bytes (--max-tensor-bytes)")]
+    #[error("{dtype} tensor of shape {} would take {bytes} bytes, more than the limit of {limit} bytes (--max-tensor-bytes)", crate::tensor::shape_text(.shape))]
     TooLarge {
         /// Element type.
         dtype: DType,
@@ -67,7 +67,8 @@ pub enum TensorError {
     StringInRaw,
     /// The data has the wrong size.
     #[error(
-        "{field} holds {actual} {unit}, but {dtype} of shape {shape:?} needs exactly {needed}"
+        "{field} holds {actual} {unit}, but {dtype} of shape {} needs exactly {needed}",
+        crate::tensor::shape_text(.shape)
     )]
     Size {
         /// The field.
@@ -315,11 +316,11 @@ fn from_raw(
     build(dtype, shape, storage)
 }
 
-/// A tensor that reads `raw` in place, sharing its buffer (the file as read, see
-/// [`crate::load::read_tensor_bytes`]), where the bytes already are the elements' words: a
+/// A tensor that reads `raw` in place, sharing its buffer (a tensor file or a `.npy` array as
+/// read), where the bytes already are the elements' words: a
 /// little-endian machine, a fixed-width dtype, the bytes aligned to its width, and for bool only
 /// the bytes 0 and 1 (others are read as true and stored as 1, which needs a copy).
-fn shared_raw(dtype: DType, shape: &[usize], raw: &Bytes) -> Option<Tensor> {
+pub(crate) fn shared_raw(dtype: DType, shape: &[usize], raw: &Bytes) -> Option<Tensor> {
     let Layout::Bytes(width) = dtype.layout() else {
         return None;
     };

@@ -77,7 +77,11 @@ pub(crate) fn observe(runtime: &Runtime, dir: &Path, s: &Subject) -> Observed {
 
 /// A tensor for people: dtype, shape and every value when there are few.
 fn tensor_text(t: &Tensor, file: &str) -> String {
-    let head = format!("{} {:?}", t.dtype().name(), t.shape());
+    let head = format!(
+        "{} {}",
+        t.dtype().name(),
+        crate::tensor::shape_text(t.shape())
+    );
     if t.numel() > python::LITERAL_LIMIT {
         return format!("{head}, {} values (see `{file}`)", t.numel());
     }

@@ -177,7 +177,7 @@ impl Subject {
     pub(crate) fn shapes(&self) -> String {
         self.inputs
             .iter()
-            .map(|(n, t)| format!("{n} {:?}", t.shape()))
+            .map(|(n, t)| format!("{n} {}", crate::tensor::shape_text(t.shape())))
             .collect::<Vec<_>>()
             .join(" ")
     }

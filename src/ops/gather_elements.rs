@@ -119,7 +119,9 @@ pub fn check_element_shapes(
     for (d, (&i, &s)) in ishape.iter().zip(dshape).enumerate() {
         if d != axis && i > s {
             return Err(spec_err!(
-                "indices shape {ishape:?} exceeds data shape {dshape:?} on dimension {d} ({i} > {s}); only the axis dimension ({axis}) may be larger"
+                "indices shape {} exceeds data shape {} on dimension {d} ({i} > {s}); only the axis dimension ({axis}) may be larger",
+                crate::tensor::shape_text(ishape),
+                crate::tensor::shape_text(dshape)
             ));
         }
     }

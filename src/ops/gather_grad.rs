@@ -203,14 +203,19 @@ fn gather_elements_grad_provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Se
 pub(crate) fn read_shape(t: &Tensor) -> Result<Vec<usize>, SpecError> {
     if t.rank() != 1 {
         return Err(spec_err!(
-            "shape must be a 1-D tensor, it has shape {:?}",
-            t.shape()
+            "shape must be a 1-D tensor, it has shape {}",
+            crate::tensor::shape_text(t.shape())
         ));
     }
     let dims = t.to_i64_vec().unwrap_or_default();
     dims.iter()
         .map(|&d| {
-            usize::try_from(d).map_err(|_| spec_err!("shape {dims:?} has a negative dimension"))
+            usize::try_from(d).map_err(|_| {
+                spec_err!(
+                    "shape {} has a negative dimension",
+                    crate::tensor::shape_text(&dims)
+                )
+            })
         })
         .collect()
 }
@@ -276,8 +281,9 @@ fn eval_gather_grad(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     want.extend_from_slice(&shape[axis + 1..]);
     if dy.shape() != want.as_slice() {
         return Err(spec_err!(
-            "dY has shape {:?} but must have shape[:axis] ++ indices.shape ++ shape[axis+1:] = {want:?}",
-            dy.shape()
+            "dY has shape {} but must have shape[:axis] ++ indices.shape ++ shape[axis+1:] = {}",
+            crate::tensor::shape_text(dy.shape()),
+            crate::tensor::shape_text(&want)
         ));
     }
     let idx = normalize_indices(indices, "indices", shape[axis], axis, Negatives::FromBack)?;
@@ -315,9 +321,9 @@ fn eval_gather_elements_grad(inv: &Invocation<'_>) -> Result<Evaluated, SpecErro
     let indices = inv.input(2)?;
     if dy.shape() != indices.shape() {
         return Err(spec_err!(
-            "dY has shape {:?} but indices has shape {:?}; they must be equal",
-            dy.shape(),
-            indices.shape()
+            "dY has shape {} but indices has shape {}; they must be equal",
+            crate::tensor::shape_text(dy.shape()),
+            crate::tensor::shape_text(indices.shape())
         ));
     }
     let n = inv.check_output_size(dy.dtype(), &shape)?;

@@ -139,7 +139,9 @@ pub(crate) fn check_nd_shapes(
         })?;
     if ishape[..b] != dshape[..b] {
         return Err(spec_err!(
-            "the first batch_dims ({b}) dims of indices {ishape:?} and data {dshape:?} must be equal"
+            "the first batch_dims ({b}) dims of indices {} and data {} must be equal",
+            crate::tensor::shape_text(ishape),
+            crate::tensor::shape_text(dshape)
         ));
     }
     let k = ishape[q - 1];

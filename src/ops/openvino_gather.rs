@@ -185,8 +185,8 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     let axis_values = axis_t.to_i64_vec().unwrap_or_default();
     if axis_t.rank() > 1 || axis_values.len() != 1 {
         return Err(spec_err!(
-            "axis input must be a scalar or have 1 element, it has shape {:?}",
-            axis_t.shape()
+            "axis input must be a scalar or have 1 element, it has shape {}",
+            crate::tensor::shape_text(axis_t.shape())
         ));
     }
     let axis = normalize_axis(axis_values[0], rd, "axis")?;
@@ -211,9 +211,9 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     }
     if b > ri || data.shape()[..b] != indices.shape()[..b] {
         return Err(spec_err!(
-            "data {:?} and indices {:?} must have equal sizes in the first batch_dims ({b}) dims",
-            data.shape(),
-            indices.shape()
+            "data {} and indices {} must have equal sizes in the first batch_dims ({b}) dims",
+            crate::tensor::shape_text(data.shape()),
+            crate::tensor::shape_text(indices.shape())
         ));
     }
     let ds = data.shape();

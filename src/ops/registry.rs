@@ -389,12 +389,17 @@ impl Invocation<'_> {
 
     /// Fails with [`SpecError::TooLarge`] when `count` elements of `dtype` exceed the limit.
     pub fn check_output_size(&self, dtype: DType, shape: &[usize]) -> Result<usize, SpecError> {
-        let n = crate::tensor::numel(shape)
-            .ok_or_else(|| SpecError::TooLarge(format!("output shape {shape:?} overflows")))?;
+        let n = crate::tensor::numel(shape).ok_or_else(|| {
+            SpecError::TooLarge(format!(
+                "output shape {} overflows",
+                crate::tensor::shape_text(shape)
+            ))
+        })?;
         let bytes = crate::tensor::byte_len(dtype, n).unwrap_or(usize::MAX);
         if bytes > self.max_bytes {
             return Err(SpecError::TooLarge(format!(
-                "output {dtype} tensor of shape {shape:?} would take {bytes} bytes, more than the limit of {} bytes (--max-tensor-bytes)",
+                "output {dtype} tensor of shape {} would take {bytes} bytes, more than the limit of {} bytes (--max-tensor-bytes)",
+                crate::tensor::shape_text(shape),
                 self.max_bytes
             )));
         }
@@ -402,7 +407,8 @@ impl Invocation<'_> {
         // ask first (address space only; no page is touched) and error instead.
         if Vec::<u8>::new().try_reserve_exact(bytes).is_err() {
             return Err(SpecError::TooLarge(format!(
-                "output {dtype} tensor of shape {shape:?} would take {bytes} bytes, which this machine cannot allocate"
+                "output {dtype} tensor of shape {} would take {bytes} bytes, which this machine cannot allocate",
+                crate::tensor::shape_text(shape)
             )));
         }
         Ok(n)

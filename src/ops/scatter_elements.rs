@@ -619,9 +619,9 @@ fn scatter(
     let axis = check_element_shapes(data.shape(), indices.shape(), inv.int("axis")?)?;
     if updates.shape() != indices.shape() {
         return Err(spec_err!(
-            "updates has shape {:?} but indices has shape {:?}; they must be equal",
-            updates.shape(),
-            indices.shape()
+            "updates has shape {} but indices has shape {}; they must be equal",
+            crate::tensor::shape_text(updates.shape()),
+            crate::tensor::shape_text(indices.shape())
         ));
     }
     inv.check_output_size(data.dtype(), data.shape())?;

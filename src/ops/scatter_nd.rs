@@ -256,8 +256,9 @@ fn scatter_nd(inv: &Invocation<'_>, reduction: Reduction) -> Result<Evaluated, S
     want.extend_from_slice(&dshape[k..]);
     if updates.shape() != want.as_slice() {
         return Err(spec_err!(
-            "updates has shape {:?} but must have indices.shape[:-1] ++ data.shape[{k}:] = {want:?}",
-            updates.shape()
+            "updates has shape {} but must have indices.shape[:-1] ++ data.shape[{k}:] = {}",
+            crate::tensor::shape_text(updates.shape()),
+            crate::tensor::shape_text(&want)
         ));
     }
     inv.check_output_size(data.dtype(), dshape)?;

@@ -205,7 +205,9 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
             .any(|(d, (u, p))| d != axis && u != p)
     {
         return Err(spec_err!(
-            "update has shape {us:?}; it must equal past_cache's shape {ps:?} except on axis {axis}"
+            "update has shape {}; it must equal past_cache's shape {} except on axis {axis}",
+            crate::tensor::shape_text(us),
+            crate::tensor::shape_text(ps)
         ));
     }
     let (len, max_len) = (us[axis], ps[axis]);
@@ -220,8 +222,8 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
         Some(w) => {
             if w.shape() != [batch] {
                 return Err(spec_err!(
-                    "write_indices has shape {:?}; it must be [batch_size] = [{batch}]",
-                    w.shape()
+                    "write_indices has shape {}; it must be [batch_size] = [{batch}]",
+                    crate::tensor::shape_text(w.shape())
                 ));
             }
             w.to_i64_vec()

@@ -261,20 +261,23 @@ fn details_with(case: &str, ds: &str, o: &OutputResult, style: Style, sides: &Si
         Some(shape) => {
             let _ = writeln!(
                 s,
-                "    {} {} {shape:?}, {} {} {:?}; {} comparison",
+                "    {} {} {}, {} {} {}; {} comparison",
                 sides.left,
                 o.dtype,
+                crate::tensor::shape_text(shape),
                 sides.got,
                 o.actual_dtype,
-                o.actual_shape,
+                crate::tensor::shape_text(&o.actual_shape),
                 if o.tolerant { "tolerant" } else { "exact" }
             );
         }
         None if o.computed.is_some() => {
             let _ = writeln!(
                 s,
-                "    no expected output yet; {} {} {:?}",
-                sides.got, o.actual_dtype, o.actual_shape
+                "    no expected output yet; {} {} {}",
+                sides.got,
+                o.actual_dtype,
+                crate::tensor::shape_text(&o.actual_shape)
             );
         }
         // The only other output without an expected shape: the spec requires an error.
@@ -282,8 +285,10 @@ fn details_with(case: &str, ds: &str, o: &OutputResult, style: Style, sides: &Si
             let _ = writeln!(
                 s,
                 "    the spec requires an error for these inputs (any expected output file is \
-                 ignored); {} {} {:?}",
-                sides.got, o.actual_dtype, o.actual_shape
+                 ignored); {} {} {}",
+                sides.got,
+                o.actual_dtype,
+                crate::tensor::shape_text(&o.actual_shape)
             );
         }
     }

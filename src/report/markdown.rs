@@ -171,15 +171,17 @@ fn output(s: &mut String, ds: &str, o: &OutputResult) {
     let _ = writeln!(s, "**{}**, output '{}'\n", text(ds), text(&o.name));
     let shapes = match &o.expected_shape {
         Some(shape) => format!(
-            "expected {} {shape:?}, got {} {:?}; {} comparison",
+            "expected {} {}, got {} {}; {} comparison",
             o.dtype,
+            crate::tensor::shape_text(shape),
             o.actual_dtype,
-            o.actual_shape,
+            crate::tensor::shape_text(&o.actual_shape),
             if o.tolerant { "tolerant" } else { "exact" }
         ),
         None => format!(
-            "no expected output; got {} {:?}",
-            o.actual_dtype, o.actual_shape
+            "no expected output; got {} {}",
+            o.actual_dtype,
+            crate::tensor::shape_text(&o.actual_shape)
         ),
     };
     let _ = writeln!(s, "{}\n", text(&shapes));

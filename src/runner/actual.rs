@@ -1,7 +1,8 @@
 //! `--actual DIR`: a runtime's outputs, read from the tree that mirrors the cases.
 //!
-//! Output K of a data set is `output_K.pb`, else `output_K.npy`, else the array `output_K` or
-//! `<graph output name>` of the data set's `outputs.npz` (docs/runtime-protocol.md).
+//! Output K of a data set is `output_K.pb`, `output_K.npy`, or the array `output_K` or
+//! `<graph output name>` of the data set's `outputs.npz` (docs/runtime-protocol.md); more than
+//! one of them is ambiguous.
 
 use super::case::Record;
 use super::{RunOptions, Verdict};
@@ -43,8 +44,9 @@ pub(super) fn load_actual(
     outputs_in(&dir, &show, outputs, opts, record)
 }
 
-/// The outputs a runtime wrote into `dir`: for output K, `output_K.pb`, else `output_K.npy`,
-/// else the array `output_K` or the output's name in `outputs.npz`. `show` names a file of
+/// The outputs a runtime wrote into `dir`: for output K, `output_K.pb`, `output_K.npy`, or the
+/// array `output_K` or the output's name in `outputs.npz`. Two of these for one output is an
+/// error (ambiguous: which one the runtime meant would be a guess). `show` names a file of
 /// `dir` in messages.
 pub(super) fn outputs_in(
     dir: &Path,
@@ -54,67 +56,68 @@ pub(super) fn outputs_in(
     record: &mut Record,
 ) -> Result<Vec<(String, Option<Tensor>)>, Verdict> {
     let exists = |p: &Path| std::fs::symlink_metadata(p).is_ok();
-    // Opened once, on the first output that has no file of its own.
-    let mut npz: Option<Option<Npz>> = None;
+    // Opened whenever present, so that a stale single file beside it is caught as ambiguous.
+    let npz_path = dir.join("outputs.npz");
+    let npz_shown = show("outputs.npz");
+    let npz = if exists(&npz_path) {
+        let a = Npz::open(&npz_path, &npz_shown, opts.max_tensor_bytes, opts.digests)?;
+        if let Some(sha) = a.sha256() {
+            record.files.push((npz_shown.clone(), sha.to_string()));
+        }
+        Some(a)
+    } else {
+        None
+    };
     let mut out = Vec::with_capacity(outputs.len());
     for (k, (name, want)) in outputs.iter().enumerate() {
         let pb_name = format!("output_{k}.pb");
         let npy_name = format!("output_{k}.npy");
         let (pb, npy) = (dir.join(&pb_name), dir.join(&npy_name));
         let (shown, npy_shown) = (show(&pb_name), show(&npy_name));
-        match (exists(&pb), exists(&npy)) {
-            (true, true) => {
-                return Err(Verdict(
-                    Status::Errored,
-                    format!("actual output {k} is ambiguous: both {shown} and {npy_shown} exist"),
-                    None,
-                ))
+        let own = format!("output_{k}");
+        let arrays = [own.as_str(), name.as_str()];
+        let in_npz = npz.as_ref().and_then(|a| a.holds(&arrays));
+        let ambiguous = |a: &str, b: &str| {
+            Verdict(
+                Status::Errored,
+                format!("actual output {k} is ambiguous: both {a} and {b} exist"),
+                None,
+            )
+        };
+        match (exists(&pb), exists(&npy), in_npz) {
+            (true, true, _) => return Err(ambiguous(&shown, &npy_shown)),
+            (true, false, Some(array)) => {
+                return Err(ambiguous(&shown, &format!("{npz_shown}:{array}")))
             }
-            (true, false) => {
+            (false, true, Some(array)) => {
+                return Err(ambiguous(&npy_shown, &format!("{npz_shown}:{array}")))
+            }
+            (true, false, None) => {
                 let t = record
                     .tensor(&pb, &shown, opts)
                     .map_err(Verdict::from)?
                     .tensor;
                 out.push((shown, Some(t)));
-                continue;
             }
-            (false, true) => {
+            (false, true, None) => {
                 let (t, sha) =
                     load_npy_file(&npy, &npy_shown, *want, opts.max_tensor_bytes, opts.digests)?;
                 if let Some(sha) = sha {
                     record.files.push((npy_shown.clone(), sha));
                 }
                 out.push((npy_shown, Some(t)));
-                continue;
             }
-            (false, false) => {}
-        }
-        let archive = match &mut npz {
-            Some(a) => a.as_ref(),
-            None => {
-                let path = dir.join("outputs.npz");
-                let opened = if exists(&path) {
-                    let file = show("outputs.npz");
-                    let a = Npz::open(&path, &file, opts.max_tensor_bytes, opts.digests)?;
-                    if let Some(sha) = a.sha256() {
-                        record.files.push((file, sha.to_string()));
-                    }
-                    Some(a)
-                } else {
-                    None
+            (false, false, _) => {
+                let found = match &npz {
+                    Some(a) => a.tensor(&arrays, *want)?,
+                    None => None,
                 };
-                npz.insert(opened).as_ref()
+                // A missing output is judged later: right when the spec requires an error.
+                match found {
+                    Some((array, t)) => out.push((show(&format!("outputs.npz:{array}")), Some(t))),
+                    None => out.push((shown, None)),
+                }
             }
-        };
-        let own = format!("output_{k}");
-        let found = match archive {
-            Some(a) => a.tensor(&[own.as_str(), name.as_str()], *want)?,
-            None => None,
-        };
-        // A missing output is judged later: right when the spec requires an error.
-        match found {
-            Some((array, t)) => out.push((show(&format!("outputs.npz:{array}")), Some(t))),
-            None => out.push((shown, None)),
         }
     }
     Ok(out)

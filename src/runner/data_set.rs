@@ -353,9 +353,9 @@ fn three_way(
     let Some(m) = dispute.first_mismatches.first() else {
         // A dtype or shape dispute: the reason already names both; add the runtime's.
         return format!(
-            "{side} (the runtime wrote {} {:?})",
+            "{side} (the runtime wrote {} {})",
             runtime.dtype(),
-            runtime.shape()
+            crate::tensor::shape_text(runtime.shape())
         );
     };
     let at = if runtime.shape() == ours.shape() && m.index.len() == runtime.rank() {
@@ -366,7 +366,11 @@ fn three_way(
             .sum();
         crate::tensor::value::display(runtime, flat)
     } else {
-        format!("{} {:?}", runtime.dtype(), runtime.shape())
+        format!(
+            "{} {}",
+            runtime.dtype(),
+            crate::tensor::shape_text(runtime.shape())
+        )
     };
     let idx: Vec<String> = m.index.iter().map(ToString::to_string).collect();
     format!(
@@ -486,8 +490,8 @@ fn check_declared(
     if let Some(shape) = &tt.shape {
         if shape.dim.len() != t.rank() {
             return bad(format!(
-                "has shape {:?} (rank {}) but graph {role} '{}' is declared with rank {}",
-                t.shape(),
+                "has shape {} (rank {}) but graph {role} '{}' is declared with rank {}",
+                crate::tensor::shape_text(t.shape()),
                 t.rank(),
                 info.name,
                 shape.dim.len()
@@ -497,8 +501,8 @@ fn check_declared(
             if let Some(Dim::DimValue(v)) = d.value {
                 if u64::try_from(v).ok() != u64::try_from(actual).ok() {
                     return bad(format!(
-                        "has shape {:?} but graph {role} '{}' declares dimension {i} as {v}",
-                        t.shape(),
+                        "has shape {} but graph {role} '{}' declares dimension {i} as {v}",
+                        crate::tensor::shape_text(t.shape()),
                         info.name
                     ));
                 }

@@ -545,7 +545,8 @@ impl Runtime {
         let reply = match serde_json::from_str::<Reply>(&answer) {
             Ok(r) if r.id == Some(id) => r,
             Ok(r) => {
-                let why = format!("protocol: the reply is for request {:?}, not {id}", r.id);
+                let theirs = r.id.map_or("(none)".to_string(), |i| i.to_string());
+                let why = format!("protocol: the reply is for request {theirs}, not {id}");
                 return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
             }
             Err(e) => {

@@ -174,6 +174,45 @@ pub(crate) fn byte_len(dtype: DType, count: usize) -> Option<usize> {
     }
 }
 
+/// How many leading dims [`ShapeText`] shows of a long shape; the last [`SHAPE_TAIL`] follow.
+const SHAPE_HEAD: usize = 8;
+/// How many trailing dims [`ShapeText`] shows of a long shape.
+const SHAPE_TAIL: usize = 2;
+
+/// A shape as people read it in a message: `[2, 3]`. A shape of more than
+/// `SHAPE_HEAD + SHAPE_TAIL` dims shows its first and last dims and its rank, `[1, 1, 1, 1, 1, 1,
+/// 1, 1, ..., 1, 5] (rank 200001)`, so that a hostile rank cannot make a message unbounded.
+pub(crate) struct ShapeText<'a, T>(pub &'a [T]);
+
+impl<T: std::fmt::Display> std::fmt::Display for ShapeText<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let dims = self.0;
+        let list = |f: &mut std::fmt::Formatter<'_>, part: &[T]| -> std::fmt::Result {
+            for (i, d) in part.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{d}")?;
+            }
+            Ok(())
+        };
+        f.write_str("[")?;
+        if dims.len() <= SHAPE_HEAD + SHAPE_TAIL {
+            list(f, dims)?;
+            return f.write_str("]");
+        }
+        list(f, &dims[..SHAPE_HEAD])?;
+        f.write_str(", ..., ")?;
+        list(f, &dims[dims.len() - SHAPE_TAIL..])?;
+        write!(f, "] (rank {})", dims.len())
+    }
+}
+
+/// [`ShapeText`] of `dims`.
+pub(crate) fn shape_text<T>(dims: &[T]) -> ShapeText<'_, T> {
+    ShapeText(dims)
+}
+
 /// Row-major strides (in elements) of `shape`.
 pub(crate) fn strides(shape: &[usize]) -> Vec<usize> {
     let mut strides = vec![1usize; shape.len()];
@@ -526,6 +565,22 @@ impl Tensor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shapes_read_as_lists_and_long_ones_are_cut_with_their_rank() {
+        assert_eq!(shape_text::<usize>(&[]).to_string(), "[]");
+        assert_eq!(shape_text(&[2usize, 3]).to_string(), "[2, 3]");
+        let ten: Vec<usize> = (1..=10).collect();
+        assert_eq!(
+            shape_text(&ten).to_string(),
+            "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+        );
+        let long: Vec<usize> = (1..=200_001).collect();
+        assert_eq!(
+            shape_text(&long).to_string(),
+            "[1, 2, 3, 4, 5, 6, 7, 8, ..., 200000, 200001] (rank 200001)"
+        );
+    }
 
     #[test]
     fn new_rejects_storage_of_the_wrong_size_or_kind() {

@@ -689,6 +689,39 @@ fn a_pb_and_an_npy_for_one_output_are_ambiguous() {
 }
 
 #[test]
+fn a_pb_or_an_npy_beside_an_npz_holding_the_output_is_ambiguous() {
+    let pb = std::fs::read(outputs_dir().join("agrees/test_data_set_0/output_0.pb")).unwrap();
+    let wrong = zip(&[("output_0.npy", as_npy("differs"))], true);
+    let right = zip(&[("output.npy", as_npy("agrees"))], false);
+    // Either way round, a right single file does not hide a wrong archive, nor the reverse.
+    for (single, bytes) in [("output_0.pb", pb), ("output_0.npy", as_npy("agrees"))] {
+        for (archive, member) in [(&wrong, "output_0"), (&right, "output")] {
+            let (code, c, tmp) = judge_tree(
+                "agrees",
+                &[(single, bytes.clone()), ("outputs.npz", archive.clone())],
+            );
+            assert_eq!((code, &c["status"]), (1, &json!("errored")), "{c:#}");
+            let dir = tmp.path().join("agrees/test_data_set_0");
+            assert_eq!(
+                c["reason"],
+                format!(
+                    "test_data_set_0: actual output 0 is ambiguous: both {} and {}:{member} exist",
+                    dir.join(single).display(),
+                    dir.join("outputs.npz").display()
+                )
+            );
+        }
+    }
+    // An archive that does not hold the output is no rival: the single file is judged.
+    let other = zip(&[("other.npy", as_npy("differs"))], true);
+    let (code, c, _tmp) = judge_tree(
+        "agrees",
+        &[("output_0.npy", as_npy("agrees")), ("outputs.npz", other)],
+    );
+    assert_eq!((code, &c["status"]), (0, &json!("passed")), "{c:#}");
+}
+
+#[test]
 fn a_malformed_npy_or_npz_errors_naming_the_file_and_the_array() {
     let mut cut = as_npy("agrees");
     cut.truncate(cut.len() - 3);

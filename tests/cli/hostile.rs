@@ -469,3 +469,59 @@ fn an_output_the_machine_cannot_allocate_errors_instead_of_aborting() {
         &["1099511627776 bytes", "this machine cannot allocate"],
     );
 }
+
+/// input_0.pb with its two floats in raw_data, then one more length-delimited field (`key`,
+/// the field number and wire type 2 as a varint) that claims `claim` bytes, made a sparse file of
+/// that size: a few KiB on disk.
+fn with_sparse_field(w: &Workspace, key: &[u8], claim: u64) {
+    let file = w.data_set().join("input_0.pb");
+    let mut t = read_tensor(&file);
+    t.data_location = DataLocation::Default as i32;
+    t.external_data.clear();
+    t.raw_data = TWO_FLOATS.to_vec().into();
+    write_tensor(&file, &t);
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(key);
+    let mut n = claim;
+    while n >= 0x80 {
+        bytes.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    bytes.push(n as u8);
+    let len = bytes.len() as u64 + claim;
+    std::fs::write(&file, bytes).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+}
+
+#[test]
+fn an_unknown_field_of_any_size_is_stepped_over_unread() {
+    // 180 MB claimed by field 1000 (key 0xc2 0x3e) under a 20 MB limit: a field the decoder
+    // skips costs nothing, so the case is judged on its tensor (a limit of 10 x 20 MB + 1 MiB
+    // once let the file be read whole).
+    let w = Workspace::new();
+    with_sparse_field(&w, &[0xc2, 0x3e], 180_000_000);
+    let c = w.run(&["--max-tensor-bytes", "20M"]);
+    assert_eq!(c["status"], "passed", "{c:#}");
+}
+
+#[test]
+fn a_data_field_larger_than_the_limit_allows_is_refused_unread() {
+    // A second raw_data (field 9, key 0x4a) of 64 MiB for a 1 MiB limit: refused on its size.
+    let w = Workspace::new();
+    with_sparse_field(&w, &[0x4a], 64 << 20);
+    let c = w.run(&["--max-tensor-bytes", "1M"]);
+    assert_errored(
+        &c,
+        &[
+            // Both raw_data fields: the two floats (10 bytes) and the claim (1 + 4 + 64 MiB).
+            "input_0.pb: raw_data takes 67108879 bytes",
+            // The limit: 1 MiB of elements and 1 MiB of room for keys and lengths.
+            "more than the 2097152 bytes a tensor within the limit can need (--max-tensor-bytes)",
+        ],
+    );
+}

@@ -177,6 +177,32 @@ fn hostile() -> Vec<Hostile> {
             reason: "model.bin: layer 'axis' (id 2, Const opset1) (offset 0, size 9007199254740992): the range ends past the end of model.bin (8 bytes)",
         },
         Hostile {
+            name: "model_bin_hard_linked_outside",
+            make: |c| {
+                // The same bytes, but the case's model.bin is another name of a file outside it.
+                let outside = c.parent().unwrap().parent().unwrap().join("outside.bin");
+                std::fs::rename(c.join("model.bin"), &outside).unwrap();
+                std::fs::hard_link(&outside, c.join("model.bin")).unwrap();
+            },
+            status: "errored",
+            reason: "model.bin: the file has 2 hard links, and a hard link can point outside the case directory",
+        },
+        Hostile {
+            name: "shape_of_200001_dims",
+            make: |c| {
+                let dims = format!("{}5", "1,".repeat(200_000));
+                edit_xml(c, |t| t.replacen("<data shape=\"5\"", &format!("<data shape=\"{dims}\""), 1))
+            },
+            status: "errored",
+            reason: "model.xml: layer 'data' (id 0, Parameter opset1): shape [1, 1, 1, 1, 1, 1, 1, 1, ..., 1, 5] (rank 200001) and output port dims [5] disagree",
+        },
+        Hostile {
+            name: "dynamic_shape_against_a_fixed_port",
+            make: |c| edit_xml(c, |t| t.replacen("<data shape=\"5\"", "<data shape=\"-1,1..10\"", 1)),
+            status: "errored",
+            reason: "model.xml: layer 'data' (id 0, Parameter opset1): shape [?, 1..10] and output port dims [5] disagree",
+        },
+        Hostile {
             name: "dims_that_overflow",
             make: |c| edit_xml(c, |t| t.replacen("<dim>5</dim>", "<dim>99999999999999999999</dim>", 1)),
             status: "errored",
@@ -239,6 +265,8 @@ fn hostile_irs_get_errored_verdicts_with_reasons() {
         assert_eq!(c["status"], h.status, "{}: {c}", h.name);
         let reason = c["reason"].as_str().unwrap_or_default();
         assert!(reason.starts_with(h.reason), "{}: {reason}", h.name);
+        // Reasons are bounded, whatever the file holds.
+        assert!(reason.len() < 1000, "{}: {} bytes", h.name, reason.len());
     }
 }
 
@@ -394,4 +422,53 @@ fn a_github_annotation_points_at_an_ir_cases_model_xml() {
     let stdout = String::from_utf8_lossy(&r.stdout);
     let want = format!("::error file={},", dir.join("model.xml").display());
     assert!(stdout.lines().any(|l| l.starts_with(&want)), "{stdout}");
+}
+
+/// Example 1 with `extra` unconnected Parameter layers before its own: a large model.xml whose
+/// lines are many.
+fn with_extra_layers(tmp: &Path, extra: usize) -> PathBuf {
+    let case = copy_example(tmp, 1);
+    edit_xml(&case, |t| {
+        let layers: String = (0..extra)
+            .map(|k| {
+                format!(
+                    "\t\t<layer id=\"{}\" name=\"p{k}\" type=\"Parameter\" version=\"opset1\">\n\
+                     \t\t\t<data shape=\"1\" element_type=\"f32\"/>\n\
+                     \t\t\t<output><port id=\"0\" precision=\"FP32\"><dim>1</dim></port></output>\n\
+                     \t\t</layer>\n",
+                    1000 + k
+                )
+            })
+            .collect();
+        t.replacen("<layers>\n", &format!("<layers>\n{layers}"), 1)
+    });
+    case
+}
+
+#[test]
+fn an_ir_of_many_layers_is_read_within_the_timeout() {
+    // Reading 60,000 layers once took minutes (the line of each element was counted from the
+    // start of the file); read in one pass, it takes well under the limit even unoptimised.
+    let tmp = tempfile::tempdir().unwrap();
+    let case = with_extra_layers(tmp.path(), 60_000);
+    let (code, r) = run_json(&case, &["--timeout", "60"]);
+    assert_eq!(code, 1, "{r}");
+    let c = &cases(&r)[0];
+    assert_eq!(c["status"], "errored", "{c}");
+    let reason = c["reason"].as_str().unwrap();
+    assert!(!reason.contains("timed out"), "{reason}");
+}
+
+#[test]
+fn a_case_whose_model_outlasts_the_timeout_while_it_is_read_is_timed_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let case = with_extra_layers(tmp.path(), 60_000);
+    let (code, r) = run_json(&case, &["--timeout", "0.001"]);
+    assert_eq!(code, 1, "{r}");
+    let c = &cases(&r)[0];
+    assert_eq!(c["status"], "errored", "{c}");
+    assert_eq!(
+        c["reason"],
+        "model.xml: timed out: still running after 0.001 s (--timeout)"
+    );
 }

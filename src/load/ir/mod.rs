@@ -31,6 +31,7 @@ use crate::pb::{
     ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto,
     ValueInfoProto,
 };
+use crate::tensor::shape_text;
 use crate::tensor::DType;
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
@@ -54,6 +55,9 @@ pub enum IrError {
     /// `model.xml` is not well-formed, or is hostile (a DTD, undefined entities, deep nesting).
     #[error("{0}")]
     Xml(#[from] xml::XmlError),
+    /// The case's time (`--timeout`) ran out while the file was read.
+    #[error("{0}")]
+    TimedOut(#[from] crate::deadline::TimedOut),
     /// The document breaks the IR's rules: ids, ports, edges, shapes, types, offsets.
     #[error("{0}")]
     Invalid(String),
@@ -93,7 +97,7 @@ pub fn load_ir(
         file: file.to_string(),
         source: Box::new(source),
     };
-    let doc = xml::parse(&bytes).map_err(|e| ir(XML_FILE, e.into()))?;
+    let doc = xml::parse(&bytes).map_err(|e| ir(XML_FILE, e))?;
     drop(bytes);
     let graph = Graph::check(&doc).map_err(|e| ir(XML_FILE, e))?;
     let consts = graph.consts(&doc).map_err(|e| ir(XML_FILE, e))?;
@@ -325,10 +329,18 @@ impl Graph {
                 .iter()
                 .try_fold(1usize, |a, &d| a.checked_mul(d))
                 .ok_or_else(|| {
-                    IrError::Invalid(format!("{}: shape {shape:?} overflows", label(l)))
+                    IrError::Invalid(format!(
+                        "{}: shape {} overflows",
+                        label(l),
+                        shape_text(&shape)
+                    ))
                 })?;
             let bytes = crate::tensor::byte_len(dtype, numel).ok_or_else(|| {
-                IrError::Invalid(format!("{}: shape {shape:?} overflows", label(l)))
+                IrError::Invalid(format!(
+                    "{}: shape {} overflows",
+                    label(l),
+                    shape_text(&shape)
+                ))
             })?;
             let num = |key: &str| -> Result<u64, IrError> {
                 let v = l.data.get(key).ok_or_else(|| {
@@ -345,8 +357,9 @@ impl Graph {
             let (offset, size) = (num("offset")?, num("size")?);
             if size != bytes as u64 {
                 return Err(IrError::Invalid(format!(
-                    "{}: size {size} does not match its {numel} {dtype} element(s) of shape {shape:?} ({bytes} bytes)",
-                    label(l)
+                    "{}: size {size} does not match its {numel} {dtype} element(s) of shape {} ({bytes} bytes)",
+                    label(l),
+                    shape_text(&shape)
                 )));
             }
             check_port_dims(l, &shape)?;
@@ -688,10 +701,12 @@ fn check_port_dims(l: &Layer, shape: &[usize]) -> Result<(), IrError> {
     match fixed {
         Some(dims) if (!dims.is_empty() || shape.is_empty()) && dims != shape => {
             Err(IrError::Invalid(format!(
-                "line {}: {}: output port {} has dims {dims:?} but the shape is {shape:?}",
+                "line {}: {}: output port {} has dims {} but the shape is {}",
                 port.line,
                 label(l),
-                port.id
+                port.id,
+                shape_text(&dims),
+                shape_text(shape)
             )))
         }
         _ => Ok(()),
@@ -710,10 +725,10 @@ fn parameter_dims(l: &Layer) -> Result<Vec<Dim>, IrError> {
                     .any(|(a, b)| matches!((a, b), (Dim::Fixed(x), Dim::Fixed(y)) if x != y))
             {
                 return Err(IrError::Invalid(format!(
-                    "{}: shape {:?} and output port dims {:?} disagree",
+                    "{}: shape {} and output port dims {} disagree",
                     label(l),
-                    shape,
-                    dims
+                    shape_text(&shape),
+                    shape_text(dims)
                 )));
             }
             Ok(shape)
@@ -753,6 +768,13 @@ fn read_weights(
         file: BIN_FILE.to_string(),
         source: Box::new(IrError::Invalid(what)),
     };
+    // The rule external data follows: another name of the file may be outside the case.
+    let links = super::external::hard_links(&meta);
+    if links > 1 {
+        return Err(bad(format!(
+            "the file has {links} hard links, and a hard link can point outside the case directory"
+        )));
+    }
     let mut out = Vec::with_capacity(consts.len());
     for c in consts {
         let end = c.offset.checked_add(c.size as u64);

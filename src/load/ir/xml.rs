@@ -7,6 +7,7 @@
 //! are refused, nesting is bounded ([`MAX_DEPTH`]), and a document that ends inside an element is
 //! truncated. Everything else the IR format carries (`rt_info`, `meta_data`, comments) is skipped.
 
+use super::IrError;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use std::collections::BTreeMap;
@@ -22,6 +23,17 @@ pub enum Dim {
     Fixed(u64),
     /// A dynamic size (`-1`, `?`, or a range such as `1..10`).
     Dynamic(String),
+}
+
+/// A size as a number, a dynamic one as `?` (for `-1` or `?`) or as its range (`1..10`).
+impl std::fmt::Display for Dim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dim::Fixed(v) => write!(f, "{v}"),
+            Dim::Dynamic(s) if s == "-1" => f.write_str("?"),
+            Dim::Dynamic(s) => f.write_str(&shorten(s)),
+        }
+    }
 }
 
 /// One `<port>` of a layer.
@@ -113,10 +125,16 @@ enum Place {
     Edges,
 }
 
-/// Reads `model.xml`'s bytes into a [`Document`].
-pub fn parse(bytes: &[u8]) -> Result<Document, XmlError> {
+/// How many events are read between two looks at the case's deadline.
+const EVENTS_PER_DEADLINE_CHECK: u32 = 4096;
+
+/// Reads `model.xml`'s bytes into a [`Document`]. Fails with [`IrError::Xml`] for a document
+/// that is not a readable IR, and with [`IrError::TimedOut`] once the case's deadline
+/// (`--timeout`) has passed.
+pub fn parse(bytes: &[u8]) -> Result<Document, IrError> {
+    let mut lines = Lines::new(bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| XmlError {
-        line: line_of(bytes, e.valid_up_to()),
+        line: lines.at(e.valid_up_to()),
         what: format!(
             "not UTF-8 (invalid byte at offset {}); IR files are UTF-8",
             e.valid_up_to()
@@ -129,19 +147,27 @@ pub fn parse(bytes: &[u8]) -> Result<Document, XmlError> {
     let mut stack: Vec<(Place, String)> = Vec::new();
     let mut seen_root = false;
     let mut dim_text = String::new();
+    let mut events = 0u32;
     loop {
+        events = events.wrapping_add(1);
+        if events % EVENTS_PER_DEADLINE_CHECK == 0 {
+            crate::deadline::check()?;
+        }
         let at = usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX);
-        let line = || line_of(bytes, at.min(bytes.len()));
-        let err = |what: String| XmlError { line: line(), what };
-        let event = reader.read_event().map_err(|e| XmlError {
-            line: line_of(
-                bytes,
-                usize::try_from(reader.error_position())
-                    .unwrap_or(0)
-                    .min(bytes.len()),
-            ),
-            what: format!("malformed XML: {e}"),
-        })?;
+        let line_no = lines.at(at);
+        let line = || line_no;
+        let err = |what: String| IrError::from(XmlError { line: line(), what });
+        let event = match reader.read_event() {
+            Ok(event) => event,
+            Err(e) => {
+                let at = usize::try_from(reader.error_position()).unwrap_or(0);
+                return Err(XmlError {
+                    line: lines.at(at),
+                    what: format!("malformed XML: {e}"),
+                }
+                .into());
+            }
+        };
         match event {
             Event::DocType(_) => {
                 return Err(err(
@@ -355,13 +381,47 @@ pub(crate) fn shorten(s: &str) -> String {
     }
 }
 
-/// The 1-based line of byte `offset`.
-fn line_of(bytes: &[u8], offset: usize) -> usize {
-    bytes[..offset.min(bytes.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+/// The 1-based line of a byte offset, counted on from the last offset asked about: offsets
+/// asked in increasing order (as the parser moves through the file) cost one pass over the file
+/// in all, where counting from the start every time would cost a pass per element.
+struct Lines<'a> {
+    bytes: &'a [u8],
+    /// The offset counted up to, and the line it is on.
+    offset: usize,
+    line: usize,
+    /// Bytes looked at so far, to show that the work is linear.
+    #[cfg(test)]
+    scanned: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Lines {
+            bytes,
+            offset: 0,
+            line: 1,
+            #[cfg(test)]
+            scanned: 0,
+        }
+    }
+
+    /// The line of byte `offset` (the end of the file for an offset past it).
+    fn at(&mut self, offset: usize) -> usize {
+        let offset = offset.min(self.bytes.len());
+        // Only an error position may lie behind the last offset: counted again from the start.
+        if offset < self.offset {
+            self.offset = 0;
+            self.line = 1;
+        }
+        let between = &self.bytes[self.offset..offset];
+        self.line += between.iter().filter(|&&b| b == b'\n').count();
+        #[cfg(test)]
+        {
+            self.scanned += between.len();
+        }
+        self.offset = offset;
+        self.line
+    }
 }
 
 #[cfg(test)]
@@ -470,6 +530,45 @@ mod tests {
                 || error("<net><layers><layer id=\"1\" id=\"2\"/></layers></net>")
                     .contains("malformed")
         );
+    }
+
+    #[test]
+    fn lines_are_counted_once_for_offsets_in_order_and_again_after_a_step_back() {
+        let text = "a\nbb\n\nccc\nd";
+        // Lines worked out by hand: offsets 0-1 are on line 1, 2-4 on 2, 5 on 3, 6-9 on 4, 10 on 5.
+        let want = [1, 1, 2, 2, 2, 3, 4, 4, 4, 4, 5];
+        let mut lines = Lines::new(text.as_bytes());
+        for (offset, line) in want.iter().enumerate() {
+            assert_eq!(lines.at(offset), *line, "offset {offset}");
+        }
+        assert_eq!(lines.scanned, text.len() - 1);
+        assert_eq!(lines.at(3), 2);
+        assert_eq!(lines.at(99), 5);
+        // A long file read in order: every byte is looked at once, not once per query.
+        let big = "<layer/>\n".repeat(10_000);
+        let mut lines = Lines::new(big.as_bytes());
+        for k in 0..10_000 {
+            assert_eq!(lines.at(k * 9 + 4), k + 1);
+        }
+        assert!(
+            lines.scanned <= big.len(),
+            "{} bytes scanned",
+            lines.scanned
+        );
+    }
+
+    #[test]
+    fn a_passed_deadline_stops_a_long_parse() {
+        let layers: String = (0..10_000)
+            .map(|k| format!("<layer id=\"{k}\" type=\"Parameter\"/>\n"))
+            .collect();
+        let doc = format!("<net version=\"11\"><layers>{layers}</layers></net>");
+        assert_eq!(parse(doc.as_bytes()).unwrap().layers.len(), 10_000);
+        let e = crate::deadline::with_limit(Some(std::time::Duration::from_nanos(1)), || {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            parse(doc.as_bytes()).unwrap_err()
+        });
+        assert!(matches!(e, IrError::TimedOut(_)), "{e}");
     }
 
     #[test]
