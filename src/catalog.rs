@@ -296,7 +296,9 @@ pub fn render_list(cases: &[Listed]) -> String {
                 Some(r) => format!("{}: {r}", c.status),
                 None => c.status.to_string(),
             };
-            [c.name.clone(), what, opset, status]
+            // Names, operators and domains come from the files: shown with their control
+            // characters escaped.
+            [c.name.as_str(), &what, &opset, &status].map(crate::report::one_line)
         })
         .collect();
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
@@ -307,7 +309,11 @@ pub fn render_list(cases: &[Listed]) -> String {
         let _ = writeln!(s, "{name:<w0$}  {what:<w1$}  {opset:<w2$}  {status}");
     }
     let supported = cases.iter().filter(|c| c.status == "supported").count();
-    let _ = writeln!(s, "{} cases, {supported} supported", cases.len());
+    let _ = writeln!(
+        s,
+        "{}, {supported} supported",
+        crate::report::counted(cases.len(), "case", "cases")
+    );
     s
 }
 

@@ -89,7 +89,7 @@ pub mod internal {
     /// The command line (`main.rs`).
     #[cfg(feature = "cli")]
     pub mod cli {
-        pub use crate::app::run;
+        pub use crate::app::{error_text, run};
         pub use crate::cli::Cli;
         pub use crate::exit::{CASES_FAILED, OK, USAGE};
     }

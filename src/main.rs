@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", cli::error_text(&e));
             // Usage errors and anything else that stops the run before verdicts (an unwritable
             // --output, say) both exit 2; 1 is reserved for cases that failed or errored.
             ExitCode::from(cli::USAGE)

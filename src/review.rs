@@ -15,6 +15,7 @@ use crate::load::{self, LoadError};
 use crate::pb::tensor_proto::DataLocation;
 use crate::pb::TensorProto;
 use crate::pending::{self, Pending, PendingError};
+use crate::report::{multi_line, one_line};
 use crate::runner::DEFAULT_MAX_TENSOR_BYTES;
 use prost::Message;
 use std::fmt;
@@ -308,7 +309,11 @@ fn resolve<'a>(cases: &'a [Case], p: &Pending) -> Result<&'a Case, String> {
     let mut named = cases.iter().filter(|c| c.name == p.case);
     match (named.next(), named.next()) {
         (Some(c), None) => Ok(c),
-        (None, _) => Err("no case of this name under the given paths".to_string()),
+        (None, _) => Err(
+            "no case of this name under the given paths (a snapshot's case name is \
+                          relative to the PATH given to `run --pending`: give `review` that PATH)"
+                .to_string(),
+        ),
         (Some(_), Some(_)) => Err(format!(
             "{} cases under the given paths have this name",
             cases.iter().filter(|c| c.name == p.case).count()
@@ -468,30 +473,6 @@ fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
 #[cfg(not(unix))]
 fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::File::open(path)
-}
-
-/// Text with every control character escaped (names, paths, messages).
-pub(crate) fn one_line(s: &str) -> String {
-    escape_controls(s, false)
-}
-
-/// Text with control characters other than newline and tab escaped (the diff).
-fn multi_line(s: &str) -> String {
-    escape_controls(s, true)
-}
-
-fn escape_controls(s: &str, keep_lines: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if keep_lines && (c == '\n' || c == '\t') {
-            out.push(c);
-        } else if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Why the snapshot must not become the expected output: the case's files changed since

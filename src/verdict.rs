@@ -578,10 +578,20 @@ pub struct ExpectationsReport {
     /// report).
     #[serde(skip)]
     pub expired_lines: Vec<Option<usize>>,
+    /// Whether each entry of `expired` fails this run, in the same order: it applies to a case
+    /// of the run, or to no case found at all. An entry for cases the selection (`--filter`,
+    /// `--shard`) left out fails only a run that runs them (not in the JSON report: the gate
+    /// says what failed).
+    #[serde(skip)]
+    pub expired_fails: Vec<bool>,
     /// The line in the file of each entry of `unmatched`, in the same order (not in the JSON
     /// report).
     #[serde(skip)]
     pub unmatched_lines: Vec<Option<usize>>,
+    /// Why each entry of `unmatched` applies to no case, in the same order (not in the JSON
+    /// report: the gate's message says it under `--strict-expectations`).
+    #[serde(skip)]
+    pub unmatched_why: Vec<NoMatch>,
     /// Whether `--strict-expectations` makes unmatched entries fail the run (not in the JSON
     /// report: the gate says what failed).
     #[serde(skip)]
@@ -609,6 +619,56 @@ pub struct Written {
     /// Entries kept although their `until` date has passed: they still fail the runs of their
     /// cases until the date is renewed or the entry removed.
     pub expired: usize,
+}
+
+/// Why an expectations entry applies to no case of the run: no name matches its case pattern,
+/// or some do but its `opset` range admits none of them.
+///
+/// ```
+/// use onnx_idx_check::verdict::NoMatch;
+///
+/// assert_eq!(NoMatch::default().to_string(), "matches no case");
+/// let opset = NoMatch { by_name: 1, opsets: vec![Some(13)], range: (Some(11), Some(12)) };
+/// assert_eq!(
+///     opset.to_string(),
+///     "matches 1 case by name, but its opset range 11-12 admits none of them (opset 13)"
+/// );
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NoMatch {
+    /// The cases of the run whose name the entry's pattern matches.
+    pub by_name: usize,
+    /// Their `ai.onnx` opsets, distinct and ascending (`None` for a case that imports none).
+    pub opsets: Vec<Option<i64>>,
+    /// The entry's opset range (min, max), inclusive, each bound optional.
+    pub range: (Option<i64>, Option<i64>),
+}
+
+impl std::fmt::Display for NoMatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.by_name == 0 {
+            return write!(f, "matches no case");
+        }
+        let range = match self.range {
+            (Some(a), Some(b)) if a == b => format!("{a}"),
+            (Some(a), Some(b)) => format!("{a}-{b}"),
+            (Some(a), None) => format!("{a} and later"),
+            (None, Some(b)) => format!("up to {b}"),
+            (None, None) => "(any)".to_string(),
+        };
+        let opsets: Vec<String> = self
+            .opsets
+            .iter()
+            .map(|o| o.map_or("none".to_string(), |v| v.to_string()))
+            .collect();
+        write!(
+            f,
+            "matches {} by name, but its opset range {range} admits none of them ({} {})",
+            crate::report::counted(self.by_name, "case", "cases"),
+            if opsets.len() == 1 { "opset" } else { "opsets" },
+            opsets.join(", ")
+        )
+    }
 }
 
 impl std::fmt::Display for Written {
@@ -644,6 +704,9 @@ pub struct Gate {
     /// Why the run fails, in a fixed order (cases, expectations, requirements); empty when it
     /// passes.
     pub reasons: Vec<GateReason>,
+    /// Whether skipped cases fail the run (`--deny-skip`): the reports show them as failures of
+    /// the gate.
+    pub deny_skip: bool,
 }
 
 /// How `c` fails the gate, if it does: an index into the ways [`Gate::of`] counts (failed,
@@ -843,6 +906,14 @@ impl Gate {
         self.reasons.is_empty()
     }
 
+    /// The cases skipped that fail the run (under `--deny-skip`), in case order.
+    pub(crate) fn skipped_denied<'a>(&self, cases: &'a [CaseResult]) -> Vec<&'a CaseResult> {
+        cases
+            .iter()
+            .filter(|c| c.status == Status::Skipped && c.fails_gate(self.deny_skip))
+            .collect()
+    }
+
     /// The gate of a run: its cases (with their expectation notes), the expectations file's own
     /// failures (`expectations`, messages as they are), and the requirements.
     pub(crate) fn of(
@@ -910,7 +981,7 @@ impl Gate {
                 });
             }
         }
-        Gate { reasons }
+        Gate { reasons, deny_skip }
     }
 }
 

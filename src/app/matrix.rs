@@ -54,12 +54,17 @@ pub(super) fn run_matrix(
             Source::Runtime(spec) => spec.clone(),
             Source::Command(cmd) => cmd.clone(),
         };
-        eprintln!("running {} cases through {label}", prepared.cases().len());
+        eprintln!(
+            "running {} through {label}",
+            crate::report::counted(prepared.cases().len(), "case", "cases")
+        );
         let report = prepared.run(&mut |_| {}).map_err(config::usage)?;
         let name = match (source, &report.runtime) {
             (Source::Command(_), Some(rt)) => rt.name.clone(),
             _ => label,
         };
+        let taken: Vec<&str> = columns.iter().map(|c: &Column| c.name.as_str()).collect();
+        let name = unique(name, &taken);
         columns.push(Column { name, report });
     }
     let style = human::Style {
@@ -82,4 +87,36 @@ pub(super) fn run_matrix(
     } else {
         exit::CASES_FAILED
     })
+}
+
+/// `name` as a column's key: itself, or when an earlier column has it (two `--runtime-cmd`
+/// workers whose hello gives the same name, two builds of one runtime), `name#2`, `name#3`, ...:
+/// the first that is free, so every report and header tells the runtimes apart.
+fn unique(name: String, taken: &[&str]) -> String {
+    let free = |n: &str| !taken.contains(&n);
+    if free(&name) {
+        return name;
+    }
+    (2..)
+        .map(|k| format!("{name}#{k}"))
+        .find(|n| free(n))
+        .unwrap_or(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unique;
+
+    #[test]
+    fn a_name_taken_gets_the_first_free_number() {
+        assert_eq!(unique("fake".into(), &[]), "fake");
+        assert_eq!(unique("fake".into(), &["fake"]), "fake#2");
+        assert_eq!(unique("fake".into(), &["fake", "fake#2"]), "fake#3");
+        // A runtime that calls itself `fake#2` does not collide with the renamed one.
+        assert_eq!(
+            unique("fake".into(), &["fake", "fake#2", "other"]),
+            "fake#3"
+        );
+        assert_eq!(unique("fake#2".into(), &["fake"]), "fake#2");
+    }
 }

@@ -43,11 +43,17 @@ fn select(sel: &Selection) -> Result<Vec<Case>> {
     Ok(selected.cases)
 }
 
-/// Prints what discovery could not read.
+/// Prints what discovery could not read (paths escaped: a name may hold control characters).
 fn warn(warnings: &[String]) {
     for w in warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::report::one_line(w));
     }
+}
+
+/// The text of an error that stops a command, with its causes, on one line: a path or a case
+/// name in it cannot start a line of its own or steer the terminal.
+pub fn error_text(e: &anyhow::Error) -> String {
+    crate::report::one_line(&format!("{e:#}"))
 }
 
 /// A [`CheckError`] for the command line (see [`config::usage`]); when no case was found, what

@@ -3,7 +3,7 @@
 
 use super::{CheckError, CheckOptions};
 use crate::expectations::{Date, Expectations, Judgement, Outcome};
-use crate::verdict::{CaseResult, ExpectationNote, ExpectationsReport, Written};
+use crate::verdict::{CaseResult, ExpectationNote, ExpectationsReport, NoMatch, Written};
 use std::collections::BTreeSet;
 
 /// Loads `options.expectations`; when updating, a missing file starts empty.
@@ -84,6 +84,12 @@ pub(crate) fn judge(
     let elsewhere = |i: usize| left_out.iter().any(|n| exp.pattern_matches(i, n));
     let expired: Vec<String> = judgement.expired.iter().map(pattern).collect();
     let expired_lines = judgement.expired.iter().map(|&i| exp.line(i)).collect();
+    // Left out: applies to no case of the run, but possibly to one the selection left out.
+    let expired_fails = judgement
+        .expired
+        .iter()
+        .map(|&i| !(judgement.unmatched.contains(&i) && elsewhere(i)))
+        .collect();
     // An expired entry fails the gate through the cases it applies to, in the run (the shard)
     // that ran them; one that applies to no case at all fails every run by itself.
     let expired_alone: Vec<String> = judgement
@@ -101,6 +107,10 @@ pub(crate) fn judge(
         .filter(|&i| !elsewhere(i))
         .collect();
     let unmatched: Vec<String> = unmatched_at.iter().map(pattern).collect();
+    let unmatched_why: Vec<NoMatch> = unmatched_at
+        .iter()
+        .map(|&i| no_match(&exp, i, results))
+        .collect();
     let mut gate = Vec::new();
     for e in &expired_alone {
         gate.push(format!(
@@ -108,9 +118,9 @@ pub(crate) fn judge(
         ));
     }
     if options.strict_expectations {
-        for u in &unmatched {
+        for (u, why) in unmatched.iter().zip(&unmatched_why) {
             gate.push(format!(
-                "expectations: the entry for '{u}' matches no case (--strict-expectations)"
+                "expectations: the entry for '{u}' {why} (--strict-expectations)"
             ));
         }
     }
@@ -121,10 +131,32 @@ pub(crate) fn judge(
         expired,
         unmatched,
         expired_lines,
+        expired_fails,
         unmatched_lines: unmatched_at.iter().map(|&i| exp.line(i)).collect(),
+        unmatched_why,
         strict: options.strict_expectations,
     };
     Ok(Judged { report, gate })
+}
+
+/// Why entry `i`, which applies to no case of `results`, does not: how many names its pattern
+/// matches, and their opsets, which its range does not admit.
+fn no_match(exp: &Expectations, i: usize, results: &[CaseResult]) -> NoMatch {
+    let named: Vec<&CaseResult> = results
+        .iter()
+        .filter(|r| exp.pattern_matches(i, &r.name))
+        .collect();
+    let mut opsets: Vec<Option<i64>> = named
+        .iter()
+        .map(|r| r.opset.get("ai.onnx").copied())
+        .collect();
+    opsets.sort_unstable();
+    opsets.dedup();
+    NoMatch {
+        by_name: named.len(),
+        opsets,
+        range: exp.entries()[i].opset.unwrap_or((None, None)),
+    }
 }
 
 /// What the expectations say of result `index` of a judgement.

@@ -156,7 +156,10 @@ fn none_selected(found: usize, symlinks: usize) -> String {
             ),
         }
     } else {
-        format!("{found} cases found, none selected by --filter/--exclude")
+        format!(
+            "{} found, none selected by --filter/--exclude",
+            crate::report::counted(found, "case", "cases")
+        )
     }
 }
 

@@ -130,8 +130,9 @@ pub fn render(cov: &Coverage, width: usize) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "coverage of {} cases ({} passed): traits exercised by passing cases, per operator version",
-        cov.cases, cov.passed
+        "coverage of {} ({} passed): traits exercised by passing cases, per operator version",
+        crate::report::counted(cov.cases, "case", "cases"),
+        cov.passed
     );
     let w = cov
         .rows
@@ -141,11 +142,12 @@ pub fn render(cov: &Coverage, width: usize) -> String {
         .unwrap_or(2);
     for r in &cov.rows {
         let total = r.covered.len() + r.missing.len();
+        // The singular keeps the column's width: the counts stay aligned.
+        let passing = crate::report::counted(r.passing_cases, "passing case ", "passing cases");
         let _ = writeln!(
             s,
-            "{:<w$}  {:>4} passing cases  {:>3}/{total} traits covered",
+            "{:<w$}  {passing:>18}  {:>3}/{total} traits covered",
             r.op,
-            r.passing_cases,
             r.covered.len()
         );
         for (label, traits) in [("covered:", &r.covered), ("missing:", &r.missing)] {

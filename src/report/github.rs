@@ -1,15 +1,18 @@
 //! GitHub Actions annotations: when `GITHUB_ACTIONS=true`, every failure of the gate becomes a
 //! workflow command (`::error file=F,line=L,title=T::MESSAGE`) that GitHub shows on the job's
-//! page and, for files of the pull request, beside the line. A failed or errored case points at
-//! its `model.onnx`; an outcome of the expectations file (an unexpected pass, a different
-//! failure, an expired or unmatched entry) points at the entry's line in that file; the run's
-//! own requirements (`--min-cases`, `--require-op`) have no file.
+//! page and, for files of the pull request, beside the line. A failed or errored case (and a
+//! skipped one under `--deny-skip`) points at its `model.onnx`; an outcome of the expectations
+//! file (an unexpected pass, a different failure, an expired or unmatched entry) points at the
+//! entry's line in that file, as an error when it fails the gate and a warning when it does
+//! not; the run's own requirements (`--min-cases`, `--require-op`) have no file.
 //!
 //! Text is escaped as GitHub's toolkit escapes it: `%`, CR and LF in the message, and also `:`
-//! and `,` in the properties, so a case name or a reason cannot end the command early.
+//! and `,` in the properties, so a case name or a reason cannot end the command early. Before
+//! that, every control character of a name, a path or a reason is made a visible escape (see
+//! [`one_line`]): the log shows `\n` and `\u{1b}` where a case's name holds them.
 
-use super::{human, Dest, Event, Reporter, Rerun, RunEnd};
-use crate::verdict::{CaseResult, GateKind};
+use super::{human, multi_line, one_line, Dest, Event, Reporter, Rerun, RunEnd};
+use crate::verdict::{CaseResult, Status};
 use anyhow::Result;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -38,17 +41,17 @@ impl Annotation<'_> {
     fn render(&self) -> String {
         let mut props = Vec::new();
         if let Some(f) = &self.file {
-            props.push(format!("file={}", property(f)));
+            props.push(format!("file={}", property(&one_line(f))));
         }
         if let Some(l) = self.line {
             props.push(format!("line={l}"));
         }
-        props.push(format!("title={}", property(&self.title)));
+        props.push(format!("title={}", property(&one_line(&self.title))));
         format!(
             "::{} {}::{}\n",
             self.level,
             props.join(","),
-            data(&self.message)
+            data(&multi_line(&self.message))
         )
     }
 }
@@ -82,35 +85,46 @@ pub(crate) fn render(end: &RunEnd<'_>, rerun: &Rerun, workspace: Option<&Path>) 
     let mut out = String::new();
     let exp_file = end.expectations.map(|e| e.file.as_str());
     for c in end.results {
-        if let Some(a) = case_annotation(c, rerun, exp_file, workspace) {
+        if let Some(a) = case_annotation(c, end.gate.deny_skip, rerun, exp_file, workspace) {
             out.push_str(&a.render());
         }
     }
     if let Some(e) = end.expectations {
         let file = Some(workspace_path(Path::new(&e.file), workspace));
-        for (p, line) in e.expired.iter().zip(&e.expired_lines) {
+        for ((p, line), fails) in e.expired.iter().zip(&e.expired_lines).zip(&e.expired_fails) {
+            // As the gate has it: an entry for cases this run left out does not fail it.
+            let (level, left_out) = if *fails {
+                ("error", "")
+            } else {
+                (
+                    "warning",
+                    ", but it applies only to cases this run left out (a run that runs them fails)",
+                )
+            };
             out.push_str(
                 &Annotation {
-                    level: "error",
+                    level,
                     file: file.clone(),
                     line: *line,
                     title: format!("onnx-idx-check: expired expectation '{p}'"),
                     message: format!(
-                        "the entry for '{p}' has expired (its `until` date has passed): renew \
-                         the date or remove the entry"
+                        "the entry for '{}' has expired (its `until` date has passed){left_out}: \
+                         renew the date or remove the entry",
+                        one_line(p)
                     ),
                 }
                 .render(),
             );
         }
-        for (p, line) in e.unmatched.iter().zip(&e.unmatched_lines) {
+        for (i, (p, line)) in e.unmatched.iter().zip(&e.unmatched_lines).enumerate() {
+            let why = e.unmatched_why.get(i).cloned().unwrap_or_default();
             out.push_str(
                 &Annotation {
                     level: if e.strict { "error" } else { "warning" },
                     file: file.clone(),
                     line: *line,
                     title: format!("onnx-idx-check: unmatched expectation '{p}'"),
-                    message: format!("the entry for '{p}' matches no case"),
+                    message: format!("the entry for '{}' {why}", one_line(p)),
                 }
                 .render(),
             );
@@ -123,26 +137,10 @@ pub(crate) fn render(end: &RunEnd<'_>, rerun: &Rerun, workspace: Option<&Path>) 
                 file: None,
                 line: None,
                 title: format!("onnx-idx-check: {}", r.kind.id()),
-                message: r.message.clone(),
+                message: one_line(&r.message),
             }
             .render(),
         );
-    }
-    // Skipped cases fail the gate only under --deny-skip, which the results do not carry: the
-    // gate's own message says so when no case was annotated for it.
-    if out.is_empty() {
-        if let Some(r) = end.gate.reasons.iter().find(|r| r.kind == GateKind::Cases) {
-            out.push_str(
-                &Annotation {
-                    level: "error",
-                    file: None,
-                    line: None,
-                    title: "onnx-idx-check".to_string(),
-                    message: r.message.clone(),
-                }
-                .render(),
-            );
-        }
     }
     out
 }
@@ -151,11 +149,12 @@ pub(crate) fn render(end: &RunEnd<'_>, rerun: &Rerun, workspace: Option<&Path>) 
 /// the entry's outcome fails it, else at the case's model.
 fn case_annotation<'a>(
     c: &CaseResult,
+    deny_skip: bool,
     rerun: &Rerun,
     exp_file: Option<&str>,
     workspace: Option<&Path>,
 ) -> Option<Annotation<'a>> {
-    if !c.fails_gate(false) {
+    if !c.fails_gate(deny_skip) {
         return None;
     }
     let label = super::label(c);
@@ -163,7 +162,7 @@ fn case_annotation<'a>(
         if e.fails_gate {
             let mut message = human::expectation_text(e);
             if let Some(reason) = &c.reason {
-                let _ = write!(message, "\n{reason}");
+                let _ = write!(message, "\n{}", human::shorten(&one_line(reason)));
             }
             return Some(Annotation {
                 level: "error",
@@ -174,8 +173,12 @@ fn case_annotation<'a>(
             });
         }
     }
-    let mut message = c.reason.clone().unwrap_or_default();
-    let _ = write!(message, "\nrerun: {}", rerun.for_case(c));
+    let mut message = human::shorten(&one_line(c.reason.as_deref().unwrap_or_default()));
+    if c.status == Status::Skipped {
+        message.push_str("\nskipped cases fail the run (--deny-skip)");
+    } else {
+        let _ = write!(message, "\nrerun: {}", rerun.for_case(c));
+    }
     Some(Annotation {
         level: "error",
         // The case's model: model.onnx, or an IR case's model.xml.

@@ -4,7 +4,7 @@
 //! as the closing summary alone on stderr (when a machine-readable report takes stdout).
 
 use super::progress::Progress;
-use super::{needs_rerun, Dest, Event, Reporter, Rerun, RunEnd};
+use super::{needs_rerun, one_line, Dest, Event, Reporter, Rerun, RunEnd};
 use crate::tensor::Tensor;
 use crate::verdict::{
     CaseResult, ExpectationNote, ExpectationsReport, Gate, OutputResult, Status, Summary,
@@ -66,6 +66,23 @@ pub(crate) fn duration_text(d: Duration) -> String {
     format!("{value:.decimals$}{unit}")
 }
 
+/// At most this many characters of a reason or a message are shown on one line of the human
+/// reports; the reports for machines keep it whole.
+const SHOWN_CHARS: usize = 1000;
+
+/// `text` shortened in the middle when longer than [`SHOWN_CHARS`]: its head and its tail stay
+/// (a runtime's message often names its cause last), the middle becomes `… [N chars] …`.
+pub(crate) fn shorten(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= SHOWN_CHARS {
+        return text.to_string();
+    }
+    let keep = SHOWN_CHARS / 2;
+    let head: String = text.chars().take(keep).collect();
+    let tail: String = text.chars().skip(n - keep).collect();
+    format!("{head} … [{} chars] … {tail}", n - 2 * keep)
+}
+
 /// `[  41.2µs]`: the duration in brackets, padded to 8 characters.
 fn bracketed(d: Duration) -> String {
     format!("[{:>8}]", duration_text(d))
@@ -95,9 +112,9 @@ pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
             None => style.status(c.status),
         },
     };
-    let mut s = format!("{label} {} {}\n", bracketed(c.duration), c.name);
+    let mut s = format!("{label} {} {}\n", bracketed(c.duration), one_line(&c.name));
     if let Some(reason) = &c.reason {
-        let _ = writeln!(s, "{:>17} {reason}", "");
+        let _ = writeln!(s, "{:>17} {}", "", shorten(&one_line(reason)));
     }
     s.push_str(&computed_lines(c, style));
     if let Some(e) = &c.expectation {
@@ -128,10 +145,12 @@ fn computed_lines(c: &CaseResult, style: Style) -> String {
     for (ds, o, value) in new.iter().take(COMPUTED_SHOWN) {
         let _ = writeln!(
             s,
-            "{:>17} {} {ds} '{}': {value}",
+            "{:>17} {} {} '{}': {}",
             "",
             style.paint("2", "computed"),
-            o.name
+            one_line(ds),
+            one_line(&o.name),
+            one_line(value)
         );
     }
     if new.len() > COMPUTED_SHOWN {
@@ -148,6 +167,11 @@ fn computed_lines(c: &CaseResult, style: Style) -> String {
 /// What an expectations entry makes of a case, for people: `expected: REASON <LINK>`,
 /// `unexpectedly passed: ...; remove the entry`, and so on.
 pub(crate) fn expectation_text(e: &ExpectationNote) -> String {
+    one_line(&expectation_prose(e))
+}
+
+/// [`expectation_text`] before its control characters are escaped.
+fn expectation_prose(e: &ExpectationNote) -> String {
     let link = e.link.as_ref().map_or(String::new(), |l| format!(" <{l}>"));
     match e.outcome {
         "expected-failure" => format!("expected: {}{link}", e.reason),
@@ -185,19 +209,29 @@ pub fn expectations(e: &ExpectationsReport, style: Style) -> String {
             style.paint("1;36", "expectations:"),
             w.entries,
             if w.entries == 1 { "entry" } else { "entries" },
-            e.file
+            one_line(&e.file)
         );
     }
-    for p in &e.expired {
+    for (i, p) in e.expired.iter().enumerate() {
+        // As the gate has it: an entry for cases this run left out does not fail it.
+        let (head, left_out) = if e.expired_fails.get(i).copied().unwrap_or(true) {
+            (style.paint("1;31", "expectations:"), "")
+        } else {
+            (
+                style.paint("1;33", "expectations warning:"),
+                ", but it applies only to cases this run left out (a run that runs them fails)",
+            )
+        };
         let _ = writeln!(
             s,
-            "{} the entry for '{p}' in {} has expired (its `until` date has passed): renew the \
-             date or remove the entry",
-            style.paint("1;31", "expectations:"),
-            e.file
+            "{head} the entry for '{}' in {} has expired (its `until` date has passed){left_out}: \
+             renew the date or remove the entry",
+            one_line(p),
+            one_line(&e.file)
         );
     }
-    for p in &e.unmatched {
+    for (i, p) in e.unmatched.iter().enumerate() {
+        let why = e.unmatched_why.get(i).cloned().unwrap_or_default();
         let (code, word) = if e.strict {
             ("1;31", "error")
         } else {
@@ -205,9 +239,10 @@ pub fn expectations(e: &ExpectationsReport, style: Style) -> String {
         };
         let _ = writeln!(
             s,
-            "{} the entry for '{p}' in {} matches no case",
+            "{} the entry for '{}' in {} {why}",
             style.paint(code, &format!("expectations {word}:")),
-            e.file
+            one_line(p),
+            one_line(&e.file)
         );
     }
     s
@@ -250,12 +285,12 @@ fn details_with(case: &str, ds: &str, o: &OutputResult, style: Style, sides: &Si
         s,
         "\n{} {} {} output '{}'",
         style.paint("1;31", "---"),
-        style.paint("1", case),
-        ds,
-        o.name
+        style.paint("1", &one_line(case)),
+        one_line(ds),
+        one_line(&o.name)
     );
     if let Some(r) = &o.reason {
-        let _ = writeln!(s, "    {r}");
+        let _ = writeln!(s, "    {}", shorten(&one_line(r)));
     }
     match &o.expected_shape {
         Some(shape) => {
@@ -317,16 +352,16 @@ fn details_with(case: &str, ds: &str, o: &OutputResult, style: Style, sides: &Si
         );
     }
     if !o.first_mismatches.is_empty() {
-        let rows: Vec<(String, &str, &str, &str)> = o
+        let rows: Vec<(String, String, String, String)> = o
             .first_mismatches
             .iter()
             .map(|m| {
                 let idx: Vec<String> = m.index.iter().map(|i| i.to_string()).collect();
                 (
                     format!("[{}]", idx.join(",")),
-                    m.expected.as_str(),
-                    m.actual.as_str(),
-                    m.source.as_deref().unwrap_or(""),
+                    one_line(&m.expected),
+                    one_line(&m.actual),
+                    one_line(m.source.as_deref().unwrap_or("")),
                 )
             })
             .collect();
@@ -340,8 +375,8 @@ fn details_with(case: &str, ds: &str, o: &OutputResult, style: Style, sides: &Si
                 .unwrap_or(0)
         };
         let w0 = width(rows.iter().map(|r| r.0.as_str()).collect(), "index");
-        let w1 = width(rows.iter().map(|r| r.1).collect(), sides.left);
-        let w2 = width(rows.iter().map(|r| r.2).collect(), sides.right);
+        let w1 = width(rows.iter().map(|r| r.1.as_str()).collect(), sides.left);
+        let w2 = width(rows.iter().map(|r| r.2.as_str()).collect(), sides.right);
         let from = if rows.iter().any(|r| !r.3.is_empty()) {
             "correct value from"
         } else {
@@ -414,15 +449,30 @@ pub fn failure_details(cases: &[CaseResult], style: Style, rerun: &Rerun) -> Str
     s
 }
 
-/// The requirements the run did not meet (`--min-cases`, `--require-op`), one line each after
-/// a blank line; empty when it met them. Failed cases and expectations have their own lines.
-pub fn unmet_requirements(gate: &Gate, style: Style) -> String {
+/// The rules of the gate the run did not meet, one line each after a blank line: skipped cases
+/// under `--deny-skip` (their lines say only `SKIP`), `--min-cases`, `--require-op`; empty when
+/// it met them. Failed cases and expectations have their own lines.
+pub fn unmet_requirements(gate: &Gate, results: &[CaseResult], style: Style) -> String {
     let mut s = String::new();
+    let denied = gate.skipped_denied(results).len();
+    if denied > 0 {
+        let _ = writeln!(
+            s,
+            "\n{} --deny-skip: {} skipped, and skipped cases fail the run",
+            style.paint("1;31", "gate:"),
+            super::counted(denied, "case was", "cases were")
+        );
+    }
     for r in gate.reasons.iter().filter(|r| r.kind.is_requirement()) {
         if s.is_empty() {
             s.push('\n');
         }
-        let _ = writeln!(s, "{} {}", style.paint("1;31", "gate:"), r.message);
+        let _ = writeln!(
+            s,
+            "{} {}",
+            style.paint("1;31", "gate:"),
+            one_line(&r.message)
+        );
     }
     s
 }
@@ -441,12 +491,20 @@ pub fn slowest(results: &[CaseResult], n: usize) -> String {
         return String::new();
     }
     let mut s = if shown == by_time.len() {
-        format!("\nDurations, slowest first ({shown} cases):\n")
+        format!(
+            "\nDurations, slowest first ({}):\n",
+            super::counted(shown, "case", "cases")
+        )
     } else {
         format!("\nThe {shown} slowest of {} cases:\n", by_time.len())
     };
     for c in &by_time[..shown] {
-        let _ = writeln!(s, "  {:>8}  {}", duration_text(c.duration), c.name);
+        let _ = writeln!(
+            s,
+            "  {:>8}  {}",
+            duration_text(c.duration),
+            one_line(&c.name)
+        );
     }
     s.push('\n');
     s
@@ -456,8 +514,9 @@ pub fn slowest(results: &[CaseResult], n: usize) -> String {
 /// rules.
 pub fn summary(summary: &Summary, duration: Duration, style: Style) -> String {
     let mut table = String::new();
-    let w = summary.by_op.keys().map(String::len).max().unwrap_or(0);
-    for (op, c) in &summary.by_op {
+    let ops: Vec<String> = summary.by_op.keys().map(|op| one_line(op)).collect();
+    let w = ops.iter().map(|op| op.chars().count()).max().unwrap_or(0);
+    for (op, c) in ops.iter().zip(summary.by_op.values()) {
         let parts: Vec<String> = c
             .parts()
             .into_iter()
@@ -586,7 +645,7 @@ impl HumanReporter {
         if let Some(er) = end.expectations {
             tail.push_str(&expectations(er, self.style));
         }
-        tail.push_str(&unmet_requirements(end.gate, self.style));
+        tail.push_str(&unmet_requirements(end.gate, end.results, self.style));
         if let Some(n) = self.durations {
             tail.push_str(&slowest(end.results, n));
         }
@@ -594,7 +653,9 @@ impl HumanReporter {
             let _ = writeln!(
                 tail,
                 "  runtime {} {} ({})",
-                rt.name, rt.version, rt.command
+                one_line(&rt.name),
+                one_line(&rt.version),
+                one_line(&rt.command)
             );
         }
         tail.push_str(&summary(end.summary, end.duration, self.style));
@@ -645,13 +706,16 @@ impl Reporter for HumanReporter {
             }
             (Mode::Brief, Event::RunFinished(end)) => {
                 let mut s = String::new();
+                // The cases' own reason only when skipped cases are among them: the summary line
+                // counts the others, but not that a skip fails the run.
+                let denied = !end.gate.skipped_denied(end.results).is_empty();
                 for r in end
                     .gate
                     .reasons
                     .iter()
-                    .filter(|r| r.kind != crate::verdict::GateKind::Cases)
+                    .filter(|r| denied || r.kind != crate::verdict::GateKind::Cases)
                 {
-                    let _ = writeln!(s, "{}", r.message);
+                    let _ = writeln!(s, "{}", one_line(&r.message));
                 }
                 s.push_str(&summary_line(end.summary, end.duration, style));
                 eprint!("{s}");
@@ -690,8 +754,23 @@ fn short(x: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{duration_text, short};
+    use super::{duration_text, short, shorten, SHOWN_CHARS};
     use std::time::Duration;
+
+    #[test]
+    fn long_text_is_shortened_in_the_middle() {
+        assert_eq!(shorten("short"), "short");
+        let exact = "x".repeat(SHOWN_CHARS);
+        assert_eq!(shorten(&exact), exact);
+        // Head and tail stay: the cause a runtime names last is still shown.
+        let long = format!("HEAD{}TAIL: axis value is not set", "é".repeat(500_000));
+        let shown = shorten(&long);
+        assert!(shown.starts_with("HEADéé"), "{}", &shown[..20]);
+        assert!(shown.ends_with("éTAIL: axis value is not set"));
+        let cut = long.chars().count() - SHOWN_CHARS;
+        assert!(shown.contains(&format!(" … [{cut} chars] … ")));
+        assert!(shown.chars().count() < SHOWN_CHARS + 40);
+    }
 
     #[test]
     fn durations_show_three_digits_in_their_unit() {

@@ -7,17 +7,21 @@
 //! `<system-out>`, not in per-case `<properties>`, and `<testsuites>` carries no `skipped`
 //! count (the `<testsuite>` does).
 
-use super::{Dest, Event, Reporter, RunEnd, ToolInfo};
-use crate::verdict::{CaseResult, Status};
+use super::{counted, Dest, Event, Reporter, RunEnd, ToolInfo};
+use crate::verdict::{CaseResult, GateKind, Status};
 use anyhow::Result;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use std::fmt::Write as _;
 
-/// The classname of the test cases that stand for the run's requirements.
+/// The classname of the test cases that stand for what fails the gate with no case of its own
+/// (requirements, `--deny-skip`, the expectations file itself).
 pub const GATE_CLASSNAME: &str = "onnx-idx-check.gate";
 
-/// Renders the report as XML. A requirement the run did not meet (`--min-cases`,
-/// `--require-op`) is one more test case, failed, in the class [`GATE_CLASSNAME`].
+/// Renders the report as XML. Whatever fails the gate without a case of its own to show it is
+/// one more test case, failed, in the class [`GATE_CLASSNAME`]: a requirement the run did not
+/// meet (`--min-cases`, `--require-op`), the skipped cases under `--deny-skip`, and each failure
+/// of the expectations file itself (an expired entry that matches no case, an unmatched entry
+/// under `--strict-expectations`).
 pub fn render(tool: &ToolInfo, end: &RunEnd<'_>) -> String {
     let (cases, duration) = (end.results, end.duration);
     let mut report = Report::new(tool.name);
@@ -96,18 +100,53 @@ pub fn render(tool: &ToolInfo, end: &RunEnd<'_>) -> String {
         }
         suite.add_test_case(tc);
     }
-    for r in end.gate.reasons.iter().filter(|r| r.kind.is_requirement()) {
+    let mut gate_case = |name: &str, kind: &str, message: String| {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-        status.set_message(r.message.as_str());
-        status.set_type(r.kind.id());
-        // Named by the option and its value (`--require-op GatherND-12`), unique per run.
-        let name = r
-            .message
-            .split_once(": ")
-            .map_or(r.kind.id(), |(rule, _)| rule);
+        status.set_message(message);
+        status.set_type(kind);
         let mut tc = TestCase::new(name, status);
         tc.set_classname(GATE_CLASSNAME);
         suite.add_test_case(tc);
+    };
+    let denied = end.gate.skipped_denied(cases);
+    if !denied.is_empty() {
+        // The first few by name; each has its own <skipped> test case.
+        let mut names: Vec<&str> = denied.iter().take(10).map(|c| c.name.as_str()).collect();
+        let more = format!("and {} more", denied.len().saturating_sub(10));
+        if denied.len() > 10 {
+            names.push(&more);
+        }
+        gate_case(
+            "--deny-skip",
+            "deny-skip",
+            format!(
+                "--deny-skip: {} skipped, and skipped cases fail the run: {}",
+                counted(denied.len(), "case was", "cases were"),
+                names.join(", ")
+            ),
+        );
+    }
+    for r in &end.gate.reasons {
+        match r.kind {
+            // Named by the entry's problem (`the entry for 'x/*' matches no case`), unique per
+            // run.
+            GateKind::Expectations => gate_case(
+                r.message
+                    .strip_prefix("expectations: ")
+                    .unwrap_or(&r.message),
+                r.kind.id(),
+                r.message.clone(),
+            ),
+            // Named by the option and its value (`--require-op GatherND-12`), unique per run.
+            GateKind::MinCases | GateKind::RequireOp => gate_case(
+                r.message
+                    .split_once(": ")
+                    .map_or(r.kind.id(), |(rule, _)| rule),
+                r.kind.id(),
+                r.message.clone(),
+            ),
+            GateKind::Cases => {}
+        }
     }
     report.add_test_suite(suite);
     let mut xml = report

@@ -3,7 +3,7 @@
 //! the same table per case.
 
 use super::human::{summary_line, Style};
-use super::{json, label, ToolInfo};
+use super::{json, label, one_line, ToolInfo};
 use crate::check::CheckReport;
 use crate::verdict::{CaseResult, Status};
 use serde::Serialize;
@@ -75,56 +75,72 @@ pub fn human(columns: &[Column], style: Style) -> String {
                 .collect()
         })
         .collect();
-    let case_w = names.iter().map(|n| n.len()).max().unwrap_or(4).max(4);
-    let widths: Vec<usize> = columns
+    let shown: Vec<String> = names.iter().map(|n| one_line(n)).collect();
+    let headers: Vec<String> = columns.iter().map(|c| one_line(&c.name)).collect();
+    let case_w = shown
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let widths: Vec<usize> = headers
         .iter()
         .zip(&cells)
-        .map(|(col, cs)| {
+        .map(|(head, cs)| {
             cs.iter()
                 .map(String::len)
-                .chain([col.name.len()])
+                .chain([head.chars().count()])
                 .max()
                 .unwrap_or(0)
         })
         .collect();
-    let _ = write!(out, "{:<case_w$}", "case");
-    for (col, w) in columns.iter().zip(&widths) {
-        let _ = write!(out, "  {:<w$}", col.name);
+    // The last column is not padded: no line ends in spaces.
+    let last = columns.len() - 1;
+    let mut line = format!("{:<case_w$}", "case");
+    for (j, (head, w)) in headers.iter().zip(&widths).enumerate() {
+        let w = if j == last { 0 } else { *w };
+        let _ = write!(line, "  {head:<w$}");
     }
-    out.push('\n');
-    for (i, name) in names.iter().enumerate() {
+    let _ = writeln!(out, "{}", line.trim_end());
+    for (i, name) in shown.iter().enumerate() {
         let _ = write!(out, "{name:<case_w$}");
-        for (cs, w) in cells.iter().zip(&widths) {
+        for (j, (cs, w)) in cells.iter().zip(&widths).enumerate() {
             let text = cs.get(i).map_or("", String::as_str);
-            let _ = write!(out, "  {}", paint(style, text, *w));
+            let w = if j == last { 0 } else { *w };
+            let _ = write!(out, "  {}", paint(style, text, w));
         }
         out.push('\n');
     }
     // Why each cell did not pass, case by case.
-    for name in &names {
+    for (name, shown) in names.iter().zip(&shown) {
         let mut lines = String::new();
-        for (col, f) in columns.iter().zip(&found) {
+        for (head, f) in headers.iter().zip(&found) {
             if let Some(c) = f.get(name).filter(|c| c.status != Status::Passed) {
                 let reason = c.reason.as_deref().unwrap_or("");
-                let _ = writeln!(lines, "    {}: {}: {reason}", col.name, label(c));
+                let _ = writeln!(
+                    lines,
+                    "    {head}: {}: {}",
+                    label(c),
+                    super::human::shorten(&one_line(reason))
+                );
             }
         }
         if !lines.is_empty() {
-            let _ = write!(out, "\n--- {name}\n{lines}");
+            let _ = write!(out, "\n--- {shown}\n{lines}");
         }
     }
     out.push('\n');
-    for col in columns {
+    for (col, head) in columns.iter().zip(&headers) {
         let version = col
             .report
             .runtime
             .as_ref()
-            .map_or(String::new(), |r| format!(" {}", r.version));
+            .map_or(String::new(), |r| format!(" {}", one_line(&r.version)));
         let line = summary_line(&col.report.summary, col.report.duration, style);
         // The rule line is printed once, above the first runtime.
         let body = line.lines().last().unwrap_or_default();
         let body = body.strip_prefix("Summary").unwrap_or(body).trim_start();
-        let _ = writeln!(out, "{}{version}: {body}", col.name);
+        let _ = writeln!(out, "{head}{version}: {body}");
     }
     out
 }
@@ -144,14 +160,35 @@ fn paint(style: Style, text: &str, w: usize) -> String {
     format!("\x1b[{code}m{padded}\x1b[0m")
 }
 
-/// The JSON document: each runtime's whole report (as `run --format json` writes it) and, per
-/// case, each runtime's verdict.
+/// The JSON document: the run's gate over every runtime, each runtime's whole report (as
+/// `run --format json` writes it) and, per case, each runtime's verdict.
 #[derive(Serialize)]
 struct Matrix<'a> {
     schema_version: u32,
     tool: json::Tool<'a>,
+    gate: MatrixGate<'a>,
     runtimes: Vec<NamedReport<'a>>,
     cases: Vec<MatrixCase<'a>>,
+}
+
+/// `gate`: what decides the exit status, over every runtime.
+#[derive(Serialize)]
+struct MatrixGate<'a> {
+    /// `passed` when every runtime's gate passed, else `failed`.
+    status: &'static str,
+    /// Every runtime's reasons, in column order.
+    reasons: Vec<MatrixGateReason<'a>>,
+}
+
+/// One entry of `gate.reasons`: a reason of one runtime's gate.
+#[derive(Serialize)]
+struct MatrixGateReason<'a> {
+    /// The runtime's key in `runtimes` and `cases[].runtimes`.
+    runtime: &'a str,
+    /// As in a single run's `summary.gate.reasons[].kind`.
+    kind: &'static str,
+    /// As in a single run's `summary.gate.reasons[].message`.
+    message: &'a str,
 }
 
 #[derive(Serialize)]
@@ -214,11 +251,29 @@ pub fn json(tool: &ToolInfo, columns: &[Column]) -> String {
                 .collect(),
         })
         .collect();
+    let reasons: Vec<MatrixGateReason<'_>> = columns
+        .iter()
+        .flat_map(|col| {
+            col.report.gate.reasons.iter().map(|r| MatrixGateReason {
+                runtime: &col.name,
+                kind: r.kind.id(),
+                message: &r.message,
+            })
+        })
+        .collect();
     let doc = Matrix {
         schema_version: json::SCHEMA_VERSION,
         tool: json::Tool {
             name: tool.name,
             version: tool.version,
+        },
+        gate: MatrixGate {
+            status: if reasons.is_empty() {
+                "passed"
+            } else {
+                "failed"
+            },
+            reasons,
         },
         runtimes,
         cases,

@@ -36,6 +36,7 @@ mod progress;
 
 use crate::verdict::{CaseResult, ExpectationsReport, Gate, RuntimeInfo, Summary};
 use anyhow::{Context, Result};
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -261,13 +262,68 @@ impl Rerun {
         }
         format!(
             "{s} --filter {}{}",
-            shell_quote(&format!("^{}$", regex::escape(case))),
+            shell_quote(&format!("^{}$", regex_literal(case))),
             self.suffix
         )
     }
 }
 
-/// Quotes a word for a POSIX shell when it needs it.
+/// A count and its noun, singular for one: `1 case`, `2 cases`, `0 cases` (`counted(n, "entry",
+/// "entries")`).
+pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Text that came from a file or a runtime (a case name, a tensor name, a reason, a runtime's
+/// message) made safe to print on one line of a terminal or a CI log: every control character
+/// (C0, DEL, C1; newline, CR, ESC and BEL among them) is shown as a visible escape (`\n`,
+/// `\u{1b}`), so no such text can start a line (a GitHub workflow command) or steer the
+/// terminal. Every human-readable output passes such text through here.
+pub(crate) fn one_line(s: &str) -> String {
+    escape_controls(s, false)
+}
+
+/// [`one_line`] for text shown over several lines (a file's text, a diff): newlines and tabs
+/// are kept, every other control character is escaped.
+pub(crate) fn multi_line(s: &str) -> String {
+    escape_controls(s, true)
+}
+
+fn escape_controls(s: &str, keep_lines: bool) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if keep_lines && (c == '\n' || c == '\t') {
+            out.push(c);
+        } else if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A regular expression that matches exactly `text`: its metacharacters escaped, and its
+/// control characters written as `\x{..}`, so the pattern (and a command holding it) stays on
+/// one line.
+fn regex_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    for c in regex::escape(text).chars() {
+        if c.is_control() {
+            let _ = write!(out, "\\x{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Quotes a word for a POSIX shell when it needs it: in single quotes, or, when it holds
+/// control characters, in dollar-single quotes (`$'a\nb'`, POSIX.1-2024, bash, zsh, ksh), so
+/// the command stays on one line and types back as the same word.
 pub(crate) fn shell_quote(word: &str) -> String {
     let safe = !word.is_empty()
         && word
@@ -275,6 +331,27 @@ pub(crate) fn shell_quote(word: &str) -> String {
             .all(|b| b.is_ascii_alphanumeric() || b"_-./:=@%+,".contains(&b));
     if safe {
         word.to_string()
+    } else if word.chars().any(char::is_control) {
+        let mut out = String::from("$'");
+        for c in word.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\'' => out.push_str("\\'"),
+                c if c.is_control() && u32::from(c) < 0x80 => {
+                    let _ = write!(out, "\\x{:02x}", u32::from(c));
+                }
+                // A C1 control as its UTF-8 bytes, as `$'...'` takes them.
+                c if c.is_control() => {
+                    let mut buf = [0; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        let _ = write!(out, "\\x{b:02x}");
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        out
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
     }
@@ -309,4 +386,51 @@ pub(crate) fn needs_rerun(c: &CaseResult) -> bool {
     c.expectation
         .as_ref()
         .is_none_or(|e| e.fails_gate || e.outcome == "tolerance-only")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_become_visible_escapes() {
+        assert_eq!(one_line("plain ü"), "plain ü");
+        assert_eq!(
+            one_line("a\n::stop-commands::x\r\x1b]0;t\x07\x7f\u{85}\u{9b}"),
+            "a\\n::stop-commands::x\\r\\u{1b}]0;t\\u{7}\\u{7f}\\u{85}\\u{9b}"
+        );
+        assert_eq!(multi_line("a\n\tb\x1b"), "a\n\tb\\u{1b}");
+    }
+
+    #[test]
+    fn a_name_with_control_characters_reruns_from_one_line() {
+        let rerun = Rerun {
+            prefix: "onnx-idx-check run".into(),
+            roots: vec!["t".into()],
+            suffix: String::new(),
+        };
+        // The regex crate reads `\x{a}` as a newline: the filter matches the name exactly.
+        let command = rerun.command("a\n::x\x1b.");
+        assert_eq!(
+            command,
+            "onnx-idx-check run t --filter '^a\\x{a}::x\\x{1b}\\.$'"
+        );
+        let re = regex::Regex::new("^a\\x{a}::x\\x{1b}\\.$").unwrap();
+        assert!(re.is_match("a\n::x\x1b.") && !re.is_match("a\n::x\x1bz"));
+    }
+
+    #[test]
+    fn words_with_control_characters_are_dollar_quoted() {
+        assert_eq!(shell_quote("plain"), "plain");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote("a\nb'\\\x1b"), "$'a\\x0ab\\'\\\\\\x1b'");
+        assert_eq!(shell_quote("c\u{85}"), "$'c\\xc2\\x85'");
+    }
+
+    #[test]
+    fn counts_take_the_singular_for_one() {
+        assert_eq!(counted(0, "case", "cases"), "0 cases");
+        assert_eq!(counted(1, "case", "cases"), "1 case");
+        assert_eq!(counted(2, "entry", "entries"), "2 entries");
+    }
 }

@@ -559,11 +559,11 @@ impl Runtime {
         };
         let outcome = match reply.status.as_str() {
             "done" => Outcome::Done(out),
-            // Runtimes' messages can list every operator they know: the start says what failed.
-            "refused" => Outcome::Refused(clip_at(
-                reply.message.as_deref().unwrap_or("(no message)"),
-                400,
-            )),
+            // Kept whole (the cause is often at the end): the terminal shortens it in the
+            // middle, the JSON and JUnit reports keep it all. The reply line is bounded.
+            "refused" => {
+                Outcome::Refused(reply.message.unwrap_or_else(|| "(no message)".to_string()))
+            }
             other => {
                 let why = format!(
                     "protocol: status '{}' is neither done nor refused",
@@ -636,14 +636,10 @@ fn crash_of(d: Death) -> String {
     }
 }
 
-/// The first 200 characters of a line, for messages.
+/// The first 200 characters of a line, with `...` when there were more, for messages about a
+/// line that is not the protocol's.
 fn clip(s: &str) -> String {
-    clip_at(s, 200)
-}
-
-/// The first `n` characters of `s`, with `...` when there were more.
-fn clip_at(s: &str, n: usize) -> String {
-    let mut out: String = s.chars().take(n).collect();
+    let mut out: String = s.chars().take(200).collect();
     if out.len() < s.len() {
         out.push_str("...");
     }

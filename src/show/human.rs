@@ -10,7 +10,7 @@ use super::{
 };
 use crate::load::LoadedTensor;
 use crate::pending::{preview, PREVIEW_VALUES};
-use crate::review::one_line;
+use crate::report::one_line;
 use crate::tensor::Tensor;
 use std::fmt::Write as _;
 

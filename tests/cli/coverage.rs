@@ -239,7 +239,7 @@ fn report_24_versions_come_in_the_order_of_the_run_summary() {
         .stdout
         .lines()
         .skip(1)
-        .filter(|l| !l.starts_with(' ') && l.contains(" passing cases "))
+        .filter(|l| !l.starts_with(' ') && l.contains(" passing case"))
         .map(|l| l.split(' ').next().unwrap())
         .collect();
     // testdata/ uses every version.

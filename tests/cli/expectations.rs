@@ -695,7 +695,8 @@ fn report_9_an_entry_whose_opset_range_excludes_every_case_it_names_is_unmatched
     let r = run_with("^failing/wrong_value$", &path, &[]);
     assert!(
         r.stdout.contains(&format!(
-            "expectations warning: the entry for 'failing/wrong_value' in {} matches no case",
+            "expectations warning: the entry for 'failing/wrong_value' in {} matches 1 case by \
+             name, but its opset range 11-12 admits none of them (opset 13)",
             path.display()
         )),
         "{}",
@@ -704,7 +705,7 @@ fn report_9_an_entry_whose_opset_range_excludes_every_case_it_names_is_unmatched
     let (_, report) = json_with("^failing/wrong_value$", &path, &["--strict-expectations"]);
     let reasons = report["summary"]["gate"]["reasons"].to_string();
     assert!(
-        reasons.contains("matches no case (--strict-expectations)"),
+        reasons.contains("admits none of them (opset 13) (--strict-expectations)"),
         "{reasons}"
     );
     // An entry whose cases a filter left out is not unmatched: they may be in its range.
@@ -867,5 +868,47 @@ fn report_29_expected_failures_get_no_detail_block() {
             .any(|o| o["status"] == "failed"
                 && !o["first_mismatches"].as_array().unwrap().is_empty()),
         "{failed:#}"
+    );
+}
+
+/// An entry whose name matches a case that ran but whose `opset` range excludes it says so,
+/// rather than "matches no case" (the case is right there in the report).
+#[test]
+fn an_entry_excluded_by_its_opset_range_says_which_cases_its_name_matched() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = dir.path().join("opset.toml");
+    // errored/reduction_attribute_opset13 imports ai.onnx 13 (its name says so).
+    std::fs::write(
+        &exp,
+        "[[expect]]\ncase = \"errored/reduction_attribute_opset13\"\nstatus = \"errored\"\n\
+         reason = \"r\"\nopset = { min = 11, max = 12 }\n",
+    )
+    .unwrap();
+    let r = run_with(
+        "^errored/reduction_attribute_opset13$",
+        &exp,
+        &["--strict-expectations"],
+    );
+    r.expect_code(1);
+    let why = "matches 1 case by name, but its opset range 11-12 admits none of them (opset 13)";
+    assert!(
+        r.stdout.contains(&format!(
+            "expectations error: the entry for 'errored/reduction_attribute_opset13' in {} {why}",
+            exp.display()
+        )),
+        "{}",
+        r.stdout
+    );
+    let (_, report) = json_with(
+        "^errored/reduction_attribute_opset13$",
+        &exp,
+        &["--strict-expectations"],
+    );
+    let reasons = report["summary"]["gate"]["reasons"].as_array().unwrap();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r["message"].as_str().unwrap().contains(why)),
+        "{reasons:?}"
     );
 }

@@ -139,3 +139,111 @@ fn a_passing_run_annotates_nothing() {
     r.expect_code(0);
     assert!(annotations(&r.stdout).is_empty(), "{}", r.stdout);
 }
+
+/// Case names that hold a newline followed by a workflow command, CR, ESC and BEL (a pull
+/// request controls directory names): no line of stdout or stderr starts with a command the
+/// tool did not write, no control byte reaches the log, and the rerun command, printed on one
+/// line, selects exactly its case when the shell runs it.
+#[test]
+fn case_names_with_control_characters_cannot_inject_workflow_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    let names = [
+        "a\n::stop-commands::pwned",
+        "b\n::error file=README.md,line=1::injected by a case name",
+        "c\x1b]0;hijacked title\x07\x1b[2J\r::warning::cr",
+        "d\u{9b}31m\x7f",
+    ];
+    for n in names {
+        crate::support::copy_case(&fixture("failing/wrong_value"), &tree.join(n));
+    }
+    let t = tree.to_str().unwrap();
+    let r = run_env(
+        &["run", t, "--color", "never"],
+        &[("GITHUB_ACTIONS", "true")],
+    );
+    r.expect_code(1);
+    for (stream, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+        for line in text.lines().filter(|l| l.starts_with("::")) {
+            assert!(
+                line.starts_with("::error file=")
+                    && line.contains(",title=onnx-idx-check%3A FAIL "),
+                "{stream}: a workflow command the tool did not write: {line:?}"
+            );
+        }
+        for bad in ['\x1b', '\x07', '\r', '\u{9b}', '\x7f'] {
+            assert!(!text.contains(bad), "{stream} holds {bad:?}:\n{text}");
+        }
+    }
+    // One annotation per case, each naming its case with visible escapes.
+    assert_eq!(annotations(&r.stdout).len(), 4, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("FAIL a\\n%3A%3Astop-commands%3A%3Apwned"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("] a\\n::stop-commands::pwned\n"),
+        "{}",
+        r.stdout
+    );
+
+    // Each rerun command is one line and selects its case alone.
+    let reruns: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("rerun: "))
+        .collect();
+    assert!(reruns.len() >= 4, "{}", r.stdout);
+    let bin = env!("CARGO_BIN_EXE_onnx-idx-check");
+    for (rerun, name) in reruns.iter().zip(names) {
+        let line = rerun.replacen("onnx-idx-check run", &format!("'{bin}' run"), 1);
+        let out = std::process::Command::new("sh")
+            .args(["-c", &format!("{line} --format json")])
+            .current_dir(crate::support::root())
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{line}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let ran: Vec<&str> = report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(ran, [name], "{line}");
+    }
+}
+
+/// An expired entry whose cases a `--filter` leaves out does not fail the run (it fails a run
+/// that runs them): its annotation is a warning, as the gate has it.
+#[test]
+fn an_expired_entry_for_cases_left_out_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = dir.path().join("known.toml");
+    std::fs::write(
+        &exp,
+        "[[expect]]\ncase = \"failing/wrong_value\"\nstatus = \"failed\"\nreason = \"old\"\nuntil = 2020-01-01\n",
+    )
+    .unwrap();
+    let fixtures = fixtures();
+    let r = run_env(
+        &[
+            "run",
+            fixtures.to_str().unwrap(),
+            "--filter",
+            "^passing/reduction_within_tolerance$",
+            "--expectations",
+            exp.to_str().unwrap(),
+        ],
+        &[("GITHUB_ACTIONS", "true")],
+    );
+    r.expect_code(0);
+    let got = annotations(&r.stdout);
+    assert_eq!(got.len(), 1, "{}", r.stdout);
+    assert!(
+        got[0].starts_with("::warning ") && got[0].contains("expired"),
+        "{}",
+        got[0]
+    );
+}

@@ -486,3 +486,123 @@ fn report_27_list_aligns_every_column() {
         assert_eq!(column(l, "supported"), status, "{}", r.stdout);
     }
 }
+
+/// Every reason the gate can give, and a run that passes although an expired entry lists a case
+/// it left out: the exit status, the JSON gate, the JUnit failures, the Markdown `Gate:` line,
+/// the `::error` annotations and the human report all tell the same verdict, and the human
+/// report names the reason.
+#[test]
+fn every_format_tells_the_gate_s_verdict_for_every_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    let unmatched = toml(
+        "unmatched.toml",
+        "[[expect]]\ncase = \"nothing/*\"\nstatus = \"failed\"\nreason = \"stale\"\n",
+    );
+    let expired_alone = toml(
+        "expired_alone.toml",
+        "[[expect]]\ncase = \"nothing/*\"\nstatus = \"failed\"\nreason = \"old\"\nuntil = 2020-01-01\n",
+    );
+    let expired_left_out = toml(
+        "expired_left_out.toml",
+        "[[expect]]\ncase = \"failing/wrong_value\"\nstatus = \"failed\"\nreason = \"old\"\nuntil = 2020-01-01\n",
+    );
+    let one_passing = "^passing/reduction_within_tolerance$";
+    // (what, arguments, fails, what the human report says)
+    let rows: [(&str, Vec<&str>, bool, &str); 8] = [
+        ("plain", vec!["--filter", one_passing], false, ""),
+        (
+            "a failed case",
+            vec!["--filter", "^failing/wrong_value$"],
+            true,
+            "FAIL",
+        ),
+        (
+            "--deny-skip",
+            vec!["--filter", "^skipped/", "--deny-skip"],
+            true,
+            "gate: --deny-skip: ",
+        ),
+        (
+            "--strict-expectations",
+            vec![
+                "--filter",
+                one_passing,
+                "--expectations",
+                &unmatched,
+                "--strict-expectations",
+            ],
+            true,
+            "expectations error: the entry for 'nothing/*'",
+        ),
+        (
+            "an expired entry that matches no case",
+            vec!["--filter", one_passing, "--expectations", &expired_alone],
+            true,
+            "has expired",
+        ),
+        (
+            "an expired entry for cases left out",
+            vec!["--filter", one_passing, "--expectations", &expired_left_out],
+            false,
+            "expectations warning: the entry for 'failing/wrong_value'",
+        ),
+        (
+            "--min-cases",
+            vec!["--filter", one_passing, "--min-cases", "5"],
+            true,
+            "gate: --min-cases 5",
+        ),
+        (
+            "--require-op",
+            vec!["--filter", one_passing, "--require-op", "ScatterND"],
+            true,
+            "gate: --require-op ScatterND",
+        ),
+    ];
+    let fixtures = fixtures();
+    for (what, extra, fails, human) in rows {
+        let (json, junit, md) = (
+            dir.path().join("r.json"),
+            dir.path().join("r.xml"),
+            dir.path().join("r.md"),
+        );
+        let mut cmd = crate::support::command();
+        cmd.env("GITHUB_ACTIONS", "true");
+        cmd.args(["run", fixtures.to_str().unwrap(), "--color", "never"]);
+        cmd.args(&extra);
+        for (format, path) in [("json", &json), ("junit", &junit), ("markdown", &md)] {
+            cmd.arg("--report")
+                .arg(format!("{format}={}", path.display()));
+        }
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let context = format!("{what}:\n{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(i32::from(fails)), "{context}");
+        let report: Value = serde_json::from_str(&read(&json)).unwrap();
+        assert_eq!(
+            gate(&report)["status"],
+            if fails { "failed" } else { "passed" },
+            "{context}"
+        );
+        let xml = read(&junit);
+        let junit_failures = xml.matches("<failure").count() + xml.matches("<error").count();
+        assert_eq!(junit_failures > 0, fails, "{context}\n{xml}");
+        // A reason no case's own test case shows is a failed test case of the gate.
+        assert_eq!(
+            xml.contains("classname=\"onnx-idx-check.gate\""),
+            fails && what != "a failed case",
+            "{context}\n{xml}"
+        );
+        let md = read(&md);
+        assert_eq!(md.contains("**Gate: failed**"), fails, "{context}\n{md}");
+        assert_eq!(md.contains("**Gate: passed**"), !fails, "{context}\n{md}");
+        let errors = stdout.lines().filter(|l| l.starts_with("::error")).count();
+        assert_eq!(errors > 0, fails, "{context}");
+        assert!(stdout.contains(human), "{context}");
+    }
+}

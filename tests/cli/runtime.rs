@@ -505,3 +505,125 @@ fn a_worker_that_answered_where_the_spec_requires_an_error_is_not_reused() {
     // A fresh worker ran it: the damaged one would have written garbage.
     assert_eq!(case(&report, "ok_gather")["status"], "passed", "{report}");
 }
+
+/// Two `--runtime-cmd` workers whose hello gives the same name (two builds of one runtime, one
+/// of them wrong): each keeps its own column, `fixture` and `fixture#2`, in the JSON's
+/// `runtimes` and in every case's `runtimes`, and the top-level gate fails as the exit status
+/// does.
+#[test]
+fn two_runtimes_of_one_name_keep_a_column_each() {
+    if !python3("two_runtimes_of_one_name") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    tree(dir.path(), &["ok"]);
+    let right = fixture_cmd("");
+    let wrong = format!("env FIXTURE_WRONG=1 {right}");
+    let d = dir.path().to_str().unwrap();
+    let matrix = |format: &str| {
+        run([
+            "run",
+            d,
+            "--runtime-cmd",
+            &right,
+            "--runtime-cmd",
+            &wrong,
+            "--format",
+            format,
+            "--color",
+            "never",
+        ])
+    };
+    let r = matrix("json");
+    r.expect_code(1);
+    let j = r.json();
+    let names: Vec<&str> = j["runtimes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["fixture", "fixture#2"]);
+    let cells = &j["cases"][0]["runtimes"];
+    assert_eq!(cells["fixture"]["status"], "passed", "{cells}");
+    assert_eq!(cells["fixture#2"]["status"], "failed", "{cells}");
+    assert_eq!(j["gate"]["status"], "failed");
+    let reasons = j["gate"]["reasons"].as_array().unwrap();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert_eq!(reasons[0]["runtime"], "fixture#2");
+    assert_eq!(reasons[0]["kind"], "cases");
+
+    // The table heads its columns the same way, and no line ends in spaces.
+    let r = matrix("human");
+    r.expect_code(1);
+    let head = r.stdout.lines().next().unwrap();
+    assert_eq!(
+        head.split_whitespace().collect::<Vec<_>>(),
+        ["case", "fixture", "fixture#2"]
+    );
+    assert!(r.stdout.contains("    fixture#2: FAIL: "), "{}", r.stdout);
+    for line in r.stdout.lines() {
+        assert_eq!(line, line.trim_end(), "trailing spaces in {line:?}");
+    }
+
+    // One runtime alone passes: the wrong one alone fails.
+    run(["run", d, "--runtime-cmd", &right]).expect_code(0);
+}
+
+/// A runtime's 500 KB refusal: whole in the JSON and JUnit reports; on the terminal one line,
+/// shortened in the middle so that its start and its cause (at the end) both show, and its
+/// newline, ESC and workflow command escaped.
+#[test]
+fn a_long_refusal_is_whole_in_reports_and_shortened_in_the_middle_on_the_terminal() {
+    if !python3("a_long_refusal") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    tree(dir.path(), &["longrefuse"]);
+    let cmd = fixture_cmd("");
+    let junit = dir.path().join("r.xml");
+    let json = dir.path().join("r.json");
+    let r = run([
+        "run".into(),
+        dir.path().as_os_str().to_owned(),
+        "--runtime-cmd".into(),
+        cmd.into(),
+        "--color".into(),
+        "never".into(),
+        "--report".into(),
+        format!("junit={}", junit.display()).into(),
+        "--report".into(),
+        format!("json={}", json.display()).into(),
+    ] as [std::ffi::OsString; 10]);
+    r.expect_code(1);
+    let middle = "x".repeat(500_000);
+    let whole = format!(
+        "START of the message\n::error::injected\x1b[2J {middle} CAUSE: axis value is not set"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let reason = report["cases"][0]["reason"].as_str().unwrap();
+    assert!(reason.ends_with(&whole), "{}", &reason[..200]);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains(&middle), "the JUnit report cut the message");
+    assert!(xml.contains("CAUSE: axis value is not set"));
+    // The terminal: no line longer than a few thousand characters, both ends shown.
+    assert!(
+        r.stdout.lines().all(|l| l.len() < 4096),
+        "a line of {} bytes",
+        r.stdout.lines().map(str::len).max().unwrap_or(0)
+    );
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("START of the message"))
+        .unwrap_or_else(|| panic!("{}", &r.stdout[..r.stdout.len().min(2000)]));
+    assert!(
+        line.contains("START of the message\\n::error::injected\\u{1b}[2J x"),
+        "{line}"
+    );
+    assert!(line.ends_with("x CAUSE: axis value is not set"), "{line}");
+    assert!(line.contains(" chars] … "), "{line}");
+    assert!(!r.stdout.contains('\x1b'));
+    assert!(!r.stdout.lines().any(|l| l.starts_with("::")));
+}
