@@ -40,7 +40,7 @@ def _scatter_nd_expected(data, indices, updates):
     return out
 
 
-IDX = np.array([[1, 0, 1], [0, 0, 1]])
+PERM = np.array([[1, 0, 1], [0, 1, 0]])  # a permutation of each column, for axis 0
 ROWS = np.array([[0, 2], [1, 1]])
 
 
@@ -79,8 +79,8 @@ CASES = [
     ),
     (
         "scatter",
-        lambda d: oic.scatter(d, ROWS, d[:, :2][::-1]),
-        lambda d: _scatter_elements_expected(d, ROWS, d[:, :2][::-1], 0),
+        lambda d: oic.scatter(d, PERM, d[::-1]),
+        lambda d: _scatter_elements_expected(d, PERM, d[::-1], 0),
     ),
     (
         "scatter_elements",
