@@ -119,27 +119,40 @@ def to_triple(x: Any, what: str) -> tuple[int, list[int], Any]:
 
 
 class StringKind:
-    """How the string inputs of a call were given, so that string outputs come back alike."""
+    """How the string inputs of a call were given, so that string outputs come back alike: the
+    first string input decides the form (object array of ``str`` or of ``bytes``, fixed-width
+    ``U`` or ``S``, or ``StringDType``)."""
 
     def __init__(self, arrays: Sequence[Any]) -> None:
         self.kind = "str"
-        for x in arrays:
-            a = np.asarray(x) if x is not None else None
-            if a is None or a.dtype.kind not in "OUST":
-                continue
-            if a.dtype.kind == "T":
-                self.kind = "T"
-            elif a.dtype.kind == "S" or (
-                a.dtype.kind == "O" and a.size and isinstance(a.reshape(-1)[0], bytes)
-            ):
-                self.kind = "bytes"
-            break
+        # For fixed-width inputs: the widest such input of the same kind, in characters (U) or
+        # bytes (S), so that an output is at least as wide as numpy's own functions make it
+        # (``np.take`` of a ``<U3`` array is ``<U3``).
+        self.width = 0
+        strings = [
+            a
+            for a in (np.asarray(x) for x in arrays if x is not None)
+            if a.dtype.kind in "OUST"
+        ]
+        if not strings:
+            return
+        first = strings[0]
+        if first.dtype.kind in "TUS":
+            self.kind = first.dtype.kind
+        elif first.size and isinstance(first.reshape(-1)[0], bytes):
+            self.kind = "bytes"
+        if self.kind in "US":
+            per_char = 4 if self.kind == "U" else 1
+            self.width = max(
+                a.dtype.itemsize // per_char for a in strings if a.dtype.kind == self.kind
+            )
 
     def array(self, strings: list[bytes], shape: list[int]) -> np.ndarray:
         """The strings as the inputs had them: ``str`` (UTF-8, or ``bytes`` where the bytes
-        are not UTF-8) in an object array, ``bytes`` in an object array, or numpy's
-        ``StringDType``."""
-        if self.kind == "bytes":
+        are not UTF-8) in an object array, ``bytes`` in an object array, numpy's
+        ``StringDType``, or fixed-width ``U`` (``<Un``) and ``S`` (``|Sn``) arrays, ``n`` the
+        width of the widest such input or of the longest output string if longer."""
+        if self.kind in ("bytes", "S"):
             items: list[Any] = list(strings)
         else:
             items = []
@@ -148,6 +161,12 @@ class StringKind:
                     items.append(s.decode("utf-8"))
                 except UnicodeDecodeError:
                     items.append(s)
+        if self.kind == "S":
+            n = max([self.width, 1, *(len(s) for s in items)])
+            return np.array(items, dtype=f"S{n}").reshape(shape)
+        if self.kind == "U" and all(isinstance(s, str) for s in items):
+            n = max([self.width, 1, *(len(s) for s in items)])
+            return np.array(items, dtype=f"<U{n}").reshape(shape)
         if self.kind == "T" and all(isinstance(s, str) for s in items):
             return np.array(items, dtype=np.dtypes.StringDType()).reshape(shape)
         out = np.empty(len(items), dtype=object)

@@ -571,3 +571,16 @@ def test_ai_onnx_is_the_default_domain():
 def test_output_too_large_is_refused_before_allocation():
     with pytest.raises(oic.OutputTooLargeError, match=r"32000 bytes, more than the limit of 100"):
         oic.gather(np.zeros((3, 4)), np.zeros(1000, I64), max_output_bytes=100)
+
+
+def test_duplicate_indices_do_not_raise_and_the_last_write_wins():
+    """The README: duplicates under no reduction are not a SpecError; the last write in
+    row-major order of the indices wins (expected values worked out by hand)."""
+    got = oic.scatter_nd(np.zeros(3), np.array([[1], [1]]), np.array([5.0, 7.0]))
+    assert got.tolist() == [0.0, 7.0, 0.0]
+    got = oic.scatter_elements(np.zeros(3), np.array([2, 2]), np.array([5.0, 7.0]), opset=11)
+    assert got.tolist() == [0.0, 0.0, 7.0]
+    got = oic.scatter(np.zeros(3), np.array([0, 0]), np.array([5.0, 7.0]))
+    assert got.tolist() == [7.0, 0.0, 0.0]
+    got = oic.scatter_nd(np.zeros(3), np.array([[1], [1]]), np.array([5.0, 7.0]), reduction="add")
+    assert got.tolist() == [0.0, 12.0, 0.0]

@@ -290,6 +290,18 @@ fn generate(args: GenerateArgs) -> Result<u8> {
             s.left_out
         ));
     }
+    if !s.no_ir_type.is_empty() {
+        let types: Vec<String> = s
+            .no_ir_type
+            .iter()
+            .map(|(t, n)| format!("{t} {n}"))
+            .collect();
+        doc.push_str(&format!(
+            "left out {} cases whose type OpenVINO IR cannot hold ({})\n",
+            s.no_ir_type.values().sum::<usize>(),
+            types.join(", ")
+        ));
+    }
     if s.too_large > 0 {
         doc.push_str(&format!(
             "left out {} cases with a tensor larger than --max-tensor-bytes ({})\n",

@@ -132,6 +132,9 @@ pub struct Summary {
     /// Cases left out because the tool does not implement what they ask (D8's string and bool
     /// reductions, say): their expected outputs would not come from a reference.
     pub left_out: usize,
+    /// Cases left out because a tensor of theirs has a type OpenVINO IR cannot hold (`--format
+    /// ir` only): those types' names, with the number of cases of each.
+    pub no_ir_type: BTreeMap<String, usize>,
     /// Cases left out because a tensor of theirs is larger than `max_tensor_bytes`.
     pub too_large: usize,
     /// Files written, the manifest included.
@@ -373,6 +376,8 @@ pub struct Built {
     pub manifest: Manifest,
     /// Cases the tool does not implement, left out.
     pub left_out: usize,
+    /// Cases of a type OpenVINO IR cannot hold, left out (`--format ir`), by type name.
+    pub no_ir_type: BTreeMap<String, usize>,
     /// Cases over the size bound, left out.
     pub too_large: usize,
     /// Files handed on.
@@ -410,6 +415,7 @@ pub fn build(
     let mut entries = BTreeMap::new();
     let mut errored = Vec::new();
     let (mut left_out, mut too_large, mut files, mut bytes) = (0, 0, 0, 0u64);
+    let mut no_ir_type = BTreeMap::new();
     let mut hand_on = |rel: &str, b: &[u8]| {
         files += 1;
         bytes += b.len() as u64;
@@ -417,13 +423,26 @@ pub fn build(
     };
     for (def, v) in cases::versions(&ops) {
         for spec in &cases_of(opts, def, v) {
-            let r = match (render_case(spec)?, opts.format) {
-                (Some(r), crate::load::ir::ModelFormat::Ir) => ir::ir_form(r, spec),
-                (r, _) => r,
-            };
-            let Some(r) = r else {
+            let ir = opts.format == crate::load::ir::ModelFormat::Ir;
+            // A type IR cannot hold is the reason first: such a case would not be written even
+            // were it implemented.
+            if let Some(d) = ir.then(|| ir::unholdable(spec)).flatten() {
+                *no_ir_type.entry(d.to_string()).or_insert(0) += 1;
+                continue;
+            }
+            let Some(r) = render_case(spec)? else {
                 left_out += 1;
                 continue;
+            };
+            let r = if ir {
+                ir::ir_form(r, spec).with_context(|| {
+                    format!(
+                        "{}: no IR form, though its types have element types",
+                        spec.name
+                    )
+                })?
+            } else {
+                r
             };
             if r.largest > opts.max_tensor_bytes {
                 too_large += 1;
@@ -468,6 +487,7 @@ pub fn build(
     Ok(Built {
         manifest,
         left_out,
+        no_ir_type,
         too_large,
         files,
         bytes,
@@ -574,6 +594,7 @@ pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
         cases: suite.manifest.cases.len(),
         errored,
         left_out: suite.left_out,
+        no_ir_type: suite.no_ir_type,
         too_large: suite.too_large,
         files: suite.files,
         bytes: suite.bytes,

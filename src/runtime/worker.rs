@@ -157,6 +157,15 @@ impl Worker {
                     return Err(Death::TimedOut(timeout));
                 }
                 Err(RecvTimeoutError::Timeout) => {
+                    // A worker that died while a process it forked holds its output open
+                    // (OpenVINO's telemetry child) sends no end of file; its exit tells. A line
+                    // it wrote just before exiting still counts.
+                    if matches!(self.child.try_wait(), Ok(Some(_))) {
+                        return match self.lines.recv_timeout(Duration::from_millis(50)) {
+                            Ok(Ok(line)) => Ok(line),
+                            _ => Err(self.crashed("")),
+                        };
+                    }
                     let limit = memory_limit();
                     if let Some(rss) = self.resident_bytes().filter(|&r| r > limit) {
                         let why = format!(

@@ -261,6 +261,46 @@ fn threads_are_asked_for_only_under_repeat() {
     run(["run", d, "--runtime-cmd", &cmd, "--repeat", "3"]).expect_code(0);
 }
 
+/// OpenVINO's worker dies with SIGFPE on a zero-size Gather while the child its telemetry forked
+/// still holds the worker's output open: the run waited for the end of file until `--timeout`
+/// and reported a time-out. The worker's exit is what tells.
+#[test]
+fn a_worker_that_dies_while_its_child_holds_its_output_is_crashed_not_timed_out() {
+    if !python3("a_worker_that_dies_while_its_child") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    tree(dir.path(), &["orphan", "ok"]);
+    let cmd = fixture_cmd("");
+    let started = std::time::Instant::now();
+    let out = command()
+        .args([
+            "run",
+            dir.path().to_str().unwrap(),
+            "--runtime-cmd",
+            &cmd,
+            "--timeout",
+            "60",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let orphan = case(&report, "orphan_gather");
+    assert_eq!(orphan["fault"], "crashed", "{orphan}");
+    assert!(
+        orphan["reason"]
+            .as_str()
+            .unwrap()
+            .contains("killed by signal 8 (SIGFPE)"),
+        "{}",
+        orphan["reason"]
+    );
+    assert_eq!(case(&report, "ok_gather")["status"], "passed");
+    assert!(started.elapsed() < std::time::Duration::from_secs(45));
+}
+
 #[test]
 fn a_worker_that_grows_past_its_memory_limit_is_stopped_as_crashed() {
     if !python3("a_worker_that_grows") {
