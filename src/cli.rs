@@ -444,7 +444,8 @@ pub struct MinimizeArgs {
     #[arg(long, value_name = "'CMD ARGS'", conflicts_with = "runtime")]
     pub runtime_cmd: Option<String>,
     /// Where to write the minimal case and REPORT.md [default: minimized/<case name>]. An
-    /// existing directory must be empty or a previous minimization (it holds a REPORT.md).
+    /// existing directory must be empty or a previous minimization holding only what its
+    /// .onnx-idx-check-out.json lists; only those files are replaced.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Seconds the runtime may take for one data set (0 for no limit).
@@ -469,7 +470,8 @@ pub struct HuntArgs {
     #[arg(long, value_name = "'CMD ARGS'", conflicts_with = "runtime")]
     pub runtime_cmd: Option<String>,
     /// Where to write the findings (one directory each) and findings.json. An existing
-    /// directory must be empty or a previous hunt's (it holds a findings.json).
+    /// directory must be empty or a previous hunt's holding only what its
+    /// .onnx-idx-check-out.json lists; only those files are replaced.
     #[arg(long, value_name = "DIR", required = true)]
     pub out: PathBuf,
     /// Seconds to hunt for (fractions allowed).

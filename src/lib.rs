@@ -59,6 +59,7 @@ pub(crate) mod discover;
 pub(crate) mod eval;
 pub(crate) mod exit;
 pub(crate) mod expectations;
+pub(crate) mod fsutil;
 #[cfg(feature = "cli")]
 pub(crate) mod generate;
 #[cfg(feature = "cli")]
@@ -68,6 +69,8 @@ pub(crate) mod memory;
 #[cfg(feature = "cli")]
 pub(crate) mod minimize;
 pub mod ops;
+#[cfg(feature = "cli")]
+pub(crate) mod owned;
 pub(crate) mod pb;
 pub(crate) mod pending;
 pub mod report;

@@ -3,8 +3,9 @@
 //!
 //! Layout: `DIR/<case name>/test_data_set_N/output_K.pb.new` (a `TensorProto` file),
 //! `output_K.pb.diff` beside it (text for people) and `output_K.pb.sources`: the sha256 of every
-//! file the result was computed from (the files at the top of the case directory: the model and
-//! its external data; the data set's inputs), one `HEX  PATH` line each as `sha256sum` writes
+//! file the result may depend on (every file of the case's tree, external data in subdirectories
+//! included, but the other data sets, the data set's expected outputs and snapshot files: see
+//! [`Sources::of`]), one `HEX  PATH` line each as `sha256sum` writes
 //! them, so that `review` refuses a snapshot whose case changed since (a stale snapshot would
 //! write an old result as the expected output). `<case name>` is [`Case::name`], so its `/`
 //! separators become directories.
@@ -18,11 +19,8 @@
 use crate::load::save::encode_tensor;
 use crate::tensor::{value, Tensor};
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
-#[cfg(any(feature = "cli", test))]
 use walkdir::WalkDir;
 
 #[cfg(any(feature = "cli", test))]
@@ -97,7 +95,8 @@ pub struct Snapshot<'a> {
 /// `output_name`), the `.diff` text and the `.sources` digests beside it, creating the directories; returns the `.new`
 /// file's path. Refuses case names and data set names that would escape DIR (absolute, `..`, `.`,
 /// empty components) and data set names other than `test_data_set_N`; refuses to go through a
-/// symbolic link on the way. Both files replace earlier ones atomically.
+/// symbolic link on the way. The files replace earlier ones atomically. Runs may share DIR: a
+/// directory removed by another run while this one writes is made again.
 pub fn write(
     dir: &Path,
     case: &str,
@@ -113,23 +112,40 @@ pub fn write(
     } = *snapshot;
     let components = case_components(case)?;
     check_data_set(data_set)?;
-    std::fs::create_dir_all(dir).map_err(io_error(dir))?;
-    let mut at = dir.to_path_buf();
-    for c in components.iter().copied().chain([data_set]) {
-        at.push(c);
-        ensure_real_dir(&at)?;
-    }
-    // The diff first: an interrupted write leaves at worst a `.diff` that `find` ignores.
-    write_atomic(&at, &format!("output_{output}.pb.diff"), diff.as_bytes())?;
-    write_atomic(
-        &at,
-        &format!("output_{output}.pb.sources"),
-        sources.render().as_bytes(),
-    )?;
+    let diff_name = format!("output_{output}.pb.diff");
+    let sources_name = format!("output_{output}.pb.sources");
     let new_name = format!("output_{output}.pb.new");
-    write_atomic(&at, &new_name, &encode_tensor(tensor, output_name))?;
-    Ok(at.join(new_name))
+    let attempt = || {
+        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+        let mut at = dir.to_path_buf();
+        for c in components.iter().copied().chain([data_set]) {
+            at.push(c);
+            ensure_real_dir(&at)?;
+        }
+        // The diff first: an interrupted write leaves at worst a `.diff` that `find` ignores.
+        write_atomic(&at, &diff_name, diff.as_bytes())?;
+        write_atomic(&at, &sources_name, sources.render().as_bytes())?;
+        write_atomic(&at, &new_name, &encode_tensor(tensor, output_name))?;
+        Ok(at.join(&new_name))
+    };
+    // Another run sharing DIR may remove a directory it finds empty between our mkdir and our
+    // first write into it: make the directories again (a few times; each loss needs that
+    // other run to win a narrow race again).
+    let mut tries = 0;
+    loop {
+        match attempt() {
+            Err(PendingError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound && tries < VANISHED_RETRIES =>
+            {
+                tries += 1;
+            }
+            done => return done,
+        }
+    }
 }
+
+/// How often [`write`] makes its directories again when one vanished under it.
+const VANISHED_RETRIES: u32 = 16;
 
 #[cfg(any(feature = "cli", test))]
 /// Every pending snapshot under DIR (every regular `output_K.pb.new` in a `test_data_set_N`
@@ -214,36 +230,49 @@ pub struct Sources(Vec<(String, String)>);
 const SOURCES_LIMIT: u64 = 1 << 20;
 
 impl Sources {
-    /// Hashes the sources of data set `data_set` of the case in `case_dir` as they are now.
+    /// Hashes the sources of data set `data_set` of the case in `case_dir` as they are now:
+    /// every regular file of the case's tree (the model and its external data, wherever they
+    /// are) except the other `test_data_set_*` directories, and in `data_set` every file but its
+    /// expected outputs `output_K.pb` (what `review` replaces) and pending snapshot files (so an
+    /// input's external data counts). Symbolic links are not followed, so nothing outside the case
+    /// is read.
     pub fn of(case_dir: &Path, data_set: &str) -> Result<Sources, PendingError> {
         let mut found = Vec::new();
-        let mut add = |dir: &Path, prefix: &str, keep: &dyn Fn(&str) -> bool| {
-            let entries = match std::fs::read_dir(dir) {
-                Ok(entries) => entries,
-                // A data set directory that is gone has no inputs (`review` may recreate it).
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !prefix.is_empty() => {
-                    return Ok(())
-                }
-                Err(e) => return Err(io_error(dir)(e)),
-            };
-            for entry in entries {
-                let entry = entry.map_err(io_error(dir))?;
-                let path = entry.path();
-                if !entry.file_type().map_err(io_error(&path))?.is_file() {
-                    continue;
-                }
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if keep(&name) {
-                    let sha = crate::load::sha256_file_hex(&path).map_err(io_error(&path))?;
-                    found.push((format!("{prefix}{name}"), sha));
-                }
+        let walk = WalkDir::new(case_dir)
+            .min_depth(1)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                let name = e.file_name().to_string_lossy();
+                !(e.depth() == 1
+                    && e.file_type().is_dir()
+                    && name.starts_with("test_data_set_")
+                    && name != data_set)
+            });
+        for e in walk {
+            let e = e.map_err(|e| {
+                let path = e.path().unwrap_or(case_dir).to_path_buf();
+                io_error(&path)(e.into())
+            })?;
+            if !e.file_type().is_file() {
+                continue;
             }
-            Ok::<(), PendingError>(())
-        };
-        add(case_dir, "", &|_| true)?;
-        add(&case_dir.join(data_set), &format!("{data_set}/"), &|n| {
-            number(n, "input_", ".pb").is_some()
-        })?;
+            let rel = e.path().strip_prefix(case_dir).unwrap_or(e.path());
+            let rel: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let name = rel.last().map_or("", String::as_str);
+            let in_data_set = rel.len() == 2 && rel[0] == data_set;
+            let snapshot = [".pb.new", ".pb.diff", ".pb.sources"]
+                .iter()
+                .any(|x| name.ends_with(x));
+            if snapshot || (in_data_set && number(name, "output_", ".pb").is_some()) {
+                continue;
+            }
+            let sha = crate::load::sha256_file_hex(e.path()).map_err(io_error(e.path()))?;
+            found.push((rel.join("/"), sha));
+        }
         found.sort();
         Ok(Sources(found))
     }
@@ -356,12 +385,16 @@ pub fn remove(dir: &Path, case: &str, data_set: &str, output: usize) -> Result<(
     Ok(())
 }
 
-/// Removes `from` and its parents while they are empty and inside `dir` (not `dir` itself).
+/// Removes `from` and its parents while they are empty and inside `dir` (not `dir` itself). A
+/// directory already gone (another run sharing DIR removed it) is passed over; one that is not
+/// empty, or in use, ends the climb.
 pub(crate) fn remove_empty_dirs(dir: &Path, from: &Path) {
     let mut at = from.to_path_buf();
     while at.starts_with(dir) && at != dir {
-        if std::fs::remove_dir(&at).is_err() {
-            break;
+        match std::fs::remove_dir(&at) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => break,
         }
         at.pop();
     }
@@ -496,37 +529,12 @@ pub(crate) fn ensure_real_dir(path: &Path) -> Result<(), PendingError> {
     }
 }
 
-/// Writes `dir/name` through a fresh temporary file in `dir` (created exclusively, so never
-/// through a symbolic link) renamed over it: readers see the old file or the new one, and a
-/// symbolic link at `dir/name` is replaced rather than followed.
+/// [`crate::fsutil::write_atomic`], its error a [`PendingError`].
 pub(crate) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), PendingError> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let target = dir.join(name);
-    let (tmp, mut file) = loop {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-        {
-            Ok(f) => break (tmp, f),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io_error(&tmp)(e)),
-        }
-    };
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(io_error(&tmp))
-        .and_then(|()| {
-            drop(file);
-            std::fs::rename(&tmp, &target).map_err(io_error(&target))
-        });
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    crate::fsutil::write_atomic(dir, name, bytes).map_err(|e| PendingError::Io {
+        path: e.path.display().to_string(),
+        source: e.source,
+    })
 }
 
 #[cfg(test)]
@@ -785,17 +793,20 @@ mod tests {
     }
 
     #[test]
-    fn sources_list_the_top_files_and_the_data_sets_inputs_and_see_every_change() {
+    fn sources_list_the_case_s_files_but_other_data_sets_and_outputs_and_see_every_change() {
         let dir = tempfile::tempdir().unwrap();
         let case = dir.path();
-        std::fs::create_dir_all(case.join("test_data_set_0")).unwrap();
-        std::fs::create_dir_all(case.join("test_data_set_1")).unwrap();
+        for d in ["test_data_set_0", "test_data_set_1", "w"] {
+            std::fs::create_dir_all(case.join(d)).unwrap();
+        }
         for f in [
             "model.onnx",
             "weights.bin",
+            "w/idx.bin",
             "test_data_set_0/input_0.pb",
+            "test_data_set_0/input_0.bin",
             "test_data_set_0/output_0.pb",
-            "test_data_set_0/notes.txt",
+            "test_data_set_0/output_0.pb.new",
             "test_data_set_1/input_0.pb",
         ] {
             std::fs::write(case.join(f), f.as_bytes()).unwrap();
@@ -804,29 +815,80 @@ mod tests {
         let names: Vec<&str> = before.0.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,
-            ["model.onnx", "test_data_set_0/input_0.pb", "weights.bin"]
+            [
+                "model.onnx",
+                "test_data_set_0/input_0.bin",
+                "test_data_set_0/input_0.pb",
+                "w/idx.bin",
+                "weights.bin"
+            ]
         );
         // sha256("model.onnx"), from `printf model.onnx | sha256sum`.
         assert_eq!(
             before.0[0].1,
             "d7c4b743081e6ccdf263598ab3a94f5df38c9f2aec014973c0806819d7762f26"
         );
-        // Outputs, other files of the data set and other data sets are not sources.
+        // Expected outputs, snapshots and other data sets are not sources.
         std::fs::write(case.join("test_data_set_0/output_0.pb"), b"x").unwrap();
+        std::fs::write(case.join("test_data_set_0/output_0.pb.new"), b"x").unwrap();
         std::fs::write(case.join("test_data_set_1/input_0.pb"), b"x").unwrap();
         assert!(before
             .changes(&Sources::of(case, "test_data_set_0").unwrap())
             .is_empty());
         std::fs::write(case.join("weights.bin"), b"x").unwrap();
+        std::fs::write(case.join("w/idx.bin"), b"x").unwrap();
+        std::fs::write(case.join("test_data_set_0/input_0.bin"), b"x").unwrap();
         std::fs::remove_file(case.join("test_data_set_0/input_0.pb")).unwrap();
         std::fs::write(case.join("test_data_set_0/input_1.pb"), b"x").unwrap();
         assert_eq!(
             before.changes(&Sources::of(case, "test_data_set_0").unwrap()),
             [
+                "test_data_set_0/input_0.bin changed",
                 "test_data_set_0/input_0.pb was removed",
+                "w/idx.bin changed",
                 "weights.bin changed",
                 "test_data_set_0/input_1.pb was added"
             ]
         );
+    }
+
+    /// Adversary D14: another run sharing DIR removes the directories it finds empty while this
+    /// one writes; every snapshot must still be written.
+    #[test]
+    fn a_directory_removed_by_another_run_meanwhile_is_made_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let remover = {
+            let (root, done) = (root.clone(), done.clone());
+            std::thread::spawn(move || {
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    for k in 0..200 {
+                        let ds = root.join(format!("case_{k}/test_data_set_0"));
+                        remove_empty_dirs(&root, &ds);
+                    }
+                }
+            })
+        };
+        let t = floats(&[1.0]);
+        let written: Vec<_> = (0..200)
+            .map(|k| {
+                write(
+                    &root,
+                    &format!("case_{k}"),
+                    "test_data_set_0",
+                    0,
+                    &t,
+                    "y",
+                    "d",
+                )
+            })
+            .collect();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        remover.join().unwrap();
+        for (k, w) in written.iter().enumerate() {
+            let path = w.as_ref().unwrap_or_else(|e| panic!("case_{k}: {e}"));
+            assert!(path.is_file(), "{}", path.display());
+        }
     }
 }

@@ -104,7 +104,7 @@ impl Record {
         let name = file
             .file_name()
             .with_context(|| format!("{} names no file", file.display()))?;
-        crate::pending::write_atomic(dir, &name.to_string_lossy(), text.as_bytes())
+        crate::fsutil::write_atomic(dir, &name.to_string_lossy(), text.as_bytes())
             .with_context(|| format!("replacing {}", file.display()))
     }
 }

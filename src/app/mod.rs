@@ -284,6 +284,9 @@ fn generate(args: GenerateArgs) -> Result<u8> {
         s.files,
         s.bytes
     );
+    if let Some(n) = s.replaced {
+        doc.push_str(&format!("replaced a previous suite of {n} cases\n"));
+    }
     if s.left_out > 0 {
         doc.push_str(&format!(
             "left out {} cases onnx-idx-check does not implement (no reference values)\n",

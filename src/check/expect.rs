@@ -54,9 +54,12 @@ pub(crate) fn judge(
     let (exp, written) = if options.update_expectations {
         let update = exp.update(results, &left_out);
         let path = exp.path();
-        std::fs::write(path, &update.text).map_err(|source| CheckError::WriteExpectations {
-            path: path.to_path_buf(),
-            source,
+        // A failed write (a full disk) must leave the user's file whole: temp file + rename.
+        crate::fsutil::write_user_file(path, update.text.as_bytes()).map_err(|e| {
+            CheckError::WriteExpectations {
+                path: path.to_path_buf(),
+                source: e.source,
+            }
         })?;
         let updated = Expectations::parse(&update.text, path).map_err(|source| {
             CheckError::UpdatedExpectations {

@@ -28,13 +28,14 @@ use crate::eval::{EvalError, PlanError};
 use crate::expectations::{render_with_header, Entry};
 use crate::load::tensor::{tensor_from_proto, TensorContext};
 use crate::ops::{OpDef, SpecError, DEFAULT_MAX_OUTPUT_BYTES, REGISTRY};
+use crate::owned;
 use crate::tensor::Tensor;
 use crate::verdict::Status;
 use anyhow::Context;
 use manifest::{CaseEntry, Expected, Manifest};
 use model::{tensor_proto, NodeModel};
 use prost::Message;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -141,6 +142,8 @@ pub struct Summary {
     pub files: usize,
     /// Their total size in bytes.
     pub bytes: u64,
+    /// The number of cases of the previous suite this one replaced, when OUTDIR held one.
+    pub replaced: Option<usize>,
 }
 
 /// How `--ops` and the manifest name an operator: its op_type in the default domain, else
@@ -496,8 +499,9 @@ pub fn build(
 
 /// Makes sure OUTDIR may be (re)written: it is created when missing; an existing one must be
 /// empty or a suite this command wrote, holding nothing its manifest does not list (so that
-/// replacing it loses nothing of the user's). Returns its canonical path.
-fn prepare_outdir(outdir: &Path) -> anyhow::Result<PathBuf> {
+/// replacing it loses nothing of the user's). Returns its canonical path and the number of cases
+/// of the suite it holds (`None` when it was empty).
+fn prepare_outdir(outdir: &Path) -> anyhow::Result<(PathBuf, Option<usize>)> {
     let shown = outdir.display().to_string();
     match std::fs::metadata(outdir) {
         Ok(m) if !m.is_dir() => return Err(GenerateError::NotADirectory(shown).into()),
@@ -508,7 +512,6 @@ fn prepare_outdir(outdir: &Path) -> anyhow::Result<PathBuf> {
         Err(e) => return Err(e).with_context(|| format!("reading {shown}")),
     }
     let dir = std::fs::canonicalize(outdir).with_context(|| format!("resolving {shown}"))?;
-    let present = verify::entries_under(&dir)?;
     let not_a_suite = |reason: String| GenerateError::NotASuite {
         path: shown.clone(),
         reason,
@@ -518,7 +521,7 @@ fn prepare_outdir(outdir: &Path) -> anyhow::Result<PathBuf> {
         .next()
         .is_none();
     if empty {
-        return Ok(dir);
+        return Ok((dir, None));
     }
     let old = match verify::read_manifest(&dir) {
         Ok(m) => m,
@@ -528,12 +531,19 @@ fn prepare_outdir(outdir: &Path) -> anyhow::Result<PathBuf> {
         Err(e) => return Err(not_a_suite(e.to_string()).into()),
     };
     let listed = old.all_files();
-    for (rel, regular) in present {
-        if rel != manifest::FILE && (!regular || !listed.contains_key(&rel)) {
-            return Err(not_a_suite(format!("{rel} is not part of it")).into());
-        }
+    let dirs: BTreeSet<&str> = listed
+        .keys()
+        .flat_map(|rel| rel.match_indices('/').map(move |(i, _)| &rel[..i]))
+        .collect();
+    let owns = |rel: &str, kind: owned::Kind| match kind {
+        owned::Kind::File => rel == manifest::FILE || listed.contains_key(rel),
+        owned::Kind::Dir => dirs.contains(rel),
+        owned::Kind::Other => false,
+    };
+    if let Some(rel) = owned::first_foreign(&dir, &owns)? {
+        return Err(not_a_suite(format!("{rel} is not part of it")).into());
     }
-    Ok(dir)
+    Ok((dir, Some(old.cases.len())))
 }
 
 /// Builds the suite into the new directory `dir`.
@@ -553,7 +563,7 @@ fn write_suite(dir: &Path, opts: &Options) -> anyhow::Result<Built> {
 pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
     // Refuse a bad OUTDIR or --ops before any work.
     select_ops_in(&opts.ops, opts.format)?;
-    let dir = prepare_outdir(outdir)?;
+    let (dir, replaced) = prepare_outdir(outdir)?;
     let (Some(parent), Some(base)) = (dir.parent(), dir.file_name()) else {
         return Err(GenerateError::NotADirectory(outdir.display().to_string()).into());
     };
@@ -567,22 +577,24 @@ pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
                 .with_context(|| format!("removing {}", leftover.display()))?;
         }
     }
-    let suite = match write_suite(&fresh, opts) {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&fresh);
-            return Err(e);
-        }
-    };
-    // OUTDIR is swapped whole: a reader sees the old suite or the new one.
-    std::fs::rename(&dir, &old)
-        .with_context(|| format!("moving the previous {} aside", outdir.display()))?;
-    if let Err(e) = std::fs::rename(&fresh, &dir) {
-        let _ = std::fs::rename(&old, &dir);
+    // An interrupt removes the partial suite (the runtimes' handler does it); every error
+    // below removes it here.
+    let on_interrupt = crate::runtime::scratch::register(&fresh);
+    let swapped = write_suite(&fresh, opts).and_then(|suite| {
+        swap_in(&fresh, &dir, &old)
+            .with_context(|| format!("moving the new suite to {}", outdir.display()))?;
+        Ok(suite)
+    });
+    if swapped.is_err() {
         let _ = std::fs::remove_dir_all(&fresh);
-        return Err(e).with_context(|| format!("moving the new suite to {}", outdir.display()));
     }
-    std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
+    drop(on_interrupt);
+    let suite = swapped?;
+    {
+        // The previous suite, checked against its manifest, is the tool's own to finish removing.
+        let _on_interrupt = crate::runtime::scratch::register(&old);
+        std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
+    }
     let errored = suite
         .manifest
         .cases
@@ -598,7 +610,19 @@ pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
         too_large: suite.too_large,
         files: suite.files,
         bytes: suite.bytes,
+        replaced,
     })
+}
+
+/// Swaps the suite in `fresh` into `dir`, whose contents move to `old`: a reader sees the old
+/// suite or the new one. On an error `dir` is as it was.
+fn swap_in(fresh: &Path, dir: &Path, old: &Path) -> std::io::Result<()> {
+    std::fs::rename(dir, old)?;
+    if let Err(e) = std::fs::rename(fresh, dir) {
+        let _ = std::fs::rename(old, dir);
+        return Err(e);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

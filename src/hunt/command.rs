@@ -7,30 +7,10 @@ use crate::config::UsageError;
 use crate::exit;
 use anyhow::Result;
 use std::io::IsTerminal;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// Makes `out` ready: created when missing; an existing one must be empty or a previous hunt's
-/// (it holds a findings.json), whose contents are then replaced.
-fn prepare_out(out: &Path) -> Result<(), UsageError> {
-    let bad = |why: String| UsageError(format!("--out {}: {why}", out.display()));
-    match std::fs::read_dir(out) {
-        Ok(mut entries) => {
-            if entries.next().is_some() {
-                if !out.join(findings::FILE).is_file() {
-                    return Err(bad(format!(
-                        "the directory is not empty and holds no {}: give a new or empty directory",
-                        findings::FILE
-                    )));
-                }
-                std::fs::remove_dir_all(out).map_err(|e| bad(e.to_string()))?;
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(bad(e.to_string())),
-    }
-    std::fs::create_dir_all(out).map_err(|e| bad(e.to_string()))
-}
+/// The command named in the output directory's record.
+const COMMAND: &str = "hunt";
 
 /// `hunt`: 0 when the hunt ran (findings or not), 2 for usage errors.
 pub(crate) fn run(args: HuntArgs) -> Result<u8> {
@@ -40,12 +20,15 @@ pub(crate) fn run(args: HuntArgs) -> Result<u8> {
         .map_err(|e| UsageError(format!("--time: {e}")))?
         .filter(|t| !t.is_zero())
         .ok_or_else(|| UsageError("--time: give the seconds to hunt for (more than 0)".into()))?;
-    prepare_out(&args.out)?;
+    let out_error = |e: crate::owned::OwnedError| UsageError(format!("--out: {e}"));
+    // Refused before the runtime starts; nothing is removed until it has.
+    crate::owned::check(&args.out, COMMAND).map_err(out_error)?;
     let chosen = crate::minimize::command::start_runtime(
         args.runtime.as_deref(),
         args.runtime_cmd.as_deref(),
         &args.timeout,
     )?;
+    let mut out = crate::owned::OwnedDir::take(&args.out, COMMAND).map_err(out_error)?;
     let opts = Options {
         ops,
         seed: args.seed,
@@ -101,7 +84,7 @@ pub(crate) fn run(args: HuntArgs) -> Result<u8> {
             None => eprintln!("note: {n}"),
         },
     };
-    let summary = super::hunt(&args.out, &chosen, &opts, &mut on_event)?;
+    let summary = super::hunt(&mut out, &chosen, &opts, &mut on_event)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

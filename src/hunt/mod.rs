@@ -15,11 +15,11 @@ pub(crate) mod plan;
 use crate::minimize::command::Chosen;
 use crate::minimize::{self, disagreement, Judge, Outcome};
 use crate::ops::OpDef;
+use crate::owned::OwnedDir;
 use crate::verdict::{Fault, Status};
 use findings::Finding;
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The longest a hunt spends shrinking one finding (beyond the candidate being judged then): a
@@ -76,9 +76,10 @@ pub(crate) struct Summary {
     pub elapsed: Duration,
 }
 
-/// Hunts with `chosen`'s runtime, writing findings into `out` (which exists and is empty).
+/// Hunts with `chosen`'s runtime, writing findings into `out` (taken, and empty), each file
+/// recorded there before it is written.
 pub(crate) fn hunt(
-    out: &Path,
+    out: &mut OwnedDir,
     chosen: &Chosen,
     opts: &Options,
     on_event: &mut dyn FnMut(Event<'_>),
@@ -89,8 +90,10 @@ pub(crate) fn hunt(
     let scratch = tempfile::Builder::new()
         .prefix("onnx-idx-check-hunt-")
         .tempdir()?;
-    let mut tried_log =
-        std::io::BufWriter::new(std::fs::File::create(out.join(findings::TRIED_FILE))?);
+    out.record([findings::TRIED_FILE, findings::FILE])?;
+    let mut tried_log = std::io::BufWriter::new(std::fs::File::create(
+        out.path().join(findings::TRIED_FILE),
+    )?);
     writeln!(tried_log, "index\tseed\tcase\tverdict")?;
     let mut seen = BTreeSet::new();
     let mut summary = Summary::default();
@@ -225,7 +228,7 @@ pub(crate) fn hunt(
 /// Writes the minimal case `m` and its `REPORT.md` to a directory of `out` named for its key, and
 /// says what was found; `from` is the generated case it came from, its name and generator seed.
 fn write_finding(
-    out: &Path,
+    out: &mut OwnedDir,
     chosen: &Chosen,
     m: &minimize::Minimized,
     from: (&crate::generate::cases::CaseSpec, &str, u64),
@@ -235,7 +238,7 @@ fn write_finding(
     let op = crate::generate::op_name(spec.def);
     let dtype = spec.dtype.to_string();
     let name = findings::unused_dir_name(
-        out,
+        out.path(),
         &findings::dir_name(
             &op,
             spec.version.since,
@@ -244,13 +247,15 @@ fn write_finding(
             sig.diagnosis,
         ),
     );
+    out.record([format!("{name}/")])?;
     crate::minimize::report::write(
         m,
         &chosen.runtime,
         &chosen.flag,
         chosen.api,
-        &out.join(&name),
+        &out.path().join(&name),
     )?;
+    out.record_tree(&name)?;
     let info = chosen.runtime.info();
     Ok(Finding {
         runtime: info.name.clone(),
@@ -276,9 +281,9 @@ fn write_finding(
 }
 
 /// Writes `findings.json` (rewritten after every finding, so a hunt cut short keeps them).
-fn write_findings(out: &Path, list: &[Finding]) -> anyhow::Result<()> {
+fn write_findings(out: &OwnedDir, list: &[Finding]) -> anyhow::Result<()> {
     let mut json = serde_json::to_string_pretty(list)?;
     json.push('\n');
-    std::fs::write(out.join(findings::FILE), json)?;
+    crate::fsutil::write_atomic(out.path(), findings::FILE, json.as_bytes())?;
     Ok(())
 }

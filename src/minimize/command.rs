@@ -60,6 +60,9 @@ pub(crate) fn start_runtime(
     })
 }
 
+/// The command named in the output directory's record.
+const COMMAND: &str = "minimize";
+
 /// `minimize`: 0 when a minimal case was written, 1 when the runtime does not disagree on CASE,
 /// 2 for usage errors (a bad CASE, runtime or --out).
 pub(crate) fn run(args: MinimizeArgs) -> Result<u8> {
@@ -72,16 +75,9 @@ pub(crate) fn run(args: MinimizeArgs) -> Result<u8> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("minimized").join(&name));
-    if !report::replaceable(&out)
-        .map_err(|e| UsageError(format!("--out {}: {e}", out.display())))?
-    {
-        return Err(UsageError(format!(
-            "--out {}: the directory is not empty and holds no {}: give a new or empty directory",
-            out.display(),
-            report::REPORT_FILE
-        ))
-        .into());
-    }
+    let out_error = |e: crate::owned::OwnedError| UsageError(format!("--out: {e}"));
+    // Refused before any work; nothing is removed until the minimal case is ready.
+    crate::owned::check(&out, COMMAND).map_err(out_error)?;
     let chosen = start_runtime(
         args.runtime.as_deref(),
         args.runtime_cmd.as_deref(),
@@ -114,8 +110,10 @@ pub(crate) fn run(args: MinimizeArgs) -> Result<u8> {
             Ok(exit::CASES_FAILED)
         }
         Outcome::Minimized(m) => {
+            let mut owned = crate::owned::OwnedDir::take(&out, COMMAND).map_err(out_error)?;
             report::write(&m, &chosen.runtime, &chosen.flag, chosen.api, &out)
                 .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
+            owned.record_tree("")?;
             print!("{}", report::summary(&m, &out, &chosen.flag));
             Ok(exit::OK)
         }

@@ -304,7 +304,8 @@ pub(crate) fn summary(m: &Minimized, dir: &Path, runtime_flag: &str) -> String {
     )
 }
 
-/// Writes the minimal case and its report into `dir` (replacing a previous minimization there).
+/// Writes the minimal case and its report into `dir`, a directory the caller has taken (see
+/// [`crate::owned`]) and emptied of an earlier minimization.
 pub(crate) fn write(
     m: &Minimized,
     runtime: &Runtime,
@@ -312,28 +313,8 @@ pub(crate) fn write(
     api: Option<Api>,
     dir: &Path,
 ) -> std::io::Result<()> {
-    if replaceable(dir)? {
-        if dir.exists() {
-            std::fs::remove_dir_all(dir)?;
-        }
-    } else {
-        return Err(std::io::Error::other(format!(
-            "{} is not empty and holds no {REPORT_FILE}: not replacing it",
-            dir.display()
-        )));
-    }
     m.subject.write(dir, &m.reference)?;
     let observed = observe(runtime, dir, &m.subject);
     let md = render(m, &runtime.info(), runtime_flag, api, &observed, dir);
-    std::fs::write(dir.join(REPORT_FILE), md)
-}
-
-/// Whether `dir` may be replaced by a minimal case: missing, empty, or one written before
-/// (it holds a `REPORT.md`), so that nothing of the user's is lost.
-pub(crate) fn replaceable(dir: &Path) -> std::io::Result<bool> {
-    match std::fs::read_dir(dir) {
-        Ok(mut entries) => Ok(entries.next().is_none() || dir.join(REPORT_FILE).is_file()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
-        Err(e) => Err(e),
-    }
+    crate::fsutil::write_atomic(dir, REPORT_FILE, md.as_bytes()).map_err(|e| e.source)
 }

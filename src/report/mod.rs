@@ -188,7 +188,8 @@ pub(crate) fn write_stdout(s: &str) -> Result<()> {
 }
 
 fn write_file(path: &Path, contents: &str) -> Result<()> {
-    std::fs::write(path, contents)
+    crate::fsutil::write_user_file(path, contents.as_bytes())
+        .map_err(|e| e.source)
         .with_context(|| format!("writing the report to {}", path.display()))
 }
 

@@ -1,4 +1,5 @@
-//! The runtimes' scratch directories, removed by the interrupt handler of [`super::groups`].
+//! The runtimes' scratch directories, removed by the interrupt handler of [`super::groups`]
+//! (`generate` registers its partial suite here too).
 //!
 //! A runtime's scratch directory (its adapters and each data set's inputs, as large as the case)
 //! is a `TempDir`, removed when the runtime is dropped. A Ctrl-C or SIGTERM ends the tool without

@@ -912,3 +912,110 @@ fn an_entry_excluded_by_its_opset_range_says_which_cases_its_name_matched() {
         "{reasons:?}"
     );
 }
+
+/// Adversary D2: a rewrite that fails part-way (a full disk) must leave the expectations file
+/// whole. The full disk is a file size limit (`ulimit -f`, SIGXFSZ ignored, so the write fails
+/// with EFBIG as it would with ENOSPC), below the size of the rewrite.
+#[test]
+fn a_failed_update_of_the_expectations_leaves_the_file_whole_and_no_temporary_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = "# the user's own notes\n";
+    let full = tmp.path().join("full.toml");
+    std::fs::write(&full, original).unwrap();
+    let r = run_with(EVERYTHING, &full, &["--update-expectations"]);
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let rewrite = std::fs::read_to_string(&full).unwrap();
+    // More than the limit below (512 or 1024 bytes, as the shell counts blocks).
+    assert!(rewrite.len() > 1024, "{rewrite}");
+    let limited = tmp.path().join("limited.toml");
+    std::fs::write(&limited, original).unwrap();
+    let mut args = vec![
+        "-c".to_string(),
+        "trap '' XFSZ; ulimit -f 1 || exit 99; exec \"$@\"".into(),
+        "sh".into(),
+        env!("CARGO_BIN_EXE_onnx-idx-check").into(),
+        "run".into(),
+        crate::support::fixtures().display().to_string(),
+        "--filter".into(),
+        EVERYTHING.into(),
+        "--expectations".into(),
+        limited.display().to_string(),
+        "--update-expectations".into(),
+    ];
+    args.extend(["--color".into(), "never".into()]);
+    let out = std::process::Command::new("sh")
+        .args(&args)
+        .current_dir(crate::support::root())
+        .env("ONNX_IDX_CHECK_LAST_RUN", tmp.path().join("last-run.json"))
+        .output()
+        .unwrap();
+    if out.status.code() == Some(99) {
+        crate::support::skipped(
+            "a_failed_update_of_the_expectations_leaves_the_file_whole: SKIPPED: cannot lower the file size limit",
+        );
+        return;
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("limited.toml"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&limited).unwrap(), original);
+    let mut left: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("last-run"))
+        .collect();
+    left.sort();
+    assert_eq!(left, ["full.toml", "limited.toml"]);
+}
+
+/// Adversary D2 on a real full file system: a 16 KiB tmpfs, filled up. Needs root (to mount);
+/// elsewhere it says SKIPPED.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_file_system_leaves_the_expectations_file_whole() {
+    const TEST: &str = "a_full_file_system_leaves_the_expectations_file_whole";
+    let uid = std::process::Command::new("id").arg("-u").output();
+    if !uid.is_ok_and(|o| o.stdout.starts_with(b"0\n")) {
+        crate::support::skipped(&format!("{TEST}: SKIPPED: needs root to mount a tmpfs"));
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mnt = tmp.path().join("tiny");
+    std::fs::create_dir(&mnt).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=16k", "tmpfs"])
+        .arg(&mnt)
+        .status();
+    if !mounted.is_ok_and(|s| s.success()) {
+        crate::support::skipped(&format!("{TEST}: SKIPPED: could not mount a tmpfs"));
+        return;
+    }
+    /// Unmounts when the test ends, passed or not.
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _unmount = Unmount(&mnt);
+    let original = "# the user's own notes\n";
+    let known = mnt.join("known.toml");
+    std::fs::write(&known, original).unwrap();
+    // Fill the rest, a page at a time, until the file system says no.
+    {
+        use std::io::Write;
+        let mut filler = std::fs::File::create(mnt.join("filler")).unwrap();
+        while filler.write_all(&[0u8; 4096]).is_ok() {}
+        let _ = filler.sync_all();
+    }
+    let r = run_with(EVERYTHING, &known, &["--update-expectations"]);
+    r.expect_code(2);
+    assert!(r.stderr.contains("known.toml"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&known).unwrap(), original);
+    let mut left: Vec<String> = std::fs::read_dir(&mnt)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["filler", "known.toml"]);
+}

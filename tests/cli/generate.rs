@@ -678,8 +678,25 @@ fn outdir_must_be_new_empty_or_a_previous_suite() {
     // An empty directory, then the suite written there, are fine; a file added to it is not.
     let empty = tmp.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    generate(&empty, &["--ops", "Gather"]);
-    let m = generate(&empty, &["--ops", "GatherElements"]);
+    let first = generate(&empty, &["--ops", "Gather"]);
+    let gathers = first["cases"].as_object().unwrap().len();
+    // New-user report #14: replacing a suite says so.
+    let r = run([
+        "generate".as_ref(),
+        empty.as_os_str(),
+        "--ops".as_ref(),
+        "GatherElements".as_ref(),
+    ]);
+    assert!(
+        r.expect_code(0)
+            .stdout
+            .contains(&format!("\nreplaced a previous suite of {gathers} cases\n")),
+        "{}",
+        r.stdout
+    );
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(empty.join("MANIFEST.json")).unwrap())
+            .unwrap();
     assert!(m["cases"]
         .as_object()
         .unwrap()
@@ -700,6 +717,16 @@ fn outdir_must_be_new_empty_or_a_previous_suite() {
         "{}",
         r.stderr
     );
+    // So is a directory of the user's, even an empty one.
+    std::fs::remove_file(empty.join("mine.txt")).unwrap();
+    std::fs::create_dir(empty.join("drafts")).unwrap();
+    let r = run(["generate".as_ref(), empty.as_os_str()]);
+    assert!(
+        r.expect_code(2).stderr.contains("drafts is not part of it"),
+        "{}",
+        r.stderr
+    );
+    assert!(empty.join("drafts").is_dir());
     // Nothing left behind beside OUTDIR.
     let mut names: Vec<String> = std::fs::read_dir(tmp.path())
         .unwrap()
@@ -707,6 +734,48 @@ fn outdir_must_be_new_empty_or_a_previous_suite() {
         .collect();
     names.sort();
     assert_eq!(names, ["empty", "theirs"]);
+}
+
+/// Adversary D11: a Ctrl-C while `generate` writes leaves no partial `.OUTDIR.generate-PID`
+/// beside OUTDIR.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_generate_leaves_no_work_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_onnx-idx-check"))
+        .args(["generate", "big", "--profile", "full", "--ops", "Gather"])
+        .current_dir(tmp.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let work = || {
+        std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".big.generate-"))
+            .collect::<Vec<_>>()
+    };
+    let started = std::time::Instant::now();
+    while work().is_empty() && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(!work().is_empty(), "no work directory appeared");
+    // Some files written.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    // 130 or death by SIGINT when the suite was not finished; 0 when it beat the signal.
+    use std::os::unix::process::ExitStatusExt;
+    assert!(
+        status.signal() == Some(2) || matches!(status.code(), Some(0 | 130)),
+        "{status:?}"
+    );
+    assert_eq!(work(), Vec::<String>::new());
 }
 
 #[test]

@@ -208,3 +208,72 @@ fn hunt_refuses_bad_arguments_with_exit_2() {
     .expect_code(2);
     run(["hunt", "--runtime-cmd", "true", "--time", "0", "--out", out]).expect_code(2);
 }
+
+/// Adversary D1: `hunt --out` on a directory holding a `findings.json` beside the user's files
+/// refuses it (exit 2) and removes nothing, whether the runtime starts or not; a hunt's own
+/// output, finding directories included, is replaced only while it holds nothing else.
+#[test]
+fn hunt_out_never_removes_what_it_did_not_write() {
+    if !crate::support::python3("hunt") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    for f in ["REPORT.md", "findings.json", "src/main.rs", "thesis.tex"] {
+        std::fs::write(project.join(f), f).unwrap();
+    }
+    let before = crate::minimize::tree(&project);
+    let hunt = |runtime: &str, out: &Path| {
+        run([
+            "hunt",
+            "--runtime-cmd",
+            runtime,
+            "--ops",
+            "Gather",
+            "--time",
+            "4",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let buggy_1 = buggy(1);
+    for runtime in [buggy_1.as_str(), "/nonexistent/runtime"] {
+        let r = hunt(runtime, &project);
+        r.expect_code(2);
+        assert!(
+            r.stderr
+                .contains("holds REPORT.md, which onnx-idx-check did not write there"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(crate::minimize::tree(&project), before);
+    }
+    // A runtime that cannot start leaves even a hunt's own output as it was.
+    let out = tmp.path().join("hunt");
+    hunt(&buggy(1), &out).expect_code(0);
+    let first = crate::minimize::tree(&out);
+    let finding = first
+        .iter()
+        .find_map(|f| f.strip_suffix("/REPORT.md"))
+        .unwrap_or_else(|| panic!("no finding directory: {first:?}"))
+        .to_string();
+    hunt("/nonexistent/runtime", &out).expect_code(2);
+    assert_eq!(crate::minimize::tree(&out), first);
+    // A file of the user's inside a finding's directory: refused, kept.
+    let notes = out.join(&finding).join("notes.txt");
+    std::fs::write(&notes, "mine").unwrap();
+    let r = hunt(&buggy(1), &out);
+    r.expect_code(2);
+    assert!(
+        r.stderr.contains(&format!("holds {finding}/notes.txt")),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "mine");
+    // Without it, the earlier hunt's output is replaced by a new one.
+    std::fs::remove_file(&notes).unwrap();
+    hunt(&buggy(1), &out).expect_code(0);
+    assert!(out.join("findings.json").is_file());
+    assert!(!crate::minimize::tree(&out).is_empty());
+}

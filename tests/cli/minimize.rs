@@ -132,6 +132,89 @@ fn minimize_refuses_bad_arguments_with_exit_2() {
         tmp.path().to_str().unwrap(),
     ]);
     r.expect_code(2);
-    assert!(r.stderr.contains("holds no REPORT.md"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("holds notes.txt, which onnx-idx-check did not write there"),
+        "{}",
+        r.stderr
+    );
     assert!(tmp.path().join("notes.txt").exists());
+}
+
+/// Every file under `dir`, relative and sorted, as text.
+pub fn tree(dir: &std::path::Path) -> Vec<String> {
+    crate::support::files_under(dir)
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Adversary D1: a directory holding a `REPORT.md` (one of the commonest names in a project)
+/// beside the user's files is not a previous minimization: refused, nothing removed. A previous
+/// minimization is replaced only while it holds nothing but what it recorded writing.
+#[test]
+fn minimize_out_never_removes_what_it_did_not_write() {
+    if !crate::support::python3("minimize") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    for (f, text) in [
+        ("REPORT.md", "# my report"),
+        ("findings.json", "[]"),
+        ("src/main.rs", "fn main() {}"),
+        ("thesis.tex", "\\begin{document}"),
+    ] {
+        std::fs::write(project.join(f), text).unwrap();
+    }
+    let before = tree(&project);
+    let minimize = |out: &std::path::Path| {
+        run([
+            "minimize",
+            "testdata/onnx-node/test_gather_0",
+            "--runtime-cmd",
+            &buggy(3),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let r = minimize(&project);
+    r.expect_code(2);
+    assert!(
+        r.stderr
+            .contains("holds REPORT.md, which onnx-idx-check did not write there"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(tree(&project), before);
+    assert_eq!(
+        std::fs::read_to_string(project.join("thesis.tex")).unwrap(),
+        "\\begin{document}"
+    );
+    // A minimization of its own is replaced, twice over.
+    let out = tmp.path().join("min");
+    minimize(&out).expect_code(0);
+    let written = tree(&out);
+    assert!(
+        written.contains(&".onnx-idx-check-out.json".to_string()),
+        "{written:?}"
+    );
+    assert!(written.contains(&"REPORT.md".to_string()), "{written:?}");
+    minimize(&out).expect_code(0);
+    assert_eq!(tree(&out), written);
+    // Not once a file of the user's is among its files, however deep.
+    std::fs::write(out.join("test_data_set_0/notes.txt"), "mine").unwrap();
+    let r = minimize(&out);
+    r.expect_code(2);
+    assert!(
+        r.stderr.contains("holds test_data_set_0/notes.txt"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("test_data_set_0/notes.txt")).unwrap(),
+        "mine"
+    );
+    assert!(out.join("REPORT.md").is_file());
 }

@@ -456,3 +456,49 @@ fn report_15_two_cases_with_one_name_under_two_paths_are_refused() {
     ]);
     r.expect_code(1);
 }
+
+/// Adversary D9: an input's values in external data (`test_data_set_0/data.bin`) or a file in a
+/// subdirectory of the case (where a model's external data may live) changed after `run
+/// --pending`: `review` must refuse the snapshot computed from the old bytes.
+#[test]
+fn review_refuses_a_snapshot_whose_external_data_changed_since() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("tree");
+    let pending = tmp.path().join("pending");
+    let case = tree.join("ext");
+    // input_0 (data [1.0, 2.0]) lives in data.bin; Gather index 1 gives 2.0.
+    copy_case(
+        &fixture("passing/external_data_inside_the_directory"),
+        &case,
+    );
+    let expected = case.join("test_data_set_0/output_0.pb");
+    std::fs::remove_file(&expected).unwrap();
+    std::fs::create_dir(case.join("w")).unwrap();
+    std::fs::write(case.join("w/idx.bin"), [0u8; 8]).unwrap();
+    let (t, p) = (tree.display().to_string(), pending.display().to_string());
+    let run_pending = || {
+        run(["run", &t, "--pending", &p, "--color", "never"]).expect_code(1);
+    };
+    let review = || run(["review", &p, &t, "--accept-all", "--color", "never"]);
+    for (changed, bytes) in [
+        ("test_data_set_0/data.bin", [0, 0, 128, 63, 0, 0, 160, 64]), // [1.0, 5.0]
+        ("w/idx.bin", [1, 0, 0, 0, 0, 0, 0, 0]),
+    ] {
+        run_pending();
+        std::fs::write(case.join(changed), bytes).unwrap();
+        let r = review();
+        r.expect_code(1);
+        assert!(
+            r.stdout.contains(&format!(
+                "the case changed since the snapshot was computed ({changed} changed)"
+            )),
+            "{}",
+            r.stdout
+        );
+        assert!(!expected.exists());
+    }
+    // Computed again from the bytes there now, the snapshot is accepted: 5.0.
+    run_pending();
+    review().expect_code(0);
+    assert_eq!(read_floats(&expected), (vec![1], vec![5.0]));
+}
