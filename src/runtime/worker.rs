@@ -19,6 +19,19 @@ const NOTABLE_LINES: usize = 4;
 /// How long a worker that was asked to finish (its input closed) may take to exit.
 const FINISH: Duration = Duration::from_secs(5);
 
+/// What a worker wrote after a reply, within the grace [`Worker::after_reply`] gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum After {
+    /// Nothing: it waits for the next request, as the protocol says.
+    Quiet,
+    /// Another line (a second reply, or a stray line of a log).
+    Line(String),
+    /// A line it could not deliver whole: why.
+    Broken(String),
+    /// It closed its standard output (or exited).
+    Closed,
+}
+
 /// Why a worker gave no usable reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Death {
@@ -36,6 +49,8 @@ pub(crate) struct Worker {
     stderr: Arc<Mutex<Stderr>>,
     /// Whether [`Worker::kill`] has run.
     ended: bool,
+    /// The id of the request it last answered (a late second reply carries it).
+    pub(crate) answered: Option<u64>,
 }
 
 /// What a worker wrote to its standard error that a crash message quotes.
@@ -136,6 +151,7 @@ impl Worker {
             lines,
             stderr,
             ended: false,
+            answered: None,
         })
     }
 
@@ -169,6 +185,17 @@ impl Worker {
                 }
                 Err(RecvTimeoutError::Disconnected) => return Err(self.crashed("")),
             }
+        }
+    }
+
+    /// What the worker writes within `grace` after a reply (nothing, for a worker that keeps
+    /// the protocol). A zero grace only looks at what has already arrived.
+    pub(crate) fn after_reply(&self, grace: Duration) -> After {
+        match self.lines.recv_timeout(grace) {
+            Ok(Ok(line)) => After::Line(line),
+            Ok(Err(why)) => After::Broken(why),
+            Err(RecvTimeoutError::Timeout) => After::Quiet,
+            Err(RecvTimeoutError::Disconnected) => After::Closed,
         }
     }
 

@@ -505,3 +505,46 @@ fn a_worker_that_answered_where_the_spec_requires_an_error_is_not_reused() {
     // A fresh worker ran it: the damaged one would have written garbage.
     assert_eq!(case(&report, "ok_gather")["status"], "passed", "{report}");
 }
+
+#[test]
+fn a_protocol_fault_after_a_reply_is_charged_to_its_case_not_the_next() {
+    if !python3("a_protocol_fault_after_a_reply") {
+        return;
+    }
+    // Each run: a faulty case, then (names sort so, and -j 1 keeps the order) an innocent one.
+    for (fault, blame) in [
+        ("double", Some("answered request")),
+        (
+            "closeout",
+            Some("closed its output after answering request"),
+        ),
+        // Its second reply comes too late to blame it: the next request goes to a fresh worker.
+        ("late", None),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        tree(dir.path(), &[fault, "ok"]);
+        let out = command()
+            .args(["run", dir.path().to_str().unwrap(), "--runtime-cmd"])
+            .arg(fixture_cmd(""))
+            .args(["--timeout", "20", "-j", "1", "--format", "json"])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let innocent = case(&report, "ok_gather");
+        assert_eq!(innocent["status"], "passed", "after {fault}: {innocent}");
+        let faulty = case(&report, &format!("{fault}_gather"));
+        match blame {
+            Some(why) => {
+                assert_eq!(faulty["status"], "errored", "{fault}: {faulty}");
+                assert_eq!(faulty["fault"], "crashed", "{fault}: {faulty}");
+                let reason = faulty["reason"].as_str().unwrap();
+                assert!(reason.contains(why), "{fault}: {reason}");
+                assert_eq!(out.status.code(), Some(1), "{fault}");
+            }
+            None => {
+                assert_eq!(faulty["status"], "passed", "{fault}: {faulty}");
+                assert_eq!(out.status.code(), Some(0), "{fault}");
+            }
+        }
+    }
+}
