@@ -20,6 +20,8 @@ use serde::Serialize;
 
 /// Runs the command line; usage problems come back as `UsageError` in the chain.
 pub fn run(cli: Cli) -> Result<u8> {
+    // The workers of a runtime under test must not leave daemons behind.
+    crate::runtime::reaper::enable();
     match cli.command {
         Command::Run(args) => run::run_cases(*args),
         Command::List(args) => list(args),

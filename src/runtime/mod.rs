@@ -4,10 +4,12 @@
 //!
 //! - [`worker`]: one worker process: spawn, one line out and one in, crash and hang detection;
 //! - [`feed`]: a request's inputs as `.npy` files;
-//! - [`groups`]: the workers' process groups, killed when the tool is interrupted.
+//! - [`groups`]: the workers' process groups, killed when the tool is interrupted;
+//! - [`reaper`]: the workers' descendants that left their process group.
 
 pub(crate) mod feed;
 pub(crate) mod groups;
+pub(crate) mod reaper;
 pub(crate) mod scratch;
 pub(crate) mod worker;
 

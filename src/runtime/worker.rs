@@ -83,7 +83,7 @@ impl Worker {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
-        let mut child = cmd.spawn()?;
+        let mut child = super::reaper::spawning(|| cmd.spawn())?;
         if let Ok(pid) = i32::try_from(child.id()) {
             super::groups::register(pid);
         }
@@ -275,6 +275,11 @@ impl Worker {
             return;
         }
         self.ended = true;
+        // Those that left the group first, while the worker still holds them in its tree. Only
+        // while it is unreaped: the number of a reaped worker may be another process's by now.
+        if let Ok(None) = self.child.try_wait() {
+            super::reaper::kill_descendants(self.child.id());
+        }
         #[cfg(unix)]
         if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
             // SAFETY: killpg only sends a signal; the group is the child's own (process_group(0)),
@@ -287,6 +292,7 @@ impl Worker {
         let _ = self.child.wait();
         self.forget();
         self.stdin = None;
+        super::reaper::ended();
     }
 
     /// Takes the worker's group off the list an interrupt kills: it is reaped, or about to be.

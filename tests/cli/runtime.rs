@@ -414,6 +414,15 @@ fn processes_with(marker: &str) -> Vec<u32> {
         .collect()
 }
 
+/// Whether `pid` leads a session (its session id, the fourth field after the command in
+/// `/proc/PID/stat`, is its own pid).
+#[cfg(target_os = "linux")]
+fn leads_a_session(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    after.split_whitespace().nth(3) == Some(pid.to_string().as_str())
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn an_interrupted_run_takes_its_busy_workers_with_it() {
@@ -423,7 +432,8 @@ fn an_interrupted_run_takes_its_busy_workers_with_it() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    tree(dir.path(), &["hang"]);
+    // It hangs after forking a child into a session of its own, which a group kill misses.
+    tree(dir.path(), &["daemonhang"]);
     let marker = dir.path().display().to_string();
     // The tool's temporary directory, to see that its scratch space goes too.
     let tmp = tempfile::tempdir().unwrap();
@@ -452,9 +462,10 @@ fn an_interrupted_run_takes_its_busy_workers_with_it() {
         }
         false
     };
-    // The worker is up (its own process group, so a terminal's Ctrl-C would not reach it).
+    // The worker is up (its own process group, so a terminal's Ctrl-C would not reach it), and
+    // so is its child in a session of its own.
     let busy = until(30, &|| {
-        processes_with(&marker).iter().any(|&p| p != tool.id())
+        processes_with(&marker).into_iter().any(leads_a_session)
     });
     assert!(busy, "no worker started");
     std::thread::sleep(Duration::from_millis(300));
@@ -546,5 +557,45 @@ fn a_protocol_fault_after_a_reply_is_charged_to_its_case_not_the_next() {
                 assert_eq!(out.status.code(), Some(0), "{fault}");
             }
         }
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn what_a_worker_forked_into_its_own_session_does_not_outlive_the_run() {
+    use std::time::{Duration, Instant};
+    if !python3("what_a_worker_forked_into_its_own_session") {
+        return;
+    }
+    // daemon_: the worker answers and lives on until the run ends; daemonhang_: it is killed
+    // for its timeout while its child is still its own.
+    for mode in ["daemon", "daemonhang"] {
+        let dir = tempfile::tempdir().unwrap();
+        tree(dir.path(), &[mode]);
+        let marker = dir.path().display().to_string();
+        let out = command()
+            .args(["run", &marker, "--runtime-cmd"])
+            .arg(fixture_cmd(""))
+            .args(["--timeout", "3", "--format", "json"])
+            .env("ONNX_IDX_CHECK_TEST_MARKER", &marker)
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let want = if mode == "daemon" {
+            "passed"
+        } else {
+            "errored"
+        };
+        assert_eq!(case(&report, &format!("{mode}_gather"))["status"], want);
+        // The tool has exited; nothing it started may be left (its child slept for a minute).
+        let end = Instant::now() + Duration::from_secs(5);
+        while !processes_with(&marker).is_empty() && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(
+            processes_with(&marker).is_empty(),
+            "{mode}: left running: {:?}",
+            processes_with(&marker)
+        );
     }
 }
