@@ -4,6 +4,7 @@
 mod last_run;
 mod matrix;
 mod run;
+mod tools;
 
 use crate::check::{self, CaseFilter, CheckError};
 use crate::cli::{
@@ -33,6 +34,9 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Generate(args) => generate(args),
         Command::Minimize(args) => crate::minimize::command::run(args),
         Command::Hunt(args) => crate::hunt::command::run(args),
+        Command::Adapters(args) => tools::adapters(args),
+        Command::Completions(args) => tools::completions(args),
+        Command::Man(args) => tools::man(args),
     }
 }
 

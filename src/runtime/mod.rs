@@ -81,12 +81,16 @@ pub(crate) const ADAPTERS: &[Adapter] = &[
     },
 ];
 
+/// The files of the bundled adapters, their common module first: file name and contents.
+pub(crate) fn adapter_files() -> impl Iterator<Item = (&'static str, &'static str)> {
+    std::iter::once(WORKER_FILE).chain(ADAPTERS.iter().map(|a| (a.file, a.source)))
+}
+
 /// Writes every bundled adapter and their common module into `dir`.
 pub(crate) fn write_adapters(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join(WORKER_FILE.0), WORKER_FILE.1)?;
-    for a in ADAPTERS {
-        std::fs::write(dir.join(a.file), a.source)?;
+    for (file, source) in adapter_files() {
+        std::fs::write(dir.join(file), source)?;
     }
     Ok(())
 }

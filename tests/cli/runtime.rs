@@ -599,3 +599,82 @@ fn what_a_worker_forked_into_its_own_session_does_not_outlive_the_run() {
         );
     }
 }
+
+#[test]
+fn adapters_lists_the_bundled_ones_and_writes_them_out_without_replacing_a_user_s_file() {
+    let r = run(["adapters"]);
+    r.expect_code(0);
+    for want in [
+        "onnxruntime.py",
+        "openvino.py",
+        "tract.py",
+        "onnx_reference.py",
+        "onnx_idx_check_worker.py",
+        "pip install onnxruntime",
+    ] {
+        assert!(r.stdout.contains(want), "{want}: {}", r.stdout);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let to = dir.path().join("adapters");
+    let to_s = to.to_str().unwrap();
+    run(["adapters", "--write", to_s]).expect_code(0);
+    // The files are the ones in the source tree, byte for byte.
+    let src = root().join("src/runtime/adapters");
+    let mut names: Vec<_> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    let mut written: Vec<_> = std::fs::read_dir(&to)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    written.sort();
+    assert_eq!(written, names);
+    for n in &names {
+        assert_eq!(
+            std::fs::read(to.join(n)).unwrap(),
+            std::fs::read(src.join(n)).unwrap()
+        );
+    }
+    // Again into the same directory: identical files are fine.
+    let again = run(["adapters", "--write", to_s]);
+    again.expect_code(0);
+    assert!(
+        again.stderr.contains("0 of 5 files written"),
+        "{}",
+        again.stderr
+    );
+    // A file the user changed is refused, and nothing else is written.
+    std::fs::write(to.join("tract.py"), "# mine\n").unwrap();
+    std::fs::remove_file(to.join("openvino.py")).unwrap();
+    let refused = run(["adapters", "--write", to_s]);
+    refused.expect_code(2);
+    assert!(refused.stderr.contains("tract.py"), "{}", refused.stderr);
+    assert_eq!(
+        std::fs::read_to_string(to.join("tract.py")).unwrap(),
+        "# mine\n"
+    );
+    assert!(!to.join("openvino.py").exists());
+}
+
+#[test]
+fn the_protocol_document_names_only_subcommands_that_exist() {
+    let doc = std::fs::read_to_string(root().join("docs/runtime-protocol.md")).unwrap();
+    let help = run(["--help"]).stdout;
+    // Commands are quoted: `onnx-idx-check adapters --write DIR`.
+    for (at, _) in doc.match_indices("`onnx-idx-check ") {
+        let word = doc[at + "`onnx-idx-check ".len()..]
+            .split(|c: char| !c.is_ascii_lowercase())
+            .next()
+            .unwrap_or("");
+        if word.is_empty() {
+            continue;
+        }
+        assert!(
+            help.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{word} "))),
+            "docs/runtime-protocol.md names `onnx-idx-check {word}`, which --help does not list"
+        );
+    }
+}
