@@ -87,6 +87,20 @@ pub enum Command {
     ///
     /// Exit status: 0 the hunt ran (with findings or not), 2 a usage error.
     Hunt(HuntArgs),
+    /// List the bundled runtime adapters (the Python scripts `--runtime NAME` runs) and the
+    /// worker module they import; with --write DIR, write them into DIR, to read, adapt or run
+    /// with --runtime-cmd (docs/runtime-protocol.md).
+    ///
+    /// An existing file in DIR is left as it is when it holds the same bytes, and refused
+    /// otherwise (nothing is written then). Exit status: 0 listed or written, 2 a file in DIR
+    /// differs or DIR cannot be written.
+    Adapters(AdaptersArgs),
+    /// Print the completion script of SHELL for onnx-idx-check (bash, zsh, fish, elvish,
+    /// powershell), generated from the command line's own definition.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) of onnx-idx-check; with --out DIR, write it and one page per
+    /// subcommand (onnx-idx-check-run.1, ...) into DIR.
+    Man(ManArgs),
 }
 
 /// Where cases are found and which of them are selected.
@@ -502,4 +516,29 @@ pub struct HuntArgs {
     /// Candidates the runtime judges at most while minimizing one finding.
     #[arg(long, value_name = "N", default_value_t = 300)]
     pub max_steps: usize,
+}
+
+/// Arguments of `adapters`.
+#[derive(Debug, Args)]
+pub struct AdaptersArgs {
+    /// Write the adapters and their worker module into DIR (made if missing).
+    #[arg(long, value_name = "DIR")]
+    pub write: Option<PathBuf>,
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// Arguments of `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write onnx-idx-check.1 and a page per subcommand into DIR (made if missing) instead of
+    /// printing the main page.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }

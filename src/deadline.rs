@@ -46,7 +46,8 @@ pub fn check() -> Result<(), TimedOut> {
 }
 
 #[cfg(any(feature = "cli", test))]
-/// Parses `--timeout`: seconds, fractions allowed; `0` means no limit.
+/// Parses `--timeout`: seconds, fractions allowed; `0` means no limit. A positive value that
+/// rounds to zero nanoseconds is refused: as a `Duration` it would read as "no limit".
 pub fn parse_limit(text: &str) -> Result<Option<Duration>, String> {
     let secs: f64 = text
         .trim()
@@ -58,9 +59,13 @@ pub fn parse_limit(text: &str) -> Result<Option<Duration>, String> {
     if secs == 0.0 {
         return Ok(None);
     }
-    Duration::try_from_secs_f64(secs)
-        .map(Some)
-        .map_err(|_| format!("'{text}' seconds is too long"))
+    match Duration::try_from_secs_f64(secs) {
+        Ok(d) if d.is_zero() => Err(format!(
+            "'{text}' seconds is shorter than the clock's resolution (1 ns); 0 means no limit"
+        )),
+        Ok(d) => Ok(Some(d)),
+        Err(_) => Err(format!("'{text}' seconds is too long")),
+    }
 }
 
 #[cfg(test)]
@@ -109,5 +114,17 @@ mod tests {
             assert!(parse_limit(bad).is_err(), "{bad}");
         }
         assert!(parse_limit("1e300").is_err());
+    }
+
+    #[test]
+    fn a_positive_limit_under_a_nanosecond_is_refused_not_unlimited() {
+        let e = parse_limit("0.0000000001").unwrap_err();
+        assert!(e.contains("shorter than the clock's resolution"), "{e}");
+        assert!(parse_limit("1e-300").is_err());
+        assert_eq!(
+            parse_limit("0.000000001"),
+            Ok(Some(Duration::from_nanos(1)))
+        );
+        assert_eq!(parse_limit("0.0"), Ok(None));
     }
 }

@@ -4,6 +4,7 @@
 mod last_run;
 mod matrix;
 mod run;
+mod tools;
 
 use crate::check::{self, CaseFilter, CheckError};
 use crate::cli::{
@@ -20,6 +21,8 @@ use serde::Serialize;
 
 /// Runs the command line; usage problems come back as `UsageError` in the chain.
 pub fn run(cli: Cli) -> Result<u8> {
+    // The workers of a runtime under test must not leave daemons behind.
+    crate::runtime::reaper::enable();
     match cli.command {
         Command::Run(args) => run::run_cases(*args),
         Command::List(args) => list(args),
@@ -31,6 +34,9 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Generate(args) => generate(args),
         Command::Minimize(args) => crate::minimize::command::run(args),
         Command::Hunt(args) => crate::hunt::command::run(args),
+        Command::Adapters(args) => tools::adapters(args),
+        Command::Completions(args) => tools::completions(args),
+        Command::Man(args) => tools::man(args),
     }
 }
 

@@ -88,6 +88,14 @@ extern "C" fn on_signal(sig: libc::c_int) {
             }
         }
     }
+    // What the workers forked into sessions of their own, which no group kill reaches.
+    #[cfg(target_os = "linux")]
+    super::reaper::on_signal(
+        GROUPS
+            .iter()
+            .map(|s| s.load(Ordering::SeqCst))
+            .filter(|&g| g > 0),
+    );
     // The workers are gone, so nothing writes into their scratch directories any more.
     super::scratch::remove_all();
     // SAFETY: both are async-signal-safe; the default action ends the process with `sig`.

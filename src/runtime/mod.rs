@@ -4,10 +4,12 @@
 //!
 //! - [`worker`]: one worker process: spawn, one line out and one in, crash and hang detection;
 //! - [`feed`]: a request's inputs as `.npy` files;
-//! - [`groups`]: the workers' process groups, killed when the tool is interrupted.
+//! - [`groups`]: the workers' process groups, killed when the tool is interrupted;
+//! - [`reaper`]: the workers' descendants that left their process group.
 
 pub(crate) mod feed;
 pub(crate) mod groups;
+pub(crate) mod reaper;
 pub(crate) mod scratch;
 pub(crate) mod worker;
 
@@ -19,7 +21,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
-use worker::{Death, Worker};
+use worker::{After, Death, Worker};
+
+/// How long a worker's output is watched after a reply for a second reply or its end, which
+/// are that request's protocol faults. Kept short: every request waits it out.
+const AFTER_REPLY: Duration = Duration::from_millis(5);
 
 /// A runtime adapter that ships inside the binary: a short Python script speaking the protocol,
 /// written out to a temporary directory when a run needs it.
@@ -75,12 +81,16 @@ pub(crate) const ADAPTERS: &[Adapter] = &[
     },
 ];
 
+/// The files of the bundled adapters, their common module first: file name and contents.
+pub(crate) fn adapter_files() -> impl Iterator<Item = (&'static str, &'static str)> {
+    std::iter::once(WORKER_FILE).chain(ADAPTERS.iter().map(|a| (a.file, a.source)))
+}
+
 /// Writes every bundled adapter and their common module into `dir`.
 pub(crate) fn write_adapters(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join(WORKER_FILE.0), WORKER_FILE.1)?;
-    for a in ADAPTERS {
-        std::fs::write(dir.join(a.file), a.source)?;
+    for (file, source) in adapter_files() {
+        std::fs::write(dir.join(file), source)?;
     }
     Ok(())
 }
@@ -527,36 +537,70 @@ impl Runtime {
         );
         let line = serde_json::Value::Object(request).to_string();
         let idle = self.idle.lock().ok().and_then(|mut v| v.pop());
-        let (serial, mut worker) = match idle {
-            Some(w) => w,
-            None => match spawn(&self.argv, startup(self.timeout)) {
-                Ok((w, _)) => (self.next_id.fetch_add(1, Ordering::Relaxed), w),
-                Err(m) => return Ok(Outcome::Crashed(format!("could not restart: {m}"))),
+        let (mut serial, mut worker, mut reused) = match idle {
+            // A worker that wrote more after its last reply, or closed its output, broke the
+            // protocol after that request's verdict was given: this request goes to a fresh one.
+            Some((s, w)) if w.after_reply(Duration::ZERO) == After::Quiet => (s, w, true),
+            _ => match self.fresh() {
+                Ok((s, w)) => (s, w, false),
+                Err(m) => return Ok(Outcome::Crashed(m)),
             },
         };
-        if let Ok(mut ran_on) = job.ran_on.lock() {
-            ran_on.push(serial);
+        let reply = loop {
+            if let Ok(mut ran_on) = job.ran_on.lock() {
+                ran_on.push(serial);
+            }
+            let answer = match worker.ask(&line, self.timeout) {
+                Ok(a) => a,
+                Err(Death::Crashed(m)) => return Ok(Outcome::Crashed(m)),
+                Err(Death::TimedOut(t)) => return Ok(Outcome::TimedOut(t)),
+            };
+            match serde_json::from_str::<Reply>(&answer) {
+                Ok(r) if r.id == Some(id) => break r,
+                // A late second reply to the worker's previous request: its fault, not this
+                // request's, which a fresh worker takes.
+                Ok(r) if reused && r.id.is_some() && r.id == worker.answered => {
+                    worker.kill();
+                    (serial, worker) = match self.fresh() {
+                        Ok(w) => w,
+                        Err(m) => return Ok(Outcome::Crashed(m)),
+                    };
+                    reused = false;
+                }
+                Ok(r) => {
+                    let theirs = r.id.map_or("(none)".to_string(), |i| i.to_string());
+                    let why = format!("protocol: the reply is for request {theirs}, not {id}");
+                    return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
+                }
+                Err(e) => {
+                    let why = format!(
+                        "protocol: a reply that is not JSON ({e}): {}",
+                        clip(&answer)
+                    );
+                    return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
+                }
+            }
+        };
+        worker.answered = Some(id);
+        // A second reply or a closed output right after this one is this request's fault; the
+        // grace is short, and a later one sends the next request to a fresh worker (above).
+        let after = match worker.after_reply(AFTER_REPLY) {
+            After::Quiet => None,
+            After::Line(l) => Some(match serde_json::from_str::<Reply>(&l) {
+                Ok(r) if r.id == Some(id) => format!("protocol: answered request {id} twice"),
+                _ => format!(
+                    "protocol: another line after its reply to request {id}: {}",
+                    clip(&l)
+                ),
+            }),
+            After::Broken(why) => Some(format!("protocol: after its reply to request {id}: {why}")),
+            After::Closed => Some(format!(
+                "protocol: closed its output after answering request {id}"
+            )),
+        };
+        if let Some(why) = after {
+            return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
         }
-        let answer = match worker.ask(&line, self.timeout) {
-            Ok(a) => a,
-            Err(Death::Crashed(m)) => return Ok(Outcome::Crashed(m)),
-            Err(Death::TimedOut(t)) => return Ok(Outcome::TimedOut(t)),
-        };
-        let reply = match serde_json::from_str::<Reply>(&answer) {
-            Ok(r) if r.id == Some(id) => r,
-            Ok(r) => {
-                let theirs = r.id.map_or("(none)".to_string(), |i| i.to_string());
-                let why = format!("protocol: the reply is for request {theirs}, not {id}");
-                return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
-            }
-            Err(e) => {
-                let why = format!(
-                    "protocol: a reply that is not JSON ({e}): {}",
-                    clip(&answer)
-                );
-                return Ok(Outcome::Crashed(crash_of(worker.crashed(&why))));
-            }
-        };
         let outcome = match reply.status.as_str() {
             "done" => Outcome::Done(out),
             // Kept whole (the cause is often at the end): the terminal shortens it in the
@@ -583,6 +627,14 @@ impl Runtime {
             }
         }
         Ok(outcome)
+    }
+
+    /// Starts a fresh worker (its hello read) and gives it a serial number; the message says
+    /// why it could not.
+    fn fresh(&self) -> Result<(u64, Worker), String> {
+        let (w, _) = spawn(&self.argv, startup(self.timeout))
+            .map_err(|m| format!("could not restart: {m}"))?;
+        Ok((self.next_id.fetch_add(1, Ordering::Relaxed), w))
     }
 
     /// Ends the workers that answered `job` instead of reusing them: a runtime that gave an

@@ -19,6 +19,19 @@ const NOTABLE_LINES: usize = 4;
 /// How long a worker that was asked to finish (its input closed) may take to exit.
 const FINISH: Duration = Duration::from_secs(5);
 
+/// What a worker wrote after a reply, within the grace [`Worker::after_reply`] gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum After {
+    /// Nothing: it waits for the next request, as the protocol says.
+    Quiet,
+    /// Another line (a second reply, or a stray line of a log).
+    Line(String),
+    /// A line it could not deliver whole: why.
+    Broken(String),
+    /// It closed its standard output (or exited).
+    Closed,
+}
+
 /// Why a worker gave no usable reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Death {
@@ -36,6 +49,8 @@ pub(crate) struct Worker {
     stderr: Arc<Mutex<Stderr>>,
     /// Whether [`Worker::kill`] has run.
     ended: bool,
+    /// The id of the request it last answered (a late second reply carries it).
+    pub(crate) answered: Option<u64>,
 }
 
 /// What a worker wrote to its standard error that a crash message quotes.
@@ -68,7 +83,7 @@ impl Worker {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
-        let mut child = cmd.spawn()?;
+        let mut child = super::reaper::spawning(|| cmd.spawn())?;
         if let Ok(pid) = i32::try_from(child.id()) {
             super::groups::register(pid);
         }
@@ -136,6 +151,7 @@ impl Worker {
             lines,
             stderr,
             ended: false,
+            answered: None,
         })
     }
 
@@ -178,6 +194,17 @@ impl Worker {
                 }
                 Err(RecvTimeoutError::Disconnected) => return Err(self.crashed("")),
             }
+        }
+    }
+
+    /// What the worker writes within `grace` after a reply (nothing, for a worker that keeps
+    /// the protocol). A zero grace only looks at what has already arrived.
+    pub(crate) fn after_reply(&self, grace: Duration) -> After {
+        match self.lines.recv_timeout(grace) {
+            Ok(Ok(line)) => After::Line(line),
+            Ok(Err(why)) => After::Broken(why),
+            Err(RecvTimeoutError::Timeout) => After::Quiet,
+            Err(RecvTimeoutError::Disconnected) => After::Closed,
         }
     }
 
@@ -257,6 +284,11 @@ impl Worker {
             return;
         }
         self.ended = true;
+        // Those that left the group first, while the worker still holds them in its tree. Only
+        // while it is unreaped: the number of a reaped worker may be another process's by now.
+        if let Ok(None) = self.child.try_wait() {
+            super::reaper::kill_descendants(self.child.id());
+        }
         #[cfg(unix)]
         if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
             // SAFETY: killpg only sends a signal; the group is the child's own (process_group(0)),
@@ -269,6 +301,7 @@ impl Worker {
         let _ = self.child.wait();
         self.forget();
         self.stdin = None;
+        super::reaper::ended();
     }
 
     /// Takes the worker's group off the list an interrupt kills: it is reaped, or about to be.

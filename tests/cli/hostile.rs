@@ -452,6 +452,34 @@ fn a_timeout_that_is_no_number_of_seconds_is_a_usage_error() {
     }
 }
 
+#[test]
+fn a_time_limit_under_a_nanosecond_is_a_usage_error_not_no_limit() {
+    // 1e-10 s rounds to a zero Duration, which elsewhere means "no limit".
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("found");
+    let out = out.to_str().unwrap();
+    for args in [
+        &["run", "testdata", "--timeout=0.0000000001"][..],
+        &["hunt", "--runtime", "ort", "--out", out, "--timeout=1e-10"][..],
+        &["hunt", "--runtime", "ort", "--out", out, "--time=1e-10"][..],
+        &[
+            "minimize",
+            "testdata/onnx-node/test_gather_0",
+            "--runtime",
+            "ort",
+            "--timeout=1e-10",
+        ][..],
+    ] {
+        let r = crate::support::run(args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("shorter than the clock's resolution"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn an_output_the_machine_cannot_allocate_errors_instead_of_aborting() {

@@ -454,6 +454,15 @@ fn processes_with(marker: &str) -> Vec<u32> {
         .collect()
 }
 
+/// Whether `pid` leads a session (its session id, the fourth field after the command in
+/// `/proc/PID/stat`, is its own pid).
+#[cfg(target_os = "linux")]
+fn leads_a_session(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    after.split_whitespace().nth(3) == Some(pid.to_string().as_str())
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn an_interrupted_run_takes_its_busy_workers_with_it() {
@@ -463,7 +472,8 @@ fn an_interrupted_run_takes_its_busy_workers_with_it() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    tree(dir.path(), &["hang"]);
+    // It hangs after forking a child into a session of its own, which a group kill misses.
+    tree(dir.path(), &["daemonhang"]);
     let marker = dir.path().display().to_string();
     // The tool's temporary directory, to see that its scratch space goes too.
     let tmp = tempfile::tempdir().unwrap();
@@ -492,9 +502,10 @@ fn an_interrupted_run_takes_its_busy_workers_with_it() {
         }
         false
     };
-    // The worker is up (its own process group, so a terminal's Ctrl-C would not reach it).
+    // The worker is up (its own process group, so a terminal's Ctrl-C would not reach it), and
+    // so is its child in a session of its own.
     let busy = until(30, &|| {
-        processes_with(&marker).iter().any(|&p| p != tool.id())
+        processes_with(&marker).into_iter().any(leads_a_session)
     });
     assert!(busy, "no worker started");
     std::thread::sleep(Duration::from_millis(300));
@@ -666,4 +677,166 @@ fn a_long_refusal_is_whole_in_reports_and_shortened_in_the_middle_on_the_termina
     assert!(line.contains(" chars] … "), "{line}");
     assert!(!r.stdout.contains('\x1b'));
     assert!(!r.stdout.lines().any(|l| l.starts_with("::")));
+}
+
+#[test]
+fn a_protocol_fault_after_a_reply_is_charged_to_its_case_not_the_next() {
+    if !python3("a_protocol_fault_after_a_reply") {
+        return;
+    }
+    // Each run: a faulty case, then (names sort so, and -j 1 keeps the order) an innocent one.
+    for (fault, blame) in [
+        ("double", Some("answered request")),
+        (
+            "closeout",
+            Some("closed its output after answering request"),
+        ),
+        // Its second reply comes too late to blame it: the next request goes to a fresh worker.
+        ("late", None),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        tree(dir.path(), &[fault, "ok"]);
+        let out = command()
+            .args(["run", dir.path().to_str().unwrap(), "--runtime-cmd"])
+            .arg(fixture_cmd(""))
+            .args(["--timeout", "20", "-j", "1", "--format", "json"])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let innocent = case(&report, "ok_gather");
+        assert_eq!(innocent["status"], "passed", "after {fault}: {innocent}");
+        let faulty = case(&report, &format!("{fault}_gather"));
+        match blame {
+            Some(why) => {
+                assert_eq!(faulty["status"], "errored", "{fault}: {faulty}");
+                assert_eq!(faulty["fault"], "crashed", "{fault}: {faulty}");
+                let reason = faulty["reason"].as_str().unwrap();
+                assert!(reason.contains(why), "{fault}: {reason}");
+                assert_eq!(out.status.code(), Some(1), "{fault}");
+            }
+            None => {
+                assert_eq!(faulty["status"], "passed", "{fault}: {faulty}");
+                assert_eq!(out.status.code(), Some(0), "{fault}");
+            }
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn what_a_worker_forked_into_its_own_session_does_not_outlive_the_run() {
+    use std::time::{Duration, Instant};
+    if !python3("what_a_worker_forked_into_its_own_session") {
+        return;
+    }
+    // daemon_: the worker answers and lives on until the run ends; daemonhang_: it is killed
+    // for its timeout while its child is still its own.
+    for mode in ["daemon", "daemonhang"] {
+        let dir = tempfile::tempdir().unwrap();
+        tree(dir.path(), &[mode]);
+        let marker = dir.path().display().to_string();
+        let out = command()
+            .args(["run", &marker, "--runtime-cmd"])
+            .arg(fixture_cmd(""))
+            .args(["--timeout", "3", "--format", "json"])
+            .env("ONNX_IDX_CHECK_TEST_MARKER", &marker)
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let want = if mode == "daemon" {
+            "passed"
+        } else {
+            "errored"
+        };
+        assert_eq!(case(&report, &format!("{mode}_gather"))["status"], want);
+        // The tool has exited; nothing it started may be left (its child slept for a minute).
+        let end = Instant::now() + Duration::from_secs(5);
+        while !processes_with(&marker).is_empty() && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(
+            processes_with(&marker).is_empty(),
+            "{mode}: left running: {:?}",
+            processes_with(&marker)
+        );
+    }
+}
+
+#[test]
+fn adapters_lists_the_bundled_ones_and_writes_them_out_without_replacing_a_user_s_file() {
+    let r = run(["adapters"]);
+    r.expect_code(0);
+    for want in [
+        "onnxruntime.py",
+        "openvino.py",
+        "tract.py",
+        "onnx_reference.py",
+        "onnx_idx_check_worker.py",
+        "pip install onnxruntime",
+    ] {
+        assert!(r.stdout.contains(want), "{want}: {}", r.stdout);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let to = dir.path().join("adapters");
+    let to_s = to.to_str().unwrap();
+    run(["adapters", "--write", to_s]).expect_code(0);
+    // The files are the ones in the source tree, byte for byte.
+    let src = root().join("src/runtime/adapters");
+    let mut names: Vec<_> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    let mut written: Vec<_> = std::fs::read_dir(&to)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    written.sort();
+    assert_eq!(written, names);
+    for n in &names {
+        assert_eq!(
+            std::fs::read(to.join(n)).unwrap(),
+            std::fs::read(src.join(n)).unwrap()
+        );
+    }
+    // Again into the same directory: identical files are fine.
+    let again = run(["adapters", "--write", to_s]);
+    again.expect_code(0);
+    assert!(
+        again.stderr.contains("0 of 5 files written"),
+        "{}",
+        again.stderr
+    );
+    // A file the user changed is refused, and nothing else is written.
+    std::fs::write(to.join("tract.py"), "# mine\n").unwrap();
+    std::fs::remove_file(to.join("openvino.py")).unwrap();
+    let refused = run(["adapters", "--write", to_s]);
+    refused.expect_code(2);
+    assert!(refused.stderr.contains("tract.py"), "{}", refused.stderr);
+    assert_eq!(
+        std::fs::read_to_string(to.join("tract.py")).unwrap(),
+        "# mine\n"
+    );
+    assert!(!to.join("openvino.py").exists());
+}
+
+#[test]
+fn the_protocol_document_names_only_subcommands_that_exist() {
+    let doc = std::fs::read_to_string(root().join("docs/runtime-protocol.md")).unwrap();
+    let help = run(["--help"]).stdout;
+    // Commands are quoted: `onnx-idx-check adapters --write DIR`.
+    for (at, _) in doc.match_indices("`onnx-idx-check ") {
+        let word = doc[at + "`onnx-idx-check ".len()..]
+            .split(|c: char| !c.is_ascii_lowercase())
+            .next()
+            .unwrap_or("");
+        if word.is_empty() {
+            continue;
+        }
+        assert!(
+            help.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{word} "))),
+            "docs/runtime-protocol.md names `onnx-idx-check {word}`, which --help does not list"
+        );
+    }
 }

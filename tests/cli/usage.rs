@@ -139,7 +139,8 @@ fn flags_in_help(sub: &str) -> Vec<String> {
 fn the_readme_documents_every_flag_of_every_subcommand() {
     let readme = std::fs::read_to_string(crate::support::root().join("README.md")).unwrap();
     for sub in [
-        "run", "list", "ops", "bench", "review", "coverage", "show", "generate", "minimize", "hunt",
+        "run", "list", "ops", "bench", "review", "coverage", "show", "generate", "minimize",
+        "hunt", "adapters", "man",
     ] {
         let flags = flags_in_help(sub);
         assert!(!flags.is_empty(), "{sub} --help lists no flag");
@@ -246,4 +247,68 @@ fn report_28_an_empty_shard_says_so_and_min_cases_fails_it() {
     });
     strict.extend(["--min-cases".to_string(), "1".to_string()]);
     run(strict).expect_code(1);
+}
+
+/// The subcommands `--help` lists, `help` itself left out.
+fn subcommands() -> Vec<String> {
+    let r = run(["--help"]);
+    r.expect_code(0);
+    let listed: Vec<String> = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        // A description's continuation lines are indented further.
+        .filter(|l| !l[2..].starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| *w != "help" && w.chars().all(|c| c.is_ascii_lowercase()))
+        .map(str::to_string)
+        .collect();
+    assert!(listed.len() >= 13, "{listed:?}");
+    listed
+}
+
+#[test]
+fn every_shell_s_completion_script_knows_every_subcommand() {
+    let subs = subcommands();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let r = run(["completions", shell]);
+        r.expect_code(0);
+        for sub in &subs {
+            assert!(
+                r.stdout.contains(sub.as_str()),
+                "{shell} completion lacks {sub}"
+            );
+        }
+    }
+    let bash = run(["completions", "bash"]).stdout;
+    assert!(bash.contains("complete -F"), "{bash}");
+    // A flag of a subcommand, not only the names.
+    assert!(bash.contains("--runtime-cmd"), "{bash}");
+    usage_error(&["completions", "tcsh"], &["tcsh"]);
+}
+
+#[test]
+fn the_manual_page_is_roff_with_every_subcommand_and_a_page_each() {
+    let r = run(["man"]);
+    r.expect_code(0);
+    assert!(
+        r.stdout.starts_with(".ie") || r.stdout.contains("\n.TH "),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains(".TH onnx-idx-check 1"), "{}", r.stdout);
+    assert!(r.stdout.contains(".SH NAME"), "{}", r.stdout);
+    for sub in subcommands() {
+        assert!(r.stdout.contains(&sub), "the page lacks {sub}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("man1");
+    run(["man", "--out", out.to_str().unwrap()]).expect_code(0);
+    let main = std::fs::read_to_string(out.join("onnx-idx-check.1")).unwrap();
+    assert_eq!(main, r.stdout);
+    let page = std::fs::read_to_string(out.join("onnx-idx-check-run.1")).unwrap();
+    assert!(page.contains(".TH onnx-idx-check-run 1"), "{page}");
+    assert!(page.contains("\\-\\-timeout"), "{page}");
 }
