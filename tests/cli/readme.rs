@@ -34,7 +34,8 @@ const NOT_RUN: &[(&str, &str)] = &[
 
 /// The expectations file of the GitHub Actions sample: `mine/fixed` (a passing case listed as
 /// failing) on line 2, an entry matching nothing on line 7.
-const KNOWN_TOML: &str = "[[expect]]
+const KNOWN_TOML: &str = "# known failures of our runtime
+[[expect]]
 case = \"mine/fixed\"
 status = \"failed\"
 reason = \"the reduction drops updates\"
@@ -200,10 +201,9 @@ fn workdir(first: &str) -> tempfile::TempDir {
 /// together, as a terminal shows them.
 fn run_line(dir: &Path, cmd: &str) -> Vec<String> {
     let bin = Path::new(env!("CARGO_BIN_EXE_onnx-idx-check"));
-    let path = std::env::join_paths(
-        std::iter::once(bin.parent().unwrap().to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
     .unwrap();
     let out = Command::new("sh")
         .arg("-c")
