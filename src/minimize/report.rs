@@ -153,9 +153,15 @@ pub(crate) fn render(
         s.size()
     ));
     md.push_str("## What happens\n\n");
+    // A bundled adapter runs from a scratch directory that is gone by the time anyone reads
+    // this: name the adapter, not its temporary path.
+    let how = match api {
+        Some(_) => format!("onnx-idx-check's bundled adapter, `{runtime_flag}`"),
+        None => format!("`{}`", info.command),
+    };
     md.push_str(&format!(
-        "- **Runtime**: {} {} (`{}`)\n",
-        info.name, info.version, info.command
+        "- **Runtime**: {} {} ({how})\n",
+        info.name, info.version
     ));
     let attrs: Vec<String> = s
         .node()
@@ -255,8 +261,17 @@ pub(crate) fn render(
     md.push_str(&rerun_command(dir, runtime_flag));
     md.push_str("\n```\n");
     if let Some(api) = api {
+        // The reproducer reads a tensor from the case's files only when it cannot write it out.
+        let reads_files = s.inputs.iter().any(|(_, t)| python::array(t).is_none())
+            || matches!(&m.reference, Reference::Outputs(outs)
+                if outs.iter().any(|t| python::array(t).is_none()));
+        let from_here = if reads_files {
+            "Run from this directory: tensors too large to write out (or of a type numpy lacks) are read from its `.pb` files.\n\n"
+        } else {
+            ""
+        };
         md.push_str(&format!(
-            "\n## Reproduce with {} (Python)\n\nRun from this directory (inputs too large to write out are read from its `.pb` files).\n\n```python\n",
+            "\n## Reproduce with {} (Python)\n\n{from_here}```python\n",
             match api {
                 Api::OnnxRuntime => "onnxruntime",
                 Api::OpenVino => "OpenVINO",

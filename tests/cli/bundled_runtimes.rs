@@ -258,3 +258,68 @@ fn several_runtimes_make_one_matrix() {
         "{text}"
     );
 }
+
+/// New-user report 2026-11-27 #4: a REPORT.md written for a bundled adapter names the adapter,
+/// not the scratch path it ran from (gone by the time anyone reads the report), and says the
+/// Python reproducer reads `.pb` files only when it does. onnxruntime's string Gather keeps only
+/// the first string of each gathered block (hunt-verification report, O1), so the generated
+/// `test_gather_13_string_basic` fails on it.
+#[test]
+#[ignore = "needs the pinned runtimes (scripts/requirements-*.txt) for $ONNX_IDX_CHECK_PYTHON; run with --include-ignored"]
+fn a_minimized_report_names_the_bundled_adapter_not_its_scratch_path() {
+    if installed(
+        "onnxruntime",
+        "a_minimized_report_names_the_bundled_adapter",
+    )
+    .is_none()
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    let out = command()
+        .args(["generate", suite.to_str().unwrap(), "--ops", "Gather"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let min = tmp.path().join("min");
+    let out = command()
+        .env("ONNX_IDX_CHECK_PYTHON", python())
+        .args([
+            "minimize",
+            suite.join("test_gather_13_string_basic").to_str().unwrap(),
+            "--runtime",
+            "onnxruntime",
+            "--out",
+            min.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = std::fs::read_to_string(min.join("REPORT.md")).unwrap();
+    assert!(
+        report.contains("(onnx-idx-check's bundled adapter, `--runtime onnxruntime`)"),
+        "{report}"
+    );
+    assert!(
+        !report.contains("onnx-idx-check-"),
+        "a scratch path: {report}"
+    );
+    assert!(
+        report.contains("## Reproduce with onnxruntime (Python)"),
+        "{report}"
+    );
+    assert!(
+        !report.contains(".pb` files"),
+        "every tensor is written out: {report}"
+    );
+}
