@@ -9,6 +9,7 @@
 //! helps or the step budget is spent. Every candidate is a node-test case whose expected outputs
 //! are our reference's, judged by the runner with the one runtime the caller started.
 //!
+//! - [`behaviour`]: what a disagreement means (its class) and what identifies it;
 //! - [`subject`]: the case in memory, its reference outputs, writing it;
 //! - [`shrink`]: the steps;
 //! - [`tensors`]: slicing, squeezing and readable values;
@@ -16,6 +17,7 @@
 //! - [`python`]: the reproducer in the runtime's own Python API;
 //! - [`command`]: the subcommand.
 
+pub(crate) mod behaviour;
 pub(crate) mod command;
 pub(crate) mod python;
 pub(crate) mod report;
