@@ -21,7 +21,7 @@ use crate::tensor::{DType, Tensor};
 use std::collections::BTreeMap;
 
 /// One case to write, before evaluation.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct CaseSpec {
     /// The directory name, e.g. `test_gather_13_float_negative_indices`.
     pub name: String,

@@ -221,6 +221,13 @@ pub(crate) struct Rendered {
     largest: usize,
 }
 
+impl Rendered {
+    /// For a case where the spec requires an error, that error in the reference's words.
+    pub(crate) fn error(&self) -> Option<&str> {
+        self.entry.error.as_deref()
+    }
+}
+
 /// What the reference makes of a case.
 enum Outcome {
     Outputs(Vec<Tensor>),

@@ -60,16 +60,13 @@ pub(crate) fn run(args: HuntArgs) -> Result<u8> {
         }
         Event::Finding(f) => {
             let line = format!(
-                "finding: {} {}-{} {} {}{} (diagnosis: {}), {} -> {} elements: {}",
+                "finding: {} {}: {}-{} {} ({}), {} -> {} elements: {}",
                 f.runtime,
+                f.class.title().to_lowercase(),
                 f.op,
-                f.version,
-                f.dtype,
-                f.verdict,
-                f.fault
-                    .as_ref()
-                    .map_or(String::new(), |x| format!(" ({x})")),
-                f.diagnosis,
+                f.versions.iter().next().copied().unwrap_or_default(),
+                f.dtypes.iter().next().map_or("", String::as_str),
+                what(f),
                 f.original_size,
                 f.minimal_size,
                 args.out.join(&f.case).display()
@@ -93,24 +90,105 @@ pub(crate) fn run(args: HuntArgs) -> Result<u8> {
     } else {
         String::new()
     };
-    println!(
-        "hunted {} for {:.1} s (seed {}{shard_note}): {} cases tried in {} round(s), {} left out (not implemented by the reference)\n  {} disagreements, {} findings ({} duplicates)\n  wrote {}",
-        label,
-        summary.elapsed.as_secs_f64(),
-        args.seed,
-        summary.tried,
-        summary.rounds,
-        summary.skipped,
-        summary.disagreements,
-        summary.findings.len(),
-        summary.duplicates,
-        args.out.join(findings::FILE).display()
+    print!(
+        "{}",
+        summary_text(&summary, &label, args.seed, &shard_note, &args.out)
     );
-    for f in &summary.findings {
-        println!(
-            "  {}: {}-{} {} {} ({})",
-            f.case, f.op, f.version, f.dtype, f.verdict, f.diagnosis
-        );
-    }
     Ok(exit::OK)
+}
+
+/// What a finding's behaviour is, in brief: its symptom, its diagnosis when one explains it.
+fn what(f: &findings::Finding) -> String {
+    let mut parts = Vec::new();
+    if !f.symptom.is_empty() {
+        parts.push(f.symptom.clone());
+    }
+    if f.diagnosis != "none" {
+        parts.push(format!("diagnosis: {}", f.diagnosis));
+    }
+    if parts.is_empty() {
+        parts.push(f.class.id().to_string());
+    }
+    parts.join("; ")
+}
+
+/// The summary a hunt prints: the findings by severity, then what the runtime does not
+/// implement, then the counts.
+fn summary_text(
+    s: &super::Summary,
+    label: &str,
+    seed: u64,
+    shard_note: &str,
+    out: &std::path::Path,
+) -> String {
+    use crate::report::counted;
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "hunted {label} for {:.1} s (seed {seed}{shard_note}): {} in {}",
+        s.elapsed.as_secs_f64(),
+        counted(s.findings.len(), "finding", "findings"),
+        counted(s.tried as usize, "case tried", "cases tried"),
+    );
+    let mut sorted: Vec<&findings::Finding> = s.findings.iter().collect();
+    sorted.sort_by_key(|f| f.class);
+    for class in crate::minimize::behaviour::Class::ALL {
+        let of: Vec<&&findings::Finding> = sorted.iter().filter(|f| f.class == class).collect();
+        if of.is_empty() {
+            continue;
+        }
+        let _ = writeln!(t, "\n{} ({})", class.title(), of.len());
+        for f in of {
+            let versions: Vec<String> = f.versions.iter().map(i64::to_string).collect();
+            let dtypes: Vec<&str> = f.dtypes.iter().map(String::as_str).collect();
+            let _ = writeln!(
+                t,
+                "  {}-{} on {}: {} ({})\n    {}",
+                f.op,
+                versions.join("/"),
+                dtypes.join(", "),
+                what(f),
+                counted(f.seen as usize, "case", "cases"),
+                out.join(&f.case).display()
+            );
+        }
+    }
+    if !s.coverage.is_empty() {
+        let _ = writeln!(
+            t,
+            "\nNot implemented by the runtime (refused every case; not findings, not tried again)"
+        );
+        for row in &s.coverage {
+            let versions: Vec<String> = row.versions.iter().map(i64::to_string).collect();
+            let what = if row.whole_op {
+                "every version".to_string()
+            } else if row.dtypes.is_empty() {
+                "every type".to_string()
+            } else {
+                row.dtypes.iter().cloned().collect::<Vec<_>>().join(", ")
+            };
+            let _ = writeln!(
+                t,
+                "  {}-{}: {what} ({}): {}",
+                row.op,
+                versions.join("/"),
+                counted(row.cases as usize, "case", "cases"),
+                crate::report::one_line(&crate::minimize::behaviour::clip(&row.message, 100))
+            );
+        }
+    }
+    let _ = writeln!(
+        t,
+        "\n{} in {}; {} disagreements ({} more of known findings); left out: {} not implemented by the runtime, {} after a hang of their kind, {} not implemented by onnx-idx-check\nwrote {}",
+        counted(s.tried as usize, "case tried", "cases tried"),
+        counted(s.rounds as usize, "round", "rounds"),
+        s.disagreements,
+        s.duplicates,
+        s.not_implemented,
+        s.after_hang,
+        s.skipped,
+        out.join(findings::FILE).display()
+    );
+    t
 }

@@ -1,8 +1,11 @@
-//! A hunt's findings: one per distinct disagreement, keyed by operator, version, data type,
-//! verdict and diagnosis, and `findings.json`, the list of them. Hunts on several machines
-//! (`--shard`) write lists of the same shape, merged by the same key.
+//! A hunt's findings: one per bug, which is one [`Behaviour`] of the runtime (its class,
+//! diagnosis and symptom) on one operator, whatever the versions, data types and variants it was
+//! seen on; and `findings.json`, the list of them. Hunts on several machines (`--shard`) write
+//! lists of the same shape, merged by the same key.
 
+use crate::minimize::behaviour::{Behaviour, Class};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The file listing a hunt's findings.
@@ -11,25 +14,60 @@ pub(crate) const FILE: &str = "findings.json";
 /// The file listing every case a hunt tried, in order.
 pub(crate) const TRIED_FILE: &str = "tried.tsv";
 
+/// What makes two disagreements one finding: the operator and the behaviour, an output on
+/// invalid input counting as one behaviour whether or not it was found unsafe.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Key {
+    op: String,
+    invalid_output: bool,
+    class: Option<Class>,
+    diagnosis: &'static str,
+    symptom: String,
+}
+
+impl Key {
+    /// The key of behaviour `b` of operator `op`.
+    pub(crate) fn new(op: &str, b: &Behaviour) -> Key {
+        let invalid_output = matches!(b.class, Class::Unsafe | Class::AcceptsInvalid);
+        Key {
+            op: op.to_string(),
+            invalid_output,
+            class: (!invalid_output).then_some(b.class),
+            diagnosis: b.diagnosis,
+            symptom: b.symptom.clone(),
+        }
+    }
+}
+
 /// One finding.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub(crate) struct Finding {
+    /// What it means for the runtime's users.
+    pub class: Class,
     /// The runtime's name.
     pub runtime: String,
     /// Its version.
     pub runtime_version: String,
     /// The operator (`Gather`, `org.openvinotoolkit.Gather`).
     pub op: String,
-    /// The operator version (its `since`).
-    pub version: i64,
-    /// The value data type.
-    pub dtype: String,
-    /// The verdict: `failed` or `errored`.
-    pub verdict: String,
-    /// What the runtime did, when that decided the verdict (`crashed`, ...).
-    pub fault: Option<String>,
+    /// The operator versions it was seen on (their `since`).
+    pub versions: BTreeSet<i64>,
+    /// The value data types it was seen on.
+    pub dtypes: BTreeSet<String>,
+    /// The ids of the variants of the minimal case that show it (`input-static`, ...).
+    pub variants_failing: Vec<String>,
+    /// The ids of those that do not.
+    pub variants_passing: Vec<String>,
     /// The first bug class that reproduces the wrong output, `none` for none.
     pub diagnosis: String,
+    /// What the disagreement looks like, sizes and values blanked (a crash's site, a refusal's
+    /// message, where a wrong output differs).
+    pub symptom: String,
+    /// For an output where an error is required: the rule the inputs break, in the reference's
+    /// words.
+    pub rule: Option<String>,
+    /// The disagreements seen with this behaviour.
+    pub seen: u64,
     /// The finding's directory under the hunt's output.
     pub case: String,
     /// The generated case it was minimized from.
@@ -40,19 +78,16 @@ pub(crate) struct Finding {
     pub original_size: usize,
     /// Input elements of the minimal case.
     pub minimal_size: usize,
+    /// Whether the case was shrunk (a case of several nodes is written as found).
+    pub minimized: bool,
     /// Why the minimal case did not pass, as the runner says.
     pub reason: String,
 }
 
-/// The directory name of a finding: its key, in characters every file system takes.
-pub(crate) fn dir_name(
-    op: &str,
-    version: i64,
-    dtype: &str,
-    verdict: &str,
-    diagnosis: &str,
-) -> String {
-    let raw = format!("{op}-{version}-{dtype}-{verdict}-{diagnosis}");
+/// The directory name of a finding, in characters every file system takes:
+/// `crash-gathernd-13-float`.
+pub(crate) fn dir_name(class: Class, op: &str, version: i64, dtype: &str) -> String {
+    let raw = format!("{}-{op}-{version}-{dtype}", class.id());
     raw.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' {
@@ -86,8 +121,30 @@ mod tests {
     #[test]
     fn directory_names_keep_the_key_readable() {
         assert_eq!(
-            dir_name("org.openvinotoolkit.Gather", 8, "float", "failed", "none"),
-            "org_openvinotoolkit_gather-8-float-failed-none"
+            dir_name(Class::WrongOutput, "org.openvinotoolkit.Gather", 8, "float"),
+            "wrong-output-org_openvinotoolkit_gather-8-float"
+        );
+    }
+
+    #[test]
+    fn one_key_for_an_output_on_invalid_input_found_unsafe_or_not() {
+        let b = |class, symptom: &str| Behaviour {
+            class,
+            diagnosis: "none",
+            symptom: symptom.to_string(),
+        };
+        let rule = "index # out of range";
+        assert_eq!(
+            Key::new("Gather", &b(Class::Unsafe, rule)),
+            Key::new("Gather", &b(Class::AcceptsInvalid, rule))
+        );
+        assert_ne!(
+            Key::new("Gather", &b(Class::AcceptsInvalid, rule)),
+            Key::new("GatherND", &b(Class::AcceptsInvalid, rule))
+        );
+        assert_ne!(
+            Key::new("Gather", &b(Class::WrongOutput, "values: empty")),
+            Key::new("Gather", &b(Class::WrongOutput, "values: zero"))
         );
     }
 

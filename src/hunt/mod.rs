@@ -1,30 +1,43 @@
 //! `hunt --runtime RUNTIME`: differential testing. Cases come from the generator's space in a
-//! seeded order ([`plan`]); each runs through the runtime under test; every disagreement that is
-//! new by its key (operator, version, data type, verdict, diagnosis: [`findings`]) is minimized
-//! with [`crate::minimize`] and written with its report. The hunt stops when its time is up or
-//! after `--max-cases`.
+//! seeded order ([`plan`]); each runs through the runtime under test, and every disagreement is
+//! classified by what it means for the runtime's users ([`Class`]). One bug is one finding
+//! ([`findings`]): the first case that shows a behaviour is minimized, holding the behaviour fixed,
+//! and written with its report; later cases with the same behaviour add the versions and data
+//! types they were seen on. A runtime that refuses every case of what it does not implement is not
+//! buggy there: [`coverage`] keeps those refusals out of the findings and their cases untried.
+//! The hunt stops when its time is up or after `--max-cases`.
 //!
 //! - [`plan`]: the case order, the rounds of fresh variants and the shards;
+//! - [`coverage`]: what the runtime implements, as the hunt learns it;
 //! - [`findings`]: a finding, its key and `findings.json`;
 //! - [`command`]: the subcommand and its progress display.
 
 pub(crate) mod command;
+pub(crate) mod coverage;
 pub(crate) mod findings;
 pub(crate) mod plan;
 
+use crate::generate::cases::CaseSpec;
+use crate::minimize::behaviour::{self, Behaviour, Class};
 use crate::minimize::command::Chosen;
-use crate::minimize::{self, disagreement, Judge, Outcome};
-use crate::ops::OpDef;
+use crate::minimize::report::{observe, Observed};
+use crate::minimize::{self, Judge, MinimizeError, Outcome};
+use crate::ops::{OpDef, Role};
 use crate::owned::OwnedDir;
-use crate::verdict::{Fault, Status};
-use findings::Finding;
-use std::collections::BTreeSet;
+use coverage::{Coverage, Group, NotImplemented};
+use findings::{Finding, Key};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The longest a hunt spends shrinking one finding (beyond the candidate being judged then): a
 /// runtime that hangs costs `--timeout` per candidate, and the hunt must go on.
 const MINIMIZE_TIME: Duration = Duration::from_secs(60);
+
+/// Runs of a case where a race can show (a reduction of duplicate indices, a large case), at
+/// alternating thread counts: without any flag, a hunt finds a lost update between threads.
+const RACE_RUNS: usize = 3;
 
 /// What to hunt.
 pub(crate) struct Options {
@@ -64,16 +77,38 @@ pub(crate) struct Summary {
     pub tried: u64,
     /// Cases our reference does not implement, left out.
     pub skipped: u64,
-    /// Cases the runtime disagreed on.
+    /// Cases left out because the runtime does not implement what they need.
+    pub not_implemented: u64,
+    /// Cases left out because a case of their kind hung already.
+    pub after_hang: u64,
+    /// Cases the runtime disagreed on (refusals of what it does not implement are not counted).
     pub disagreements: u64,
-    /// Of them, those whose key was already found.
+    /// Of them, those whose behaviour was already a finding.
     pub duplicates: u64,
     /// The findings, in the order found.
     pub findings: Vec<Finding>,
+    /// What the runtime does not implement.
+    pub coverage: Vec<NotImplemented>,
     /// Rounds begun (round 0: the full profile; later: fresh variants).
     pub rounds: u64,
     /// How long it ran.
     pub elapsed: Duration,
+}
+
+/// A hunt in progress.
+struct Hunt<'a> {
+    out: &'a mut OwnedDir,
+    chosen: &'a Chosen,
+    opts: &'a Options,
+    judge: Judge,
+    deadline: Instant,
+    coverage: Coverage,
+    keys: BTreeMap<Key, usize>,
+    /// Refusals of valid cases of a group not yet known to run: findings once one case runs.
+    pending: BTreeMap<Group, Vec<(CaseSpec, u64)>>,
+    /// The kinds of case that hung: a hang costs `--timeout`, once per kind.
+    hung: HashSet<String>,
+    summary: Summary,
 }
 
 /// Hunts with `chosen`'s runtime, writing findings into `out` (taken, and empty), each file
@@ -85,8 +120,6 @@ pub(crate) fn hunt(
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> anyhow::Result<Summary> {
     let start = Instant::now();
-    let deadline = start + opts.time;
-    let mut judge = Judge::new(chosen.runtime.clone(), opts.minimize.repeat)?;
     let scratch = tempfile::Builder::new()
         .prefix("onnx-idx-check-hunt-")
         .tempdir()?;
@@ -95,18 +128,28 @@ pub(crate) fn hunt(
         out.path().join(findings::TRIED_FILE),
     )?);
     writeln!(tried_log, "index\tseed\tcase\tverdict")?;
-    let mut seen = BTreeSet::new();
-    let mut summary = Summary::default();
+    let mut h = Hunt {
+        judge: Judge::new(chosen.runtime.clone(), opts.minimize.repeat)?,
+        out,
+        chosen,
+        opts,
+        deadline: start + opts.time,
+        coverage: Coverage::default(),
+        keys: BTreeMap::new(),
+        pending: BTreeMap::new(),
+        hung: HashSet::new(),
+        summary: Summary::default(),
+    };
     let mut first: u64 = 0;
     'rounds: for r in 0.. {
         if opts.max_cases.is_some_and(|m| first >= m) {
             break;
         }
-        let specs = plan::round(&opts.ops, opts.seed, r, opts.minimize.repeat > 1);
+        let specs = plan::round(&opts.ops, opts.seed, r);
         if specs.is_empty() {
             break;
         }
-        summary.rounds = r + 1;
+        h.summary.rounds = r + 1;
         let seed = plan::round_seed(opts.seed, r);
         let n = specs.len() as u64;
         // Cases keep the numbers of the seeded order (the shards and --max-cases count those);
@@ -121,168 +164,366 @@ pub(crate) fn hunt(
             .collect();
         first += n;
         while let Some((spec, index)) = queue.pop() {
-            if Instant::now() >= deadline {
+            if Instant::now() >= h.deadline {
                 break 'rounds;
             }
-            let mut log =
-                |verdict: &str| writeln!(tried_log, "{index}\t{seed}\t{}\t{verdict}", spec.name);
-            let rendered = match crate::generate::render_case(&spec) {
-                Ok(Some(r)) => r,
-                Ok(None) => {
-                    summary.skipped += 1;
-                    log("unsupported")?;
-                    continue;
-                }
-                Err(e) => {
-                    // The generator and the reference disagree: a bug of ours, not the runtime's.
-                    on_event(Event::Note(format!("{}: not generated: {e:#}", spec.name)));
-                    log("not-generated")?;
-                    continue;
-                }
-            };
-            let dir = scratch.path().join(index.to_string()).join(&rendered.name);
-            for (rel, bytes) in &rendered.files {
-                let path = dir.join(rel);
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)?;
-                }
-                std::fs::write(path, bytes)?;
-            }
-            let result = judge.case(&dir, &rendered.name);
-            summary.tried += 1;
-            let found = disagreement(&result).filter(|(_, sig)| {
-                // Where the spec requires an error a refusal is right, and only an output or a
-                // crash is wrong.
-                !spec.violation
-                    || sig.fault == Some(Fault::Crashed)
-                    || (sig.status == Status::Failed && sig.fault.is_none())
-            });
-            log(found
-                .as_ref()
-                .map_or(result.status.as_str(), |(_, s)| s.verdict()))?;
-            if let Some((_, sig)) = found {
-                summary.disagreements += 1;
-                // A wrong output (or one that changes between runs) tends to differ by type; a
-                // crash, a hang or a refusal rarely does, and costs a worker each time.
-                if sig.status == Status::Failed {
-                    queue.promote(&spec.kind);
-                }
-                let op = crate::generate::op_name(spec.def);
-                let dtype = spec.dtype.to_string();
-                let key = (op.clone(), spec.version.since, dtype.clone(), sig.clone());
-                if !seen.insert(key.clone()) {
-                    summary.duplicates += 1;
-                } else {
-                    let budget = minimize::Options {
-                        time: Some(
-                            MINIMIZE_TIME.min(deadline.saturating_duration_since(Instant::now())),
-                        ),
-                        ..opts.minimize.clone()
-                    };
-                    match minimize::minimize(&dir, &rendered.name, &mut judge, &budget) {
-                        Ok(Outcome::Minimized(m)) => {
-                            // The minimal case's own disagreement names the finding: a runtime
-                            // whose outputs change from run to run may show another one there
-                            // than on the case it came from, and that one may be known already.
-                            let minimal = (
-                                op.clone(),
-                                spec.version.since,
-                                dtype.clone(),
-                                m.signature.clone(),
-                            );
-                            let known = minimal != key && !seen.insert(minimal);
-                            if known {
-                                summary.duplicates += 1;
-                            } else {
-                                let finding =
-                                    write_finding(out, chosen, &m, (&spec, &rendered.name, seed))?;
-                                on_event(Event::Finding(&finding));
-                                summary.findings.push(finding);
-                                write_findings(out, &summary.findings)?;
-                            }
-                        }
-                        Ok(Outcome::Agrees(_)) => on_event(Event::Note(format!(
-                            "{}: the runtime agreed when asked again (flaky?): not minimized",
-                            rendered.name
-                        ))),
-                        Err(e) => on_event(Event::Note(format!(
-                            "{}: could not be minimized: {e}",
-                            rendered.name
-                        ))),
-                    }
-                }
-            }
-            let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
+            let dir = scratch.path().join(index.to_string());
+            let verdict = h.case(&spec, seed, &dir, &mut queue, on_event)?;
+            writeln!(tried_log, "{index}\t{seed}\t{}\t{verdict}", spec.name)?;
+            let _ = std::fs::remove_dir_all(&dir);
             on_event(Event::Case {
-                tried: summary.tried,
-                findings: summary.findings.len(),
+                tried: h.summary.tried,
+                findings: h.summary.findings.len(),
             });
         }
     }
     tried_log.flush()?;
-    write_findings(out, &summary.findings)?;
+    let mut summary = h.summary;
+    summary.coverage = h.coverage.table();
+    write_findings(h.out, &summary.findings)?;
     summary.elapsed = start.elapsed();
     Ok(summary)
 }
 
-/// Writes the minimal case `m` and its `REPORT.md` to a directory of `out` named for its key, and
-/// says what was found; `from` is the generated case it came from, its name and generator seed.
-fn write_finding(
-    out: &mut OwnedDir,
-    chosen: &Chosen,
-    m: &minimize::Minimized,
-    from: (&crate::generate::cases::CaseSpec, &str, u64),
-) -> anyhow::Result<Finding> {
-    let (spec, original, seed) = from;
-    let sig = &m.signature;
-    let op = crate::generate::op_name(spec.def);
-    let dtype = spec.dtype.to_string();
-    let name = findings::unused_dir_name(
-        out.path(),
-        &findings::dir_name(
-            &op,
-            spec.version.since,
-            &dtype,
-            sig.verdict(),
-            sig.diagnosis,
-        ),
-    );
-    out.record([format!("{name}/")])?;
-    crate::minimize::report::write(
-        m,
-        &chosen.runtime,
-        &chosen.flag,
-        chosen.api,
-        &out.path().join(&name),
-    )?;
-    out.record_tree(&name)?;
-    let info = chosen.runtime.info();
-    Ok(Finding {
-        runtime: info.name.clone(),
-        runtime_version: info.version.clone(),
-        op,
-        version: spec.version.since,
-        dtype,
-        verdict: sig.status.as_str().to_string(),
-        fault: sig.fault.map(|f| f.as_str().to_string()),
-        diagnosis: sig.diagnosis.to_string(),
-        case: name,
-        original: original.to_string(),
-        seed,
-        original_size: m.original.size(),
-        minimal_size: m.subject.size(),
-        reason: m
-            .result
-            .data_sets
-            .first()
-            .and_then(|d| d.reason.clone())
-            .unwrap_or_default(),
-    })
+/// Whether the runtime answered some data set of `result` with outputs.
+fn answered(result: &crate::verdict::CaseResult) -> bool {
+    result
+        .data_sets
+        .iter()
+        .any(|d| !d.outputs.is_empty() && d.fault.is_none())
 }
 
-/// Writes `findings.json` (rewritten after every finding, so a hunt cut short keeps them).
+/// The group a case belongs to for coverage: operator, version, data type.
+fn group(spec: &CaseSpec) -> Group {
+    (
+        crate::generate::op_name(spec.def),
+        spec.version.since,
+        spec.dtype.to_string(),
+    )
+}
+
+/// A case rendered into a directory, and the rule its inputs break (`None`: the spec defines
+/// outputs).
+struct Written {
+    name: String,
+    dir: PathBuf,
+    rule: Option<String>,
+}
+
+/// Renders `spec` into `dir`: `None` when our reference does not implement it.
+fn write_case(spec: &CaseSpec, dir: &Path) -> anyhow::Result<Option<Written>> {
+    let Some(rendered) = crate::generate::render_case(spec)? else {
+        return Ok(None);
+    };
+    let case_dir = dir.join(&rendered.name);
+    for (rel, bytes) in &rendered.files {
+        let path = case_dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, bytes)?;
+    }
+    Ok(Some(Written {
+        rule: rendered.error().map(str::to_string),
+        name: rendered.name,
+        dir: case_dir,
+    }))
+}
+
+impl Hunt<'_> {
+    /// Tries one case; the word for `tried.tsv`.
+    fn case(
+        &mut self,
+        spec: &CaseSpec,
+        seed: u64,
+        dir: &Path,
+        queue: &mut plan::Queue,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> anyhow::Result<&'static str> {
+        let g = group(spec);
+        if self.coverage.not_implemented(&g) {
+            self.coverage.skip(&g);
+            self.summary.not_implemented += 1;
+            return Ok("not-implemented");
+        }
+        if self.hung.contains(&spec.kind) {
+            self.summary.after_hang += 1;
+            return Ok("kind-hung");
+        }
+        let written = match write_case(spec, dir) {
+            Ok(Some(w)) => w,
+            Ok(None) => {
+                self.summary.skipped += 1;
+                return Ok("unsupported");
+            }
+            Err(e) => {
+                // The generator and the reference disagree: a bug of ours, not the runtime's.
+                on_event(Event::Note(format!("{}: not generated: {e:#}", spec.name)));
+                return Ok("not-generated");
+            }
+        };
+        let repeat = if plan::race_prone(spec) {
+            self.opts.minimize.repeat.max(RACE_RUNS)
+        } else {
+            self.opts.minimize.repeat
+        };
+        let result = self
+            .judge
+            .case_repeated(&written.dir, &written.name, repeat);
+        self.summary.tried += 1;
+        let found = behaviour::behaviour(&result, written.rule.as_deref()).map(|(_, b)| b);
+        if !spec.violation {
+            match &found {
+                Some(b) if b.class == Class::RefusesValid => {
+                    let reason = result
+                        .data_sets
+                        .iter()
+                        .find_map(|d| d.reason.clone())
+                        .unwrap_or_default();
+                    self.coverage.refused(&g, &reason);
+                }
+                // A runtime that answered with outputs (or died trying) runs the group; one
+                // that refused where a refusal is allowed (duplicates without a reduction) may
+                // not.
+                Some(b) if b.class != Class::Crash && !answered(&result) => {}
+                None if !answered(&result) => {}
+                _ => {
+                    let known = self.coverage.runs(&g);
+                    self.coverage.ran(&g);
+                    if !known {
+                        // Its refusals so far were of cases it does not run: findings.
+                        for (pending, seed) in self.pending.remove(&g).unwrap_or_default() {
+                            self.retry_pending(&pending, seed, dir, queue, on_event)?;
+                        }
+                    }
+                }
+            }
+        }
+        let Some(b) = found else {
+            return Ok(result.status.as_str());
+        };
+        if b.class == Class::RefusesValid && !self.coverage.runs(&g) {
+            self.pending
+                .entry(g)
+                .or_default()
+                .push((spec.clone(), seed));
+            return Ok("refused");
+        }
+        if b.class == Class::Crash && b.symptom == behaviour::TIMED_OUT {
+            self.hung.insert(spec.kind.clone());
+        }
+        let word = b.class.id();
+        self.consider(spec, seed, &written, b, queue, on_event)?;
+        Ok(word)
+    }
+
+    /// A refusal held back until its group ran: judged again (which confirms it) and, if still
+    /// refused, considered as a finding.
+    fn retry_pending(
+        &mut self,
+        spec: &CaseSpec,
+        seed: u64,
+        dir: &Path,
+        queue: &mut plan::Queue,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> anyhow::Result<()> {
+        let dir = dir.join("pending");
+        let Some(written) = write_case(spec, &dir)? else {
+            return Ok(());
+        };
+        let result = self.judge.case(&written.dir, &written.name);
+        if let Some((_, b)) = behaviour::behaviour(&result, written.rule.as_deref()) {
+            self.consider(spec, seed, &written, b, queue, on_event)?;
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
+    }
+
+    /// A disagreement: a new finding when its behaviour is new, else one more sighting.
+    fn consider(
+        &mut self,
+        spec: &CaseSpec,
+        seed: u64,
+        written: &Written,
+        b: Behaviour,
+        queue: &mut plan::Queue,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> anyhow::Result<()> {
+        self.summary.disagreements += 1;
+        // A wrong output tends to differ by type; a crash, a hang or a refusal rarely does, and
+        // costs a worker each time.
+        if matches!(b.class, Class::WrongOutput | Class::Nondeterministic) {
+            queue.promote(&spec.kind);
+        }
+        let op = crate::generate::op_name(spec.def);
+        if self.seen(&Key::new(&op, &b), spec)? {
+            return Ok(());
+        }
+        let budget = minimize::Options {
+            time: Some(MINIMIZE_TIME.min(self.deadline.saturating_duration_since(Instant::now()))),
+            repeat: if b.class == Class::Nondeterministic || plan::race_prone(spec) {
+                self.opts.minimize.repeat.max(RACE_RUNS)
+            } else {
+                self.opts.minimize.repeat
+            },
+            ..self.opts.minimize.clone()
+        };
+        let before = self.judge.repeat();
+        self.judge.set_repeat(budget.repeat);
+        let outcome = minimize::minimize(&written.dir, &written.name, &mut self.judge, &budget);
+        self.judge.set_repeat(before);
+        match outcome {
+            Ok(Outcome::Minimized(mut m)) => {
+                // The minimal case's behaviour names the finding: a runtime whose outputs
+                // change from run to run may show another one there, and that may be known.
+                if self.seen(&Key::new(&op, &m.behaviour), spec)? {
+                    return Ok(());
+                }
+                if m.behaviour.class == Class::AcceptsInvalid && self.unsafe_output(&m)? {
+                    m.behaviour.class = Class::Unsafe;
+                }
+                let finding = self.write_finding(&m, spec, &written.name, seed)?;
+                on_event(Event::Finding(&finding));
+                self.keys
+                    .insert(Key::new(&op, &m.behaviour), self.summary.findings.len());
+                self.summary.findings.push(finding);
+                write_findings(self.out, &self.summary.findings)?;
+            }
+            Ok(Outcome::Agrees(_)) => on_event(Event::Note(format!(
+                "{}: the runtime agreed when asked again (flaky?): not minimized",
+                written.name
+            ))),
+            Err(MinimizeError::Subject(e)) => on_event(Event::Note(format!(
+                "{}: not a case the minimizer shrinks ({e}): not written",
+                written.name
+            ))),
+            Err(e) => on_event(Event::Note(format!(
+                "{}: could not be minimized: {e}",
+                written.name
+            ))),
+        }
+        Ok(())
+    }
+
+    /// Whether `key` is a finding already; if so, `spec`'s version and data type are added to
+    /// it.
+    fn seen(&mut self, key: &Key, spec: &CaseSpec) -> anyhow::Result<bool> {
+        let Some(&i) = self.keys.get(key) else {
+            return Ok(false);
+        };
+        let f = &mut self.summary.findings[i];
+        f.seen += 1;
+        f.versions.insert(spec.version.since);
+        f.dtypes.insert(spec.dtype.to_string());
+        self.summary.duplicates += 1;
+        write_findings(self.out, &self.summary.findings)?;
+        Ok(true)
+    }
+
+    /// Whether the output the runtime gives for the minimal case, where the spec requires an
+    /// error, holds a value that is in none of its value inputs (nor zero), or changes between
+    /// two runs: then it read memory it should not.
+    fn unsafe_output(&self, m: &minimize::Minimized) -> anyhow::Result<bool> {
+        let scratch = tempfile::Builder::new()
+            .prefix("onnx-idx-check-unsafe-")
+            .tempdir()?;
+        let dir = scratch.path().join(&m.subject.name);
+        m.subject.write(&dir, &m.reference)?;
+        let runtime = &self.chosen.runtime;
+        let (Observed::Outputs(a), Observed::Outputs(b)) = (
+            observe(runtime, &dir, &m.subject),
+            observe(runtime, &dir, &m.subject),
+        ) else {
+            return Ok(false);
+        };
+        let texts = |t: &crate::tensor::Tensor| -> Vec<String> {
+            (0..t.numel())
+                .map(|i| crate::tensor::value::display(t, i))
+                .collect()
+        };
+        let mut allowed: BTreeSet<String> = BTreeSet::new();
+        for ((_, t), role) in m.subject.inputs.iter().zip(&m.subject.roles) {
+            if matches!(role, Some(Role::Data | Role::Updates)) {
+                allowed.extend(texts(t));
+            }
+        }
+        let outputs = |o: &[Option<crate::tensor::Tensor>]| -> Vec<Vec<String>> {
+            o.iter()
+                .map(|t| t.as_ref().map(texts).unwrap_or_default())
+                .collect()
+        };
+        let (a, b) = (outputs(&a), outputs(&b));
+        Ok(a != b
+            || a.iter()
+                .flatten()
+                .any(|v| !allowed.contains(v) && !behaviour::is_zero(v)))
+    }
+
+    /// Writes the minimal case `m` and its `REPORT.md` to a directory of `out` named for its
+    /// class and first sighting, and says what was found; `original` and `seed` are the
+    /// generated case it came from and the generator's seed.
+    fn write_finding(
+        &mut self,
+        m: &minimize::Minimized,
+        spec: &CaseSpec,
+        original: &str,
+        seed: u64,
+    ) -> anyhow::Result<Finding> {
+        let op = crate::generate::op_name(spec.def);
+        let dtype = spec.dtype.to_string();
+        let b = &m.behaviour;
+        let name = findings::unused_dir_name(
+            self.out.path(),
+            &findings::dir_name(b.class, &op, spec.version.since, &dtype),
+        );
+        self.out.record([format!("{name}/")])?;
+        crate::minimize::report::write(
+            m,
+            &self.chosen.runtime,
+            &self.chosen.flag,
+            self.chosen.api,
+            &self.out.path().join(&name),
+        )?;
+        self.out.record_tree(&name)?;
+        let info = self.chosen.runtime.info();
+        Ok(Finding {
+            class: b.class,
+            runtime: info.name.clone(),
+            runtime_version: info.version.clone(),
+            op,
+            versions: BTreeSet::from([spec.version.since]),
+            dtypes: BTreeSet::from([dtype]),
+            variants_failing: Vec::new(),
+            variants_passing: Vec::new(),
+            diagnosis: b.diagnosis.to_string(),
+            symptom: b.symptom.clone(),
+            rule: match &m.reference {
+                minimize::subject::Reference::Error(e) => Some(e.clone()),
+                minimize::subject::Reference::Outputs(_) => None,
+            },
+            seen: 1,
+            case: name,
+            original: original.to_string(),
+            seed,
+            original_size: m.original.size(),
+            minimal_size: m.subject.size(),
+            minimized: true,
+            reason: m
+                .result
+                .data_sets
+                .first()
+                .and_then(|d| d.reason.clone())
+                .unwrap_or_default(),
+        })
+    }
+}
+
+/// Writes `findings.json`, most severe first (rewritten after every finding, so a hunt cut short
+/// keeps them).
 fn write_findings(out: &OwnedDir, list: &[Finding]) -> anyhow::Result<()> {
-    let mut json = serde_json::to_string_pretty(list)?;
+    let mut sorted: Vec<&Finding> = list.iter().collect();
+    sorted.sort_by_key(|f| f.class);
+    let mut json = serde_json::to_string_pretty(&sorted)?;
     json.push('\n');
     crate::fsutil::write_atomic(out.path(), findings::FILE, json.as_bytes())?;
     Ok(())

@@ -1,7 +1,8 @@
 //! The order a hunt tries cases in: round 0 is every case of the full profile for the selected
 //! operators under `--seed`, shuffled by the seed and then layered, every kind of case (operator,
-//! version and what it tests) once before any kind twice; each later round is the same cases with fresh
-//! random values (the generator under a seed of its own), shuffled again. Cases are numbered
+//! version and what it tests) once before any kind twice, with the stress profile's large cases
+//! (where races and index-width bugs show) after the first layer; each later round is the same
+//! cases with fresh random values (the generator under a seed of its own), shuffled again. Cases are numbered
 //! across rounds; case `i` belongs to shard `i mod N + 1`, so shards never overlap and together
 //! cover the single run's cases.
 
@@ -31,9 +32,9 @@ pub(crate) fn round_seed(seed: u64, round: u64) -> u64 {
     }
 }
 
-/// The cases of one round, in their shuffled order; with `large`, round 0 starts with the large
-/// cases of `generate --profile stress` (a race shows on big inputs, under `--repeat`).
-pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64, large: bool) -> Vec<CaseSpec> {
+/// The cases of one round, in their shuffled order; round 0 has the large cases of `generate
+/// --profile stress` after its first layer.
+pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64) -> Vec<CaseSpec> {
     let s = round_seed(seed, round);
     let mut specs: Vec<CaseSpec> = cases::versions(ops)
         .into_iter()
@@ -58,16 +59,27 @@ pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64, large: bool) 
         })
         .collect();
     layered.sort_by_key(|(n, _)| *n);
-    let specs: Vec<CaseSpec> = layered.into_iter().map(|(_, c)| c).collect();
-    if large && round == 0 {
-        let mut big: Vec<CaseSpec> = cases::versions(ops)
+    let first_layer = layered.iter().take_while(|(n, _)| *n == 1).count();
+    let mut specs: Vec<CaseSpec> = layered.into_iter().map(|(_, c)| c).collect();
+    if round == 0 {
+        let big: Vec<CaseSpec> = cases::versions(ops)
             .into_iter()
             .flat_map(|(def, v)| cases::large(s, def, v))
             .collect();
-        big.extend(specs);
-        return big;
+        specs.splice(first_layer..first_layer, big);
     }
     specs
+}
+
+/// Whether a race between threads can show on `spec` (a reduction of duplicate indices, many
+/// indices, a large update): such cases are run more than once, at more than one thread count.
+pub(crate) fn race_prone(spec: &CaseSpec) -> bool {
+    let has = |t: &str| spec.traits.iter().any(|x| x == t);
+    let reduces = spec
+        .traits
+        .iter()
+        .any(|t| t.starts_with("reduction:") && t != "reduction:none");
+    (has("duplicates") && reduces) || has("many-indices") || has("large-update")
 }
 
 /// The cases of a round still to try, each with its number, in the order they are tried: the
@@ -129,34 +141,27 @@ mod tests {
     #[test]
     fn a_round_is_the_same_on_every_call_and_another_round_differs() {
         let ops = crate::generate::select_ops(&["Gather".to_string()]).unwrap();
-        let a: Vec<String> = round(&ops, 1, 0, false)
-            .into_iter()
-            .map(|c| c.name)
-            .collect();
-        let b: Vec<String> = round(&ops, 1, 0, false)
-            .into_iter()
-            .map(|c| c.name)
-            .collect();
+        let a: Vec<String> = round(&ops, 1, 0).into_iter().map(|c| c.name).collect();
+        let b: Vec<String> = round(&ops, 1, 0).into_iter().map(|c| c.name).collect();
         assert_eq!(a, b);
         assert!(a.len() > 50);
-        let c: Vec<String> = round(&ops, 1, 1, false)
-            .into_iter()
-            .map(|c| c.name)
-            .collect();
+        let c: Vec<String> = round(&ops, 1, 1).into_iter().map(|c| c.name).collect();
         assert_ne!(a, c);
-        // Under --repeat the large cases come first, then the same shuffled round.
-        let d: Vec<String> = round(&ops, 1, 0, true)
-            .into_iter()
-            .map(|c| c.name)
-            .collect();
-        assert!(d[0].contains("stress"), "{}", d[0]);
-        assert!(d.ends_with(&a));
+        // Round 0 holds the large cases after its first layer, and round 1 none.
+        let kinds: std::collections::BTreeSet<String> =
+            round(&ops, 1, 1).into_iter().map(|c| c.kind).collect();
+        let at = a
+            .iter()
+            .position(|n| n.contains("stress"))
+            .expect("a large case");
+        assert_eq!(at, kinds.len(), "{:?}", &a[at]);
+        assert!(!c.iter().any(|n| n.contains("stress")));
     }
 
     #[test]
     fn a_disagreeing_kind_has_its_other_cases_tried_next_once() {
         let ops = crate::generate::select_ops(&["Gather".to_string()]).unwrap();
-        let mut queue: Queue = round(&ops, 3, 0, false).into_iter().zip(0..).collect();
+        let mut queue: Queue = round(&ops, 3, 0).into_iter().zip(0..).collect();
         let (first, _) = queue.pop().unwrap();
         let total = 1 + queue.cases.len();
         queue.promote(&first.kind);
@@ -190,7 +195,7 @@ mod tests {
     #[test]
     fn every_kind_comes_once_before_any_comes_twice() {
         let ops = crate::generate::select_ops(&["Gather".to_string()]).unwrap();
-        let specs = round(&ops, 3, 0, false);
+        let specs = round(&ops, 3, 0);
         let kinds: std::collections::BTreeSet<&str> =
             specs.iter().map(|c| c.kind.as_str()).collect();
         // Gather's full profile crosses its kinds with many dtype pairs.

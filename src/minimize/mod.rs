@@ -29,6 +29,7 @@ use crate::discover::{Case, DataSet};
 use crate::runner::RunOptions;
 use crate::runtime::Runtime;
 use crate::verdict::{CaseResult, Fault, Status};
+use behaviour::Behaviour;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -169,8 +170,11 @@ pub(crate) struct Minimized {
     pub subject: Subject,
     /// Our reference's answer for it.
     pub reference: Reference,
-    /// The disagreement it keeps.
+    /// The disagreement's verdict, fault and diagnosis.
     pub signature: Signature,
+    /// What identifies the disagreement: held fixed while shrinking, so that the case cannot
+    /// slip to another bug with the same verdict.
+    pub behaviour: Behaviour,
     /// The runner's verdict on it.
     pub result: CaseResult,
     /// Candidates the runtime judged.
@@ -208,6 +212,12 @@ impl Judge {
 
     /// The runner's verdict on the case in `dir`, named `name`, data sets as found.
     pub(crate) fn case(&self, dir: &Path, name: &str) -> CaseResult {
+        self.case_repeated(dir, name, self.opts.repeat)
+    }
+
+    /// [`Judge::case`], running each data set `repeat` times in the runtime (alternating thread
+    /// counts where the runtime takes one), whatever the judge's own repeat.
+    pub(crate) fn case_repeated(&self, dir: &Path, name: &str, repeat: usize) -> CaseResult {
         let mut data_sets: Vec<DataSet> = std::fs::read_dir(dir)
             .into_iter()
             .flatten()
@@ -239,7 +249,24 @@ impl Judge {
             rel: PathBuf::new(),
             data_sets,
         };
-        crate::runner::run_case(&case, &self.opts)
+        if repeat == self.opts.repeat {
+            return crate::runner::run_case(&case, &self.opts);
+        }
+        let opts = RunOptions {
+            repeat,
+            ..self.opts.clone()
+        };
+        crate::runner::run_case(&case, &opts)
+    }
+
+    /// The runs of each data set this judge asks for.
+    pub(crate) fn repeat(&self) -> usize {
+        self.opts.repeat
+    }
+
+    /// Asks for `repeat` runs of each data set from now on.
+    pub(crate) fn set_repeat(&mut self, repeat: usize) {
+        self.opts.repeat = repeat.max(1);
     }
 
     /// Writes `s` (with `reference`'s outputs) to a scratch directory and judges it.
@@ -286,7 +313,14 @@ pub(crate) fn minimize(
     // The original with our outputs as the expected ones: the baseline every candidate is
     // compared with.
     let result = judge.subject(&original, &reference)?;
-    let Some((_, signature)) = disagreement(&result) else {
+    let rule = |r: &Reference| match r {
+        Reference::Error(e) => Some(e.clone()),
+        Reference::Outputs(_) => None,
+    };
+    let (Some((_, signature)), Some((_, behaviour))) = (
+        disagreement(&result),
+        behaviour::behaviour(&result, rule(&reference).as_deref()),
+    ) else {
         return Err(MinimizeError::NotReproducible {
             case: name.to_string(),
             verdict: original_sig.verdict(),
@@ -298,6 +332,7 @@ pub(crate) fn minimize(
         subject: original,
         reference,
         signature,
+        behaviour,
         result,
         tried: 1,
         taken: Vec::new(),
@@ -325,7 +360,11 @@ pub(crate) fn minimize(
             }
             best.tried += 1;
             let result = judge.subject(&candidate, &reference)?;
-            if disagreement(&result).map(|(_, s)| s).as_ref() == Some(&best.signature) {
+            // The same bug, not merely the same verdict: a candidate that disagrees another way
+            // (other elements wrong, another crash site, another rule broken) is another bug.
+            let same = behaviour::behaviour(&result, rule(&reference).as_deref())
+                .is_some_and(|(_, b)| b.same_as(&best.behaviour));
+            if same && disagreement(&result).map(|(_, s)| s).as_ref() == Some(&best.signature) {
                 best.subject = candidate;
                 best.reference = reference;
                 best.result = result;
