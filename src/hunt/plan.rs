@@ -195,7 +195,8 @@ mod tests {
     #[test]
     fn every_kind_comes_once_before_any_comes_twice() {
         let ops = crate::generate::select_ops(&["Gather".to_string()]).unwrap();
-        let specs = round(&ops, 3, 0);
+        // Round 1 has no large cases: its layers are the kinds alone.
+        let specs = round(&ops, 3, 1);
         let kinds: std::collections::BTreeSet<&str> =
             specs.iter().map(|c| c.kind.as_str()).collect();
         // Gather's full profile crosses its kinds with many dtype pairs.
@@ -213,5 +214,26 @@ mod tests {
         assert!(specs
             .iter()
             .any(|c| c.kind == "gather_13_indices_far_past_end"));
+    }
+
+    #[test]
+    fn reductions_of_duplicates_and_large_cases_are_run_for_races_and_plain_reads_are_not() {
+        let ops =
+            crate::generate::select_ops(&["ScatterND".to_string(), "Gather".to_string()]).unwrap();
+        let specs = round(&ops, 5, 0);
+        let prone: Vec<&CaseSpec> = specs.iter().filter(|c| race_prone(c)).collect();
+        assert!(prone
+            .iter()
+            .any(|c| c.traits.iter().any(|t| t == "reduction:add")));
+        assert!(prone.iter().any(|c| c.name.contains("stress_2m_indices")));
+        assert!(prone
+            .iter()
+            .all(|c| crate::generate::op_name(c.def) == "ScatterND" || c.name.contains("stress")));
+        assert!(
+            prone.len() < specs.len() / 4,
+            "{} of {}",
+            prone.len(),
+            specs.len()
+        );
     }
 }

@@ -107,9 +107,14 @@ fn of_data_set(ds: &DataSetResult, rule: Option<&str>) -> Option<Behaviour> {
         .iter()
         .find(|o| o.status == Status::Failed && !o.diagnoses.is_empty())
         .or_else(|| ds.outputs.iter().find(|o| o.status == Status::Failed));
-    let diagnosis = failed
+    let mut diagnosis = failed
         .and_then(|o| o.diagnosis())
         .map_or("none", |c| c.id());
+    // A NaN lost in a reduction is reproduced by a bug class now and then (the update that
+    // replaced it is what an ignored reduction writes too): the class says nothing there.
+    if failed.is_some_and(nan_lost) {
+        diagnosis = "none";
+    }
     let (class, symptom) = match (ds.status, ds.fault) {
         (_, Some(Fault::Crashed)) => (Class::Crash, crash_site(ds.reason.as_deref())),
         (_, Some(Fault::TimedOut)) => (Class::Crash, TIMED_OUT.to_string()),
@@ -150,17 +155,30 @@ fn how(o: &OutputResult) -> String {
     }
     // The kind most of the shown wrong elements have: a candidate with fewer wrong elements
     // keeps it, where the set of kinds would change with every element dropped.
-    let mut counts = [0usize; 5];
-    for m in &o.first_mismatches {
-        counts[KINDS
-            .iter()
-            .position(|&k| k == value_kind(&m.actual))
-            .unwrap_or(4)] += 1;
-    }
-    let most = (0..KINDS.len())
-        .max_by_key(|&k| (counts[k], usize::MAX - k))
-        .unwrap_or(4);
-    format!("values: {}", KINDS[most])
+    let most = |kinds: &mut dyn Iterator<Item = &'static str>| {
+        let mut counts = [0usize; 5];
+        for k in kinds {
+            counts[KINDS.iter().position(|&x| x == k).unwrap_or(4)] += 1;
+        }
+        let at = (0..KINDS.len())
+            .max_by_key(|&k| (counts[k], usize::MAX - k))
+            .unwrap_or(4);
+        KINDS[at]
+    };
+    format!(
+        "values: {}",
+        most(&mut o.first_mismatches.iter().map(|m| value_kind(&m.actual)))
+    )
+}
+
+/// Whether most of the shown wrong elements of `o` should be NaN.
+fn nan_lost(o: &OutputResult) -> bool {
+    let nan = o
+        .first_mismatches
+        .iter()
+        .filter(|m| value_kind(&m.expected) == "nan")
+        .count();
+    nan * 2 > o.first_mismatches.len()
 }
 
 /// Whether a rendered element is zero (`0`, `-0.0`, `false`): what a runtime that fills the
@@ -277,6 +295,45 @@ pub(crate) fn blank(s: &str) -> String {
             break;
         }
     }
+    collapse_lists(&out)
+}
+
+/// `s` with every bracketed list of blanked numbers (`[[#, #], [#, #]]`, of any length and depth)
+/// written `[..]`: a message that prints a tensor is the same for every tensor.
+fn collapse_lists(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let tail = &rest[open..];
+        let mut depth = 0usize;
+        let mut end = None;
+        for (i, c) in tail.char_indices() {
+            match c {
+                '[' => depth += 1,
+                ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                '#' | ',' | ' ' | '.' => {}
+                _ => break,
+            }
+        }
+        match end {
+            Some(i) => {
+                out.push_str("[..]");
+                rest = &tail[i + 1..];
+            }
+            None => {
+                out.push('[');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -288,8 +345,14 @@ mod tests {
     fn blanking_keeps_the_words_and_drops_sizes_values_names_and_paths() {
         assert_eq!(
             blank("ScatterND index -2 out of bounds for data shape [3, 2]"),
-            "ScatterND index # out of bounds for data shape [#, #]"
+            "ScatterND index # out of bounds for data shape [..]"
         );
+        // A tensor printed in the message is blanked whatever its shape.
+        assert_eq!(
+            blank("indices tensor [[1, 2], [3, 4], [5, 6]], shape=[3, 2], at [x]"),
+            blank("indices tensor [[1, 2]], shape=[1, 2], at [x]")
+        );
+        assert!(blank("at [x]").ends_with("[x]"));
         assert_eq!(
             blank("node 'g0' at /tmp/x/model.onnx: axis 1.5e3 bad"),
             "node '' at PATH: axis # bad"

@@ -96,7 +96,18 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
+    run_within(Duration::from_secs(60), args)
+}
+
+/// Runs the binary with `args`, killing it after `limit` (a run bounded by its own case count,
+/// such as `hunt --max-cases`, whose time depends on the machine's load).
+pub fn run_within<I, S>(limit: Duration, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
     let out = command()
+        .timeout(limit)
         .args(args)
         .output()
         .expect("the binary runs (and finishes within the timeout)");
