@@ -190,21 +190,70 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
         Reference::Outputs(o) => Some(&o[..]),
         Reference::Error(_) => None,
     };
-    let model = s.model_for(outputs);
+    // The model as the case directory holds it, in the subject's variant (the default form
+    // when the variant cannot be made, as the case could not have been written then either).
+    let model = s
+        .variant_model(outputs)
+        .unwrap_or_else(|_| s.model_for(outputs));
     let graph = model.graph.unwrap_or_default();
+    // The inputs the variant moved into the model: their tensors, as literals when they can be
+    // written out, else read from the model file beside the reproducer.
+    let tensor = |name: &str, from_file: String| {
+        s.inputs
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, t)| array(t))
+            .map_or(from_file, |a| {
+                format!(
+                    "onnx.numpy_helper.from_array({a}, {})",
+                    py_str(name.as_bytes())
+                )
+            })
+    };
+    let mut nodes = Vec::new();
+    for c in graph.node.iter().filter(|n| n.op_type == "Constant") {
+        let name = c.output.first().map_or("", String::as_str);
+        let value = tensor(
+            name,
+            format!(
+                "next(n for n in onnx.load(\"model.onnx\").graph.node if n.output[0] == {}).attribute[0].t",
+                py_str(name.as_bytes())
+            ),
+        );
+        let var = format!("constant_{}", nodes.len());
+        py.push_str(&format!(
+            "{var} = helper.make_node(\"Constant\", [], [{}], value={value})\n",
+            py_str(name.as_bytes())
+        ));
+        nodes.push(var);
+    }
+    nodes.push("node".into());
+    let initializers: Vec<String> = graph
+        .initializer
+        .iter()
+        .map(|i| {
+            tensor(
+                &i.name,
+                format!(
+                    "next(t for t in onnx.load(\"model.onnx\").graph.initializer if t.name == {})",
+                    py_str(i.name.as_bytes())
+                ),
+            )
+        })
+        .collect();
     let vi = |v: &crate::pb::ValueInfoProto| {
         let (elem, shape) = match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
             Some(crate::pb::type_proto::Value::TensorType(tt)) => (
                 tt.elem_type,
                 tt.shape.as_ref().map_or("None".to_string(), |sh| {
+                    use crate::pb::tensor_shape_proto::dimension::Value;
                     let dims: Vec<String> = sh
                         .dim
                         .iter()
                         .map(|d| match &d.value {
-                            Some(crate::pb::tensor_shape_proto::dimension::Value::DimValue(v)) => {
-                                v.to_string()
-                            }
-                            _ => "None".into(),
+                            Some(Value::DimValue(v)) => v.to_string(),
+                            Some(Value::DimParam(p)) => py_str(p.as_bytes()),
+                            None => "None".into(),
                         })
                         .collect();
                     format!("[{}]", dims.join(", "))
@@ -219,8 +268,17 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
     };
     let list =
         |vs: &[crate::pb::ValueInfoProto]| vs.iter().map(vi).collect::<Vec<_>>().join(",\n     ");
+    let initializer = if initializers.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ",\n    initializer=[{}]",
+            initializers.join(",\n                 ")
+        )
+    };
     py.push_str(&format!(
-        "graph = helper.make_graph(\n    [node], \"repro\",\n    [{}],\n    [{}])\n",
+        "graph = helper.make_graph(\n    [{}], \"repro\",\n    [{}],\n    [{}]{initializer})\n",
+        nodes.join(", "),
         list(&graph.input),
         list(&graph.output)
     ));
@@ -241,7 +299,12 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
         model.ir_version
     ));
     py.push_str("feeds = {\n");
-    for (k, (name, t)) in s.inputs.iter().enumerate() {
+    // The graph's inputs only: those the variant moved into the model are not fed.
+    let fed = s
+        .inputs
+        .iter()
+        .filter(|(n, _)| graph.input.iter().any(|i| i.name == *n));
+    for (k, (name, t)) in fed.enumerate() {
         let value = array(t).unwrap_or_else(|| {
             format!(
                 "onnx.numpy_helper.to_array(onnx.load_tensor(\"test_data_set_0/input_{k}.pb\"))"

@@ -3,6 +3,7 @@
 //! itself as a node-test directory whose expected outputs are the reference's.
 
 use crate::eval::EvalError;
+use crate::generate::variant::{self, Variant};
 use crate::ops::{OpDef, OpVersion, Resolution, Role, SpecError, DEFAULT_MAX_OUTPUT_BYTES};
 use crate::pb::{self, ModelProto};
 use crate::tensor::Tensor;
@@ -26,6 +27,10 @@ pub(crate) struct Subject {
     pub inputs: Vec<(String, Tensor)>,
     /// The role of each graph input in the node (`None` for one the node does not take).
     pub roles: Vec<Option<Role>>,
+    /// How the case is written: its inputs after the first as graph inputs, initializers or
+    /// Constant nodes, its shapes static or symbolic. Shrinking changes `inputs`; the variant
+    /// applies whenever the subject is written or rendered.
+    pub variant: Variant,
 }
 
 /// What our reference makes of a subject.
@@ -127,6 +132,7 @@ impl Subject {
             opset,
             inputs,
             roles,
+            variant: Variant::DEFAULT,
         })
     }
 
@@ -249,9 +255,18 @@ impl Subject {
         }
     }
 
+    /// [`Subject::model_for`] in the subject's variant: what [`Subject::write`] writes.
+    pub(crate) fn variant_model(
+        &self,
+        outputs: Option<&[Tensor]>,
+    ) -> Result<ModelProto, variant::VariantError> {
+        let inputs: Vec<Tensor> = self.inputs.iter().map(|(_, t)| t.clone()).collect();
+        variant::apply(&self.model_for(outputs), &inputs, self.variant)
+    }
+
     /// Writes the subject as a node-test case in `dir` (created): `model.onnx` and
     /// `test_data_set_0/` with the inputs and, unless the spec requires an error, the
-    /// reference's outputs.
+    /// reference's outputs; then rewrites it into the subject's variant.
     pub(crate) fn write(&self, dir: &Path, reference: &Reference) -> std::io::Result<()> {
         let ds = dir.join("test_data_set_0");
         std::fs::create_dir_all(&ds)?;
@@ -277,7 +292,7 @@ impl Subject {
                 )?;
             }
         }
-        Ok(())
+        variant::rewrite_case(dir, self.variant).map_err(std::io::Error::other)
     }
 
     /// The name of graph output `k`.

@@ -1,0 +1,569 @@
+//! Variants of a case: the same single-node case with its inputs after the first (indices,
+//! updates, axis, shape, write_indices, ...) fed to the node another way, and its shapes static or
+//! symbolic. Runtimes take other code paths for constant indices (constant folding, checks done
+//! only at compile time) and for unknown dims (kernels built for dynamic shapes) than for the
+//! default form, a graph input of static shape, so a bug may show in one variant only.
+//!
+//! A variant changes how the model is written, never what it computes: the data set keeps the
+//! first input (`input_0.pb`) and the expected outputs, and the values of the other inputs move
+//! into the model.
+
+use crate::eval::data_inputs;
+use crate::load::LoadError;
+use crate::pb::{self, ModelProto, TensorProto};
+use crate::tensor::Tensor;
+use prost::Message;
+use std::path::Path;
+use thiserror::Error;
+
+/// How every input but the first reaches the node.
+#[allow(
+    dead_code,
+    reason = "the hunt's variant sweep (src/hunt) makes and names the other variants"
+)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Feed {
+    /// As graph inputs, bound to the data set's files (the default form).
+    Graph,
+    /// As graph initializers holding the data set's values.
+    Initializer,
+    /// As the outputs of `Constant` nodes whose `value` attribute holds the data set's values.
+    Constant,
+}
+
+/// Whether the graph declares its inputs' and outputs' dims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Shapes {
+    /// Every dim a `dim_value` (the default form).
+    Static,
+    /// Every dim of every graph input and output a distinct `dim_param`: `d{K}_{J}` for dim J of
+    /// graph input K, `out{K}_{J}` for dim J of graph output K.
+    Symbolic,
+}
+
+/// One way of writing a case: how its inputs after the first are fed, and its shapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct Variant {
+    /// How the inputs after the first reach the node.
+    pub(crate) feed: Feed,
+    /// Static or symbolic dims.
+    pub(crate) shapes: Shapes,
+}
+
+impl Variant {
+    /// The form every case is generated in: graph inputs, static shapes.
+    pub(crate) const DEFAULT: Variant = Variant {
+        feed: Feed::Graph,
+        shapes: Shapes::Static,
+    };
+
+    /// Every variant, the default first.
+    #[allow(
+        dead_code,
+        reason = "the hunt's variant sweep (src/hunt) makes and names the other variants"
+    )]
+    pub(crate) const ALL: [Variant; 6] = [
+        Variant::DEFAULT,
+        Variant {
+            feed: Feed::Graph,
+            shapes: Shapes::Symbolic,
+        },
+        Variant {
+            feed: Feed::Initializer,
+            shapes: Shapes::Static,
+        },
+        Variant {
+            feed: Feed::Initializer,
+            shapes: Shapes::Symbolic,
+        },
+        Variant {
+            feed: Feed::Constant,
+            shapes: Shapes::Static,
+        },
+        Variant {
+            feed: Feed::Constant,
+            shapes: Shapes::Symbolic,
+        },
+    ];
+
+    /// The variant's short name: `input-static`, `initializer-symbolic`, `constant-static`, ...
+    pub(crate) fn id(self) -> &'static str {
+        match (self.feed, self.shapes) {
+            (Feed::Graph, Shapes::Static) => "input-static",
+            (Feed::Graph, Shapes::Symbolic) => "input-symbolic",
+            (Feed::Initializer, Shapes::Static) => "initializer-static",
+            (Feed::Initializer, Shapes::Symbolic) => "initializer-symbolic",
+            (Feed::Constant, Shapes::Static) => "constant-static",
+            (Feed::Constant, Shapes::Symbolic) => "constant-symbolic",
+        }
+    }
+
+    /// The variant whose [`id`](Variant::id) is `id`.
+    #[allow(
+        dead_code,
+        reason = "the hunt's variant sweep (src/hunt) makes and names the other variants"
+    )]
+    pub(crate) fn from_id(id: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.id() == id)
+    }
+
+    /// The variant in words, for reports: "indices and other inputs as an initializer, symbolic
+    /// shapes".
+    #[allow(
+        dead_code,
+        reason = "the hunt's variant sweep (src/hunt) makes and names the other variants"
+    )]
+    pub(crate) fn words(self) -> String {
+        let feed = match self.feed {
+            Feed::Graph => "indices and other inputs as graph inputs",
+            Feed::Initializer => "indices and other inputs as an initializer",
+            Feed::Constant => "indices and other inputs from Constant nodes",
+        };
+        let shapes = match self.shapes {
+            Shapes::Static => "static shapes",
+            Shapes::Symbolic => "symbolic shapes",
+        };
+        format!("{feed}, {shapes}")
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl serde::Serialize for Variant {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+/// Why a case could not be written in a variant.
+#[derive(Debug, Error)]
+pub(crate) enum VariantError {
+    /// A file of the case could not be read.
+    #[error("{0}")]
+    Load(#[from] LoadError),
+    /// The case is not one a variant applies to.
+    #[error("{case}: {why}; variants apply to ONNX node-test cases with one data set")]
+    NotApplicable {
+        /// The case directory.
+        case: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The model is not one a variant can be made of.
+    #[error("the model {0}")]
+    Model(String),
+    /// A file could not be written or removed.
+    #[error("{file}: {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// `model` written in variant `v`, `inputs` being the tensors of its graph inputs that data sets
+/// provide ([`data_inputs`]), in order. Inputs after the first become initializers or `Constant`
+/// nodes named as the inputs were, so the node is unchanged. Default is the model as it is.
+pub(crate) fn apply(
+    model: &ModelProto,
+    inputs: &[Tensor],
+    v: Variant,
+) -> Result<ModelProto, VariantError> {
+    let mut m = model.clone();
+    let Some(g) = m.graph.as_mut() else {
+        return Err(VariantError::Model("has no graph".into()));
+    };
+    let names: Vec<String> = data_inputs(g).iter().map(|i| i.name.clone()).collect();
+    if names.len() != inputs.len() {
+        return Err(VariantError::Model(format!(
+            "has {} graph input(s) to feed, {} tensor(s) were given",
+            names.len(),
+            inputs.len()
+        )));
+    }
+    let moved: Vec<(&String, &Tensor)> = names.iter().zip(inputs).skip(1).collect();
+    match v.feed {
+        Feed::Graph => {}
+        _ if moved.is_empty() => {}
+        Feed::Initializer => {
+            g.input.retain(|i| !names[1..].contains(&i.name));
+            g.initializer.extend(
+                moved
+                    .iter()
+                    .map(|(n, t)| crate::load::save::tensor_to_proto(t, n)),
+            );
+            // IR 3 requires every initializer to be a graph input too, which makes it an
+            // overridable default rather than a constant: IR 4 lifts that and reads every opset.
+            m.ir_version = m.ir_version.max(4);
+        }
+        Feed::Constant => {
+            // Constant has had its `value` attribute in ai.onnx since opset 1; a model of
+            // another domain must import ai.onnx beside it.
+            let imports_onnx = m
+                .opset_import
+                .iter()
+                .any(|o| crate::ops::canonical_domain(&o.domain).is_empty() && o.version >= 1);
+            if !imports_onnx {
+                return Err(VariantError::Model(
+                    "does not import ai.onnx, which Constant belongs to".into(),
+                ));
+            }
+            let g = m.graph.as_mut().expect("checked above");
+            g.input.retain(|i| !names[1..].contains(&i.name));
+            let constants = moved.iter().map(|(n, t)| constant(n, t));
+            g.node.splice(0..0, constants);
+        }
+    }
+    if v.shapes == Shapes::Symbolic {
+        let g = m.graph.as_mut().expect("checked above");
+        for (k, vi) in g.input.iter_mut().enumerate() {
+            symbolic(vi, &format!("d{k}"));
+        }
+        for (k, vi) in g.output.iter_mut().enumerate() {
+            symbolic(vi, &format!("out{k}"));
+        }
+    }
+    Ok(m)
+}
+
+/// A `Constant` node whose output `name` holds `t`.
+fn constant(name: &str, t: &Tensor) -> pb::NodeProto {
+    use pb::attribute_proto::AttributeType;
+    pb::NodeProto {
+        output: vec![name.to_owned()],
+        name: format!("{name}_constant"),
+        op_type: "Constant".to_owned(),
+        attribute: vec![pb::AttributeProto {
+            name: "value".to_owned(),
+            r#type: AttributeType::Tensor as i32,
+            t: Some(crate::load::save::tensor_to_proto(t, name)),
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+/// Replaces every dim `vi` declares with the `dim_param` `{prefix}_{J}`; an unknown shape stays
+/// unknown.
+fn symbolic(vi: &mut pb::ValueInfoProto, prefix: &str) {
+    use pb::tensor_shape_proto::dimension::Value;
+    let Some(pb::type_proto::Value::TensorType(tt)) =
+        vi.r#type.as_mut().and_then(|t| t.value.as_mut())
+    else {
+        return;
+    };
+    for (j, d) in tt.shape.iter_mut().flat_map(|s| &mut s.dim).enumerate() {
+        d.value = Some(Value::DimParam(format!("{prefix}_{j}")));
+    }
+}
+
+/// Rewrites the node-test case in `dir` (`model.onnx` and its one data set `test_data_set_0`)
+/// into variant `v`, in place. The runner binds `input_K.pb` to the K-th graph input that is not
+/// an initializer ([`data_inputs`]); the inputs after the first move into the model with their
+/// values, so their files (and an external-data file `input_K.bin` one names) are removed and
+/// `input_0.pb` stays bound to the first. The expected outputs do not change. [`Variant::DEFAULT`]
+/// leaves the case as it is.
+pub(crate) fn rewrite_case(dir: &Path, v: Variant) -> Result<(), VariantError> {
+    if v == Variant::DEFAULT {
+        return Ok(());
+    }
+    let shown = dir.display().to_string();
+    let not_applicable = |why: String| VariantError::NotApplicable {
+        case: shown.clone(),
+        why,
+    };
+    let model_path = dir.join("model.onnx");
+    if !model_path.is_file() {
+        return Err(not_applicable("it has no model.onnx".into()));
+    }
+    let mut warnings = Vec::new();
+    let sets = crate::discover::data_sets(dir, &mut warnings);
+    if sets.len() != 1 || sets[0].name != "test_data_set_0" {
+        let names: Vec<&str> = sets.iter().map(|d| d.name.as_str()).collect();
+        return Err(not_applicable(format!(
+            "its data sets are [{}], not test_data_set_0 alone",
+            names.join(", ")
+        )));
+    }
+    let max = crate::runner::DEFAULT_MAX_TENSOR_BYTES;
+    let model = crate::load::load_model(&model_path, "model.onnx", crate::load::file_limit(max))?;
+    let n = model.graph.as_ref().map_or(0, |g| data_inputs(g).len());
+    let ds = &sets[0].dir;
+    let mut inputs = Vec::with_capacity(n);
+    let mut external = Vec::new();
+    for k in 0..n {
+        let file = format!("input_{k}.pb");
+        let shown = format!("test_data_set_0/{file}");
+        let loaded = crate::load::load_tensor_file_with(&ds.join(&file), &shown, max, false)?;
+        inputs.push(loaded.tensor);
+        if k > 0 && ds.join(format!("input_{k}.bin")).is_file() && names_bin(&ds.join(&file), k) {
+            external.push(format!("input_{k}.bin"));
+        }
+    }
+    let rewritten = apply(&model, &inputs, v)?;
+    crate::fsutil::write_atomic(dir, "model.onnx", &rewritten.encode_to_vec()).map_err(|e| {
+        VariantError::Io {
+            file: e.path.display().to_string(),
+            source: e.source,
+        }
+    })?;
+    if v.feed != Feed::Graph {
+        let gone = (1..n).map(|k| format!("input_{k}.pb")).chain(external);
+        for file in gone {
+            std::fs::remove_file(ds.join(&file)).map_err(|source| VariantError::Io {
+                file: format!("test_data_set_0/{file}"),
+                source,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether the tensor file `pb` keeps its data in `input_{k}.bin` beside it (as `generate`
+/// writes a large value input): that file is the input's alone and goes with it.
+fn names_bin(pb: &Path, k: usize) -> bool {
+    let Ok(bytes) = std::fs::read(pb) else {
+        return false;
+    };
+    let Ok(p) = TensorProto::decode(bytes.as_slice()) else {
+        return false;
+    };
+    p.external_data
+        .iter()
+        .any(|e| e.key == "location" && e.value == format!("input_{k}.bin"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::model::{model, NodeModel};
+    use crate::pb::tensor_shape_proto::dimension::Value as Dim;
+    use crate::verdict::Status;
+    use std::path::PathBuf;
+
+    /// The tensor file `t` named `name` at `dir/rel`.
+    fn write_tensor(dir: &Path, rel: &str, t: &Tensor, name: &str) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, crate::load::save::encode_tensor(t, name)).unwrap();
+    }
+
+    /// Gather-13 of data `[1.0, 2.0, 3.0]` at indices `[2, 0]`, axis 0: `[3.0, 1.0]` by the
+    /// spec's definition (`output[i] = data[indices[i]]`).
+    fn gather_case(dir: &Path) {
+        let data = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0]).unwrap();
+        let indices = Tensor::from_vec(vec![2], vec![2i64, 0]).unwrap();
+        let out = Tensor::from_vec(vec![2], vec![3.0f32, 1.0]).unwrap();
+        let m = model(&NodeModel {
+            name: "gather",
+            domain: "",
+            op_type: "Gather",
+            opset: 13,
+            attrs: &[],
+            inputs: &[("data", &data), ("indices", &indices)],
+            outputs: &[("output", crate::DType::Float, Some(vec![2]))],
+        })
+        .unwrap();
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("model.onnx"), m.encode_to_vec()).unwrap();
+        write_tensor(dir, "test_data_set_0/input_0.pb", &data, "data");
+        write_tensor(dir, "test_data_set_0/input_1.pb", &indices, "indices");
+        write_tensor(dir, "test_data_set_0/output_0.pb", &out, "output");
+    }
+
+    fn read_model(dir: &Path) -> ModelProto {
+        ModelProto::decode(std::fs::read(dir.join("model.onnx")).unwrap().as_slice()).unwrap()
+    }
+
+    fn dims(vi: &pb::ValueInfoProto) -> Vec<Dim> {
+        match vi.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+            Some(pb::type_proto::Value::TensorType(tt)) => tt
+                .shape
+                .iter()
+                .flat_map(|s| &s.dim)
+                .map(|d| d.value.clone().unwrap())
+                .collect(),
+            _ => panic!("not a tensor: {vi:?}"),
+        }
+    }
+
+    /// The runner's verdict on the case in `dir`, as `run` gives it.
+    fn run(dir: &Path) -> crate::verdict::CaseResult {
+        let mut warnings = Vec::new();
+        let case = crate::discover::Case {
+            name: dir.file_name().unwrap().to_string_lossy().into_owned(),
+            dir: dir.to_path_buf(),
+            rel: PathBuf::new(),
+            data_sets: crate::discover::data_sets(dir, &mut warnings),
+        };
+        crate::runner::run_case(&case, &crate::runner::RunOptions::default())
+    }
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir.join("test_data_set_0"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn ids_and_words_name_each_variant_once() {
+        let ids: Vec<&str> = Variant::ALL.iter().map(|v| v.id()).collect();
+        assert_eq!(
+            ids,
+            [
+                "input-static",
+                "input-symbolic",
+                "initializer-static",
+                "initializer-symbolic",
+                "constant-static",
+                "constant-symbolic"
+            ]
+        );
+        assert_eq!(Variant::ALL[0], Variant::DEFAULT);
+        for v in Variant::ALL {
+            assert_eq!(Variant::from_id(v.id()), Some(v));
+            assert_eq!(
+                serde_json::to_string(&v).unwrap(),
+                format!("\"{}\"", v.id())
+            );
+        }
+        assert_eq!(
+            Variant::ALL[3].words(),
+            "indices and other inputs as an initializer, symbolic shapes"
+        );
+        assert_eq!(Variant::from_id("constant"), None);
+    }
+
+    #[test]
+    fn the_default_variant_leaves_the_case_as_it_is() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("gather");
+        gather_case(&dir);
+        let before = std::fs::read(dir.join("model.onnx")).unwrap();
+        rewrite_case(&dir, Variant::DEFAULT).unwrap();
+        assert_eq!(std::fs::read(dir.join("model.onnx")).unwrap(), before);
+        assert_eq!(files(&dir), ["input_0.pb", "input_1.pb", "output_0.pb"]);
+    }
+
+    #[test]
+    fn initializer_static_moves_the_indices_into_the_model() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("gather");
+        gather_case(&dir);
+        let output = std::fs::read(dir.join("test_data_set_0/output_0.pb")).unwrap();
+        rewrite_case(&dir, Variant::from_id("initializer-static").unwrap()).unwrap();
+        let m = read_model(&dir);
+        let g = m.graph.as_ref().unwrap();
+        let inputs: Vec<&str> = g.input.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(inputs, ["data"]);
+        assert_eq!(g.initializer.len(), 1);
+        let init = &g.initializer[0];
+        assert_eq!(init.name, "indices");
+        assert_eq!(init.dims, [2]);
+        assert_eq!(init.data_type, 7, "int64");
+        assert_eq!(
+            &init.raw_data[..],
+            [2u64.to_le_bytes(), 0u64.to_le_bytes()].concat()
+        );
+        assert_eq!(dims(&g.input[0]), [Dim::DimValue(3)]);
+        assert_eq!(g.node.len(), 1);
+        assert_eq!(g.node[0].input, ["data", "indices"]);
+        // The data set holds the first input only, still input_0.pb; the output is untouched.
+        assert_eq!(files(&dir), ["input_0.pb", "output_0.pb"]);
+        assert_eq!(
+            std::fs::read(dir.join("test_data_set_0/output_0.pb")).unwrap(),
+            output
+        );
+        assert_eq!(run(&dir).status, Status::Passed, "{:?}", run(&dir).reason);
+    }
+
+    #[test]
+    fn constant_symbolic_feeds_the_indices_from_a_constant_node_and_names_every_dim() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("gather");
+        gather_case(&dir);
+        rewrite_case(&dir, Variant::from_id("constant-symbolic").unwrap()).unwrap();
+        let m = read_model(&dir);
+        let g = m.graph.as_ref().unwrap();
+        assert_eq!(g.input.len(), 1);
+        assert!(g.initializer.is_empty());
+        let ops: Vec<&str> = g.node.iter().map(|n| n.op_type.as_str()).collect();
+        assert_eq!(ops, ["Constant", "Gather"]);
+        assert_eq!(g.node[0].output, ["indices"]);
+        let value = &g.node[0].attribute[0];
+        assert_eq!(value.name, "value");
+        assert_eq!(value.t.as_ref().unwrap().dims, [2]);
+        assert_eq!(dims(&g.input[0]), [Dim::DimParam("d0_0".into())]);
+        assert_eq!(dims(&g.output[0]), [Dim::DimParam("out0_0".into())]);
+        assert_eq!(files(&dir), ["input_0.pb", "output_0.pb"]);
+        assert_eq!(run(&dir).status, Status::Passed, "{:?}", run(&dir).reason);
+    }
+
+    #[test]
+    fn input_symbolic_keeps_every_input_and_names_their_dims() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("gather");
+        gather_case(&dir);
+        rewrite_case(&dir, Variant::from_id("input-symbolic").unwrap()).unwrap();
+        let m = read_model(&dir);
+        let g = m.graph.as_ref().unwrap();
+        assert_eq!(dims(&g.input[0]), [Dim::DimParam("d0_0".into())]);
+        assert_eq!(dims(&g.input[1]), [Dim::DimParam("d1_0".into())]);
+        assert_eq!(files(&dir), ["input_0.pb", "input_1.pb", "output_0.pb"]);
+        assert_eq!(run(&dir).status, Status::Passed, "{:?}", run(&dir).reason);
+    }
+
+    #[test]
+    fn an_ir_3_model_gets_ir_4_for_initializers_and_a_constant_needs_ai_onnx() {
+        let data = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0]).unwrap();
+        let indices = Tensor::from_vec(vec![1], vec![1i64]).unwrap();
+        let node = |domain: &str, opset: i64| {
+            model(&NodeModel {
+                name: "g",
+                domain,
+                op_type: "Gather",
+                opset,
+                attrs: &[],
+                inputs: &[("data", &data), ("indices", &indices)],
+                outputs: &[("output", crate::DType::Float, None)],
+            })
+            .unwrap()
+        };
+        let tensors = [data.clone(), indices.clone()];
+        let m = node("", 1);
+        assert_eq!(m.ir_version, 3);
+        let init = Variant::from_id("initializer-static").unwrap();
+        assert_eq!(apply(&m, &tensors, init).unwrap().ir_version, 4);
+        let constant = Variant::from_id("constant-static").unwrap();
+        assert_eq!(apply(&m, &tensors, constant).unwrap().ir_version, 3);
+        // A model of another domain that does not import ai.onnx beside it.
+        let mut m = node("org.openvinotoolkit", 8);
+        m.opset_import.retain(|o| !o.domain.is_empty());
+        let e = apply(&m, &tensors, constant).unwrap_err();
+        assert!(e.to_string().contains("does not import ai.onnx"), "{e}");
+        let e = apply(&m, &tensors[..1], init).unwrap_err();
+        assert!(e.to_string().contains("1 tensor(s)"), "{e}");
+    }
+
+    #[test]
+    fn a_case_with_two_data_sets_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("gather");
+        gather_case(&dir);
+        std::fs::create_dir(dir.join("test_data_set_1")).unwrap();
+        let e = rewrite_case(&dir, Variant::ALL[4]).unwrap_err();
+        assert!(
+            e.to_string().contains("test_data_set_0, test_data_set_1"),
+            "{e}"
+        );
+        assert_eq!(files(&dir), ["input_0.pb", "input_1.pb", "output_0.pb"]);
+    }
+}
