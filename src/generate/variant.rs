@@ -566,4 +566,249 @@ mod tests {
         );
         assert_eq!(files(&dir), ["input_0.pb", "input_1.pb", "output_0.pb"]);
     }
+
+    /// Writes a rendered case's files under `dir`.
+    fn write_rendered(dir: &Path, r: &crate::generate::Rendered) {
+        for (rel, bytes) in &r.files {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        }
+    }
+
+    /// The quick profile's cases of `ops` (every generated operator when empty), with whether
+    /// the spec requires an error for each.
+    fn quick_cases(ops: &[&str]) -> Vec<(crate::generate::Rendered, bool)> {
+        use crate::generate::cases;
+        let defs: Vec<_> = cases::generated_ops()
+            .into_iter()
+            .filter(|d| ops.is_empty() || ops.contains(&crate::generate::op_name(d).as_str()))
+            .collect();
+        cases::versions(&defs)
+            .into_iter()
+            .flat_map(|(def, v)| cases::of_version(cases::Breadth::Quick, 0, def, v))
+            .filter_map(|spec| {
+                let r = crate::generate::render_case(&spec).unwrap()?;
+                Some((r, spec.violation))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn our_runner_gives_every_variant_of_the_quick_suite_the_verdict_of_its_default_form() {
+        // The expected outputs were computed on the default form; a variant that changed what
+        // the node computes, or that the runner bound to the wrong files, would fail here. A
+        // case the spec requires an error for stays errored.
+        let tmp = tempfile::tempdir().unwrap();
+        let (mut runs, mut moved) = (0, 0);
+        let mut wrong = Vec::new();
+        for (r, violation) in quick_cases(&[]) {
+            let want = if violation {
+                Status::Errored
+            } else {
+                Status::Passed
+            };
+            for v in Variant::ALL {
+                let dir = tmp.path().join(v.id()).join(&r.name);
+                write_rendered(&dir, &r);
+                let before = files(&dir);
+                rewrite_case(&dir, v).unwrap();
+                let after = files(&dir);
+                if after.len() < before.len() {
+                    moved += 1;
+                }
+                // Only input files go, and never input_0.pb.
+                assert!(after.iter().all(|f| before.contains(f)), "{}", r.name);
+                assert!(after.contains(&"input_0.pb".to_owned()), "{}", r.name);
+                if v.feed != Feed::Graph {
+                    assert!(
+                        !after.iter().any(|f| f.starts_with("input_1")),
+                        "{}",
+                        r.name
+                    );
+                }
+                let result = run(&dir);
+                runs += 1;
+                if result.status != want {
+                    wrong.push(format!(
+                        "{} {}: {:?} ({})",
+                        r.name,
+                        v.id(),
+                        result.status,
+                        result.reason.unwrap_or_default()
+                    ));
+                }
+                std::fs::remove_dir_all(&dir).unwrap();
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} of {runs}:\n{}",
+            wrong.len(),
+            wrong.join("\n")
+        );
+        assert!(runs > 6 * 1000, "{runs} runs");
+        assert!(moved > 4 * 1000, "{moved} cases lost an input file");
+    }
+
+    /// The bundled runtime `name`, or `None` with the skip said (a failure when
+    /// `ONNX_IDX_CHECK_REQUIRE_RUNTIMES` is set) when `ONNX_IDX_CHECK_PYTHON` is not set or the
+    /// runtime does not start.
+    fn bundled(name: &str, test: &str) -> Option<std::sync::Arc<crate::runtime::Runtime>> {
+        use crate::runtime::{Runtime, RuntimeSpec};
+        let required = std::env::var_os("ONNX_IDX_CHECK_REQUIRE_RUNTIMES").is_some();
+        if std::env::var_os("ONNX_IDX_CHECK_PYTHON").is_none() {
+            assert!(!required, "{test}: ONNX_IDX_CHECK_PYTHON is not set");
+            println!("{test}: SKIPPED: ONNX_IDX_CHECK_PYTHON is not set");
+            return None;
+        }
+        let spec = RuntimeSpec::bundled(name).unwrap();
+        match Runtime::start(&spec, std::time::Duration::from_secs(60)) {
+            Ok(r) => Some(std::sync::Arc::new(r)),
+            Err(e) => {
+                assert!(!required, "{test}: {name} does not start: {e}");
+                println!("{test}: SKIPPED: {name} does not start: {e}");
+                None
+            }
+        }
+    }
+
+    /// The verdict `runtime` gets on the case in `dir`, and what it returned for output 0.
+    fn run_on(
+        dir: &Path,
+        runtime: &std::sync::Arc<crate::runtime::Runtime>,
+    ) -> crate::verdict::CaseResult {
+        let mut warnings = Vec::new();
+        let case = crate::discover::Case {
+            name: dir.file_name().unwrap().to_string_lossy().into_owned(),
+            dir: dir.to_path_buf(),
+            rel: PathBuf::new(),
+            data_sets: crate::discover::data_sets(dir, &mut warnings),
+        };
+        let opts = crate::runner::RunOptions {
+            runtime: Some(runtime.clone()),
+            timeout: None,
+            ..Default::default()
+        };
+        crate::runner::run_case(&case, &opts)
+    }
+
+    #[test]
+    #[ignore = "needs the pinned runtimes (scripts/requirements-*.txt) for $ONNX_IDX_CHECK_PYTHON; run with --include-ignored"]
+    fn onnxruntime_and_the_onnx_reference_agree_with_us_on_every_variant() {
+        // Valid float cases of Gather-13, GatherND-13 and ScatterND-18, where neither runtime
+        // has a known bug: a variant they fail would be one the rewrite broke.
+        let cases: Vec<_> = quick_cases(&["Gather", "GatherND", "ScatterND"])
+            .into_iter()
+            .filter(|(r, violation)| {
+                !violation
+                    && ["_13_float_", "_18_float_"]
+                        .iter()
+                        .any(|v| r.name.contains(v))
+            })
+            .collect();
+        assert!(cases.len() >= 50, "{} cases", cases.len());
+        let test = "onnxruntime_and_the_onnx_reference_agree_with_us_on_every_variant";
+        for name in ["onnxruntime", "onnx-reference"] {
+            let Some(rt) = bundled(name, test) else {
+                continue;
+            };
+            let tmp = tempfile::tempdir().unwrap();
+            let mut wrong = Vec::new();
+            for (r, _) in &cases {
+                for v in Variant::ALL {
+                    let dir = tmp.path().join(v.id()).join(&r.name);
+                    write_rendered(&dir, r);
+                    rewrite_case(&dir, v).unwrap();
+                    let result = run_on(&dir, &rt);
+                    if result.status != Status::Passed {
+                        wrong.push(format!(
+                            "{} {}: {:?} ({})",
+                            r.name,
+                            v.id(),
+                            result.status,
+                            result.reason.unwrap_or_default()
+                        ));
+                    }
+                }
+            }
+            rt.finish();
+            println!(
+                "{name}: {} cases x {} variants, {} not passed",
+                cases.len(),
+                Variant::ALL.len(),
+                wrong.len()
+            );
+            assert!(wrong.is_empty(), "{name}:\n{}", wrong.join("\n"));
+        }
+    }
+
+    #[test]
+    #[ignore = "needs the pinned runtimes (scripts/requirements-*.txt) for $ONNX_IDX_CHECK_PYTHON; run with --include-ignored"]
+    fn openvino_gathers_constant_empty_indices_into_a_scalar() {
+        // Gather-13 of data [1.0, 2.0, 3.0] at empty indices of shape (0,) or (2, 0): by the
+        // spec the output has the indices' shape, so it is empty. OpenVINO 2026.4.1 returns a
+        // rank-0 tensor holding data[0] when the indices are constant, and the right output
+        // when they are a graph input (hunt-verification 2026-11-27, section 4).
+        let Some(rt) = bundled("openvino", "openvino_gathers_constant_empty_indices") else {
+            return;
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let data = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0]).unwrap();
+        let mut seen = Vec::new();
+        for shape in [vec![0], vec![2, 0]] {
+            let indices = Tensor::from_vec(shape.clone(), Vec::<i64>::new()).unwrap();
+            let out = Tensor::from_vec(shape.clone(), Vec::<f32>::new()).unwrap();
+            for v in Variant::ALL {
+                let dir = tmp
+                    .path()
+                    .join(format!("gather_empty_{}_{}", shape.len(), v.id()));
+                let m = model(&NodeModel {
+                    name: "gather_empty",
+                    domain: "",
+                    op_type: "Gather",
+                    opset: 13,
+                    attrs: &[],
+                    inputs: &[("data", &data), ("indices", &indices)],
+                    outputs: &[("output", crate::DType::Float, Some(shape.clone()))],
+                })
+                .unwrap();
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(dir.join("model.onnx"), m.encode_to_vec()).unwrap();
+                write_tensor(&dir, "test_data_set_0/input_0.pb", &data, "data");
+                write_tensor(&dir, "test_data_set_0/input_1.pb", &indices, "indices");
+                write_tensor(&dir, "test_data_set_0/output_0.pb", &out, "output");
+                rewrite_case(&dir, v).unwrap();
+                let result = run_on(&dir, &rt);
+                let got = result.data_sets[0].outputs.first();
+                println!(
+                    "openvino, indices {shape:?}, {}: {:?}, output shape {:?} ({})",
+                    v.id(),
+                    result.status,
+                    got.map(|o| o.actual_shape.clone()),
+                    result.reason.clone().unwrap_or_default()
+                );
+                seen.push((
+                    shape.clone(),
+                    v,
+                    result.status,
+                    got.map(|o| o.actual_shape.clone()),
+                ));
+            }
+        }
+        rt.finish();
+        for (shape, v, status, got) in seen {
+            if v.feed == Feed::Graph {
+                assert_eq!(status, Status::Passed, "indices {shape:?}, {}", v.id());
+            } else {
+                assert_eq!(status, Status::Failed, "indices {shape:?}, {}", v.id());
+                assert_eq!(
+                    got,
+                    Some(vec![]),
+                    "a rank-0 output: indices {shape:?}, {}",
+                    v.id()
+                );
+            }
+        }
+    }
 }
