@@ -376,4 +376,115 @@ mod tests {
             "np.array([3], dtype=np.int64).reshape([])"
         );
     }
+
+    /// The Python the adapters run with, or `None` with the skip said.
+    fn python(test: &str) -> Option<std::ffi::OsString> {
+        let p = std::env::var_os("ONNX_IDX_CHECK_PYTHON").filter(|p| !p.is_empty());
+        if p.is_none() {
+            assert!(
+                std::env::var_os("ONNX_IDX_CHECK_REQUIRE_RUNTIMES").is_none(),
+                "{test}: ONNX_IDX_CHECK_PYTHON is not set"
+            );
+            println!("{test}: SKIPPED: ONNX_IDX_CHECK_PYTHON is not set");
+        }
+        p
+    }
+
+    #[test]
+    #[ignore = "needs onnx (scripts/requirements-*.txt) for $ONNX_IDX_CHECK_PYTHON; run with --include-ignored"]
+    fn the_reproducer_of_each_variant_builds_the_model_the_case_holds() {
+        use crate::generate::variant::Variant;
+        let Some(py) = python("the_reproducer_of_each_variant_builds_the_model") else {
+            return;
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let def = crate::generate::select_ops(&["Gather".into()]).unwrap()[0];
+        let v = def.versions.iter().find(|v| v.since == 13).unwrap();
+        let spec =
+            crate::generate::cases::of_version(crate::generate::cases::Breadth::Quick, 0, def, v)
+                .into_iter()
+                .find(|s| s.name == "test_gather_13_float_basic")
+                .unwrap();
+        let r = crate::generate::render_case(&spec).unwrap().unwrap();
+        let case = tmp.path().join("case");
+        for (rel, bytes) in &r.files {
+            let path = case.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        }
+        let original = Subject::load(&case, "case", "test_data_set_0", 1 << 20).unwrap();
+        // The same indices, and 1200 zeros: too many to write out, so the reproducer reads
+        // them from the case's model.onnx.
+        let mut long = original.clone();
+        long.inputs[1].1 = Tensor::from_vec(vec![1200], vec![0i64; 1200]).unwrap();
+        // Checks the reproducer's `model` against the model the case directory holds.
+        let check = r#"
+loaded = onnx.load("model.onnx")
+def dims(vi):
+    return [d.dim_param or d.dim_value for d in vi.type.tensor_type.shape.dim]
+def values(t):
+    return onnx.numpy_helper.to_array(t).tolist()
+def consts(g):
+    return [(n.op_type, list(n.input), list(n.output), [values(a.t) for a in n.attribute if a.name == "value"]) for n in g.node]
+for part in ["input", "output"]:
+    ours = [(v.name, v.type.tensor_type.elem_type, dims(v)) for v in getattr(model.graph, part)]
+    theirs = [(v.name, v.type.tensor_type.elem_type, dims(v)) for v in getattr(loaded.graph, part)]
+    assert ours == theirs, (part, ours, theirs)
+assert [(t.name, list(t.dims), values(t)) for t in model.graph.initializer] == [(t.name, list(t.dims), values(t)) for t in loaded.graph.initializer]
+assert consts(model.graph) == consts(loaded.graph), (consts(model.graph), consts(loaded.graph))
+assert model.ir_version == loaded.ir_version
+onnx.checker.check_model(model)
+print("same model:", len(model.graph.input), "input(s),", len(model.graph.initializer), "initializer(s),", len(model.graph.node), "node(s)")
+"#;
+        let mut seen = Vec::new();
+        for (label, subject) in [("basic", &original), ("long", &long)] {
+            for v in Variant::ALL {
+                let mut s = subject.clone();
+                s.variant = v;
+                let reference = s.reference().unwrap();
+                let dir = tmp.path().join(format!("{label}-{}", v.id()));
+                s.write(&dir, &reference).unwrap();
+                let repro = reproducer(&s, &reference, Api::Reference);
+                let script = format!("{repro}{check}");
+                std::fs::write(dir.join("repro.py"), &script).unwrap();
+                let out = std::process::Command::new(&py)
+                    .arg("repro.py")
+                    .current_dir(&dir)
+                    .output()
+                    .unwrap();
+                let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+                assert!(
+                    out.status.success(),
+                    "{label} {}:\n{script}\n{stdout}{}",
+                    v.id(),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let line = stdout.lines().last().unwrap_or_default().to_owned();
+                println!("{label} {}: {line}", v.id());
+                seen.push((label, v, line, repro));
+            }
+        }
+        // What each variant must hold, counted independently of the rewrite: Gather's two
+        // inputs, the indices moved into the model outside the graph-input variants.
+        for (label, v, line, repro) in seen {
+            let want = match v.id() {
+                id if id.starts_with("input") => "2 input(s), 0 initializer(s), 1 node(s)",
+                id if id.starts_with("initializer") => "1 input(s), 1 initializer(s), 1 node(s)",
+                _ => "1 input(s), 0 initializer(s), 2 node(s)",
+            };
+            assert!(line.ends_with(want), "{label} {}: {line}", v.id());
+            assert_eq!(
+                repro.contains("\"d0_0\""),
+                v.id().ends_with("symbolic"),
+                "{label} {}",
+                v.id()
+            );
+            assert_eq!(
+                repro.contains("onnx.load(\"model.onnx\")"),
+                label == "long" && !v.id().starts_with("input"),
+                "{label} {}",
+                v.id()
+            );
+        }
+    }
 }
