@@ -304,3 +304,79 @@ impl Subject {
             .map_or_else(|| format!("output_{k}"), |v| v.name.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Status;
+
+    #[test]
+    fn every_shrinking_step_of_a_variant_subject_is_written_in_that_variant() {
+        // Steps change the subject's inputs; the variant applies when it is written, so every
+        // candidate is a case our runner reads back to its reference: passed, or errored where
+        // the spec requires an error.
+        let tmp = tempfile::tempdir().unwrap();
+        let def = crate::generate::select_ops(&["GatherND".into()]).unwrap()[0];
+        let v = def.versions.iter().find(|v| v.since == 13).unwrap();
+        let spec =
+            crate::generate::cases::of_version(crate::generate::cases::Breadth::Quick, 0, def, v)
+                .into_iter()
+                .find(|s| s.name == "test_gather_nd_13_float_batch_dims_1")
+                .unwrap();
+        let r = crate::generate::render_case(&spec).unwrap().unwrap();
+        let case = tmp.path().join("case");
+        for (rel, bytes) in &r.files {
+            let path = case.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        }
+        let mut s = Subject::load(&case, "case", "test_data_set_0", 1 << 20).unwrap();
+        let mut judged = 0;
+        for variant in Variant::ALL {
+            s.variant = variant;
+            for (k, step) in super::super::shrink::steps(&s, None).iter().enumerate() {
+                let Some(c) = super::super::shrink::apply(&s, step) else {
+                    continue;
+                };
+                assert_eq!(c.variant, variant);
+                let Ok(reference) = c.reference() else {
+                    continue;
+                };
+                let dir = tmp
+                    .path()
+                    .join(format!("{}-{k}", variant.id()))
+                    .join("case");
+                c.write(&dir, &reference).unwrap();
+                let moved = variant.feed != crate::generate::variant::Feed::Graph;
+                assert_eq!(
+                    dir.join("test_data_set_0/input_1.pb").exists(),
+                    !moved,
+                    "{}",
+                    variant.id()
+                );
+                let mut warnings = Vec::new();
+                let case = crate::discover::Case {
+                    name: "case".into(),
+                    dir: dir.clone(),
+                    rel: std::path::PathBuf::new(),
+                    data_sets: crate::discover::data_sets(&dir, &mut warnings),
+                };
+                let result = crate::runner::run_case(&case, &Default::default());
+                let want = if reference.is_error() {
+                    Status::Errored
+                } else {
+                    Status::Passed
+                };
+                assert_eq!(
+                    result.status,
+                    want,
+                    "{} step {k}: {:?}",
+                    variant.id(),
+                    result.reason
+                );
+                judged += 1;
+            }
+        }
+        assert!(judged > 6 * 3, "{judged} candidates judged");
+    }
+}
