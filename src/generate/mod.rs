@@ -22,6 +22,7 @@ pub(crate) mod manifest;
 mod model;
 mod rng;
 mod values;
+pub(crate) mod variant;
 pub(crate) mod verify;
 
 use crate::eval::{EvalError, PlanError};

@@ -190,21 +190,70 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
         Reference::Outputs(o) => Some(&o[..]),
         Reference::Error(_) => None,
     };
-    let model = s.model_for(outputs);
+    // The model as the case directory holds it, in the subject's variant (the default form
+    // when the variant cannot be made, as the case could not have been written then either).
+    let model = s
+        .variant_model(outputs)
+        .unwrap_or_else(|_| s.model_for(outputs));
     let graph = model.graph.unwrap_or_default();
+    // The inputs the variant moved into the model: their tensors, as literals when they can be
+    // written out, else read from the model file beside the reproducer.
+    let tensor = |name: &str, from_file: String| {
+        s.inputs
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, t)| array(t))
+            .map_or(from_file, |a| {
+                format!(
+                    "onnx.numpy_helper.from_array({a}, {})",
+                    py_str(name.as_bytes())
+                )
+            })
+    };
+    let mut nodes = Vec::new();
+    for c in graph.node.iter().filter(|n| n.op_type == "Constant") {
+        let name = c.output.first().map_or("", String::as_str);
+        let value = tensor(
+            name,
+            format!(
+                "next(n for n in onnx.load(\"model.onnx\").graph.node if n.output[0] == {}).attribute[0].t",
+                py_str(name.as_bytes())
+            ),
+        );
+        let var = format!("constant_{}", nodes.len());
+        py.push_str(&format!(
+            "{var} = helper.make_node(\"Constant\", [], [{}], value={value})\n",
+            py_str(name.as_bytes())
+        ));
+        nodes.push(var);
+    }
+    nodes.push("node".into());
+    let initializers: Vec<String> = graph
+        .initializer
+        .iter()
+        .map(|i| {
+            tensor(
+                &i.name,
+                format!(
+                    "next(t for t in onnx.load(\"model.onnx\").graph.initializer if t.name == {})",
+                    py_str(i.name.as_bytes())
+                ),
+            )
+        })
+        .collect();
     let vi = |v: &crate::pb::ValueInfoProto| {
         let (elem, shape) = match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
             Some(crate::pb::type_proto::Value::TensorType(tt)) => (
                 tt.elem_type,
                 tt.shape.as_ref().map_or("None".to_string(), |sh| {
+                    use crate::pb::tensor_shape_proto::dimension::Value;
                     let dims: Vec<String> = sh
                         .dim
                         .iter()
                         .map(|d| match &d.value {
-                            Some(crate::pb::tensor_shape_proto::dimension::Value::DimValue(v)) => {
-                                v.to_string()
-                            }
-                            _ => "None".into(),
+                            Some(Value::DimValue(v)) => v.to_string(),
+                            Some(Value::DimParam(p)) => py_str(p.as_bytes()),
+                            None => "None".into(),
                         })
                         .collect();
                     format!("[{}]", dims.join(", "))
@@ -219,8 +268,17 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
     };
     let list =
         |vs: &[crate::pb::ValueInfoProto]| vs.iter().map(vi).collect::<Vec<_>>().join(",\n     ");
+    let initializer = if initializers.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ",\n    initializer=[{}]",
+            initializers.join(",\n                 ")
+        )
+    };
     py.push_str(&format!(
-        "graph = helper.make_graph(\n    [node], \"repro\",\n    [{}],\n    [{}])\n",
+        "graph = helper.make_graph(\n    [{}], \"repro\",\n    [{}],\n    [{}]{initializer})\n",
+        nodes.join(", "),
         list(&graph.input),
         list(&graph.output)
     ));
@@ -241,7 +299,12 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
         model.ir_version
     ));
     py.push_str("feeds = {\n");
-    for (k, (name, t)) in s.inputs.iter().enumerate() {
+    // The graph's inputs only: those the variant moved into the model are not fed.
+    let fed = s
+        .inputs
+        .iter()
+        .filter(|(n, _)| graph.input.iter().any(|i| i.name == *n));
+    for (k, (name, t)) in fed.enumerate() {
         let value = array(t).unwrap_or_else(|| {
             format!(
                 "onnx.numpy_helper.to_array(onnx.load_tensor(\"test_data_set_0/input_{k}.pb\"))"
@@ -312,5 +375,116 @@ mod tests {
             array(&i).unwrap(),
             "np.array([3], dtype=np.int64).reshape([])"
         );
+    }
+
+    /// The Python the adapters run with, or `None` with the skip said.
+    fn python(test: &str) -> Option<std::ffi::OsString> {
+        let p = std::env::var_os("ONNX_IDX_CHECK_PYTHON").filter(|p| !p.is_empty());
+        if p.is_none() {
+            assert!(
+                std::env::var_os("ONNX_IDX_CHECK_REQUIRE_RUNTIMES").is_none(),
+                "{test}: ONNX_IDX_CHECK_PYTHON is not set"
+            );
+            println!("{test}: SKIPPED: ONNX_IDX_CHECK_PYTHON is not set");
+        }
+        p
+    }
+
+    #[test]
+    #[ignore = "needs onnx (scripts/requirements-*.txt) for $ONNX_IDX_CHECK_PYTHON; run with --include-ignored"]
+    fn the_reproducer_of_each_variant_builds_the_model_the_case_holds() {
+        use crate::generate::variant::Variant;
+        let Some(py) = python("the_reproducer_of_each_variant_builds_the_model") else {
+            return;
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let def = crate::generate::select_ops(&["Gather".into()]).unwrap()[0];
+        let v = def.versions.iter().find(|v| v.since == 13).unwrap();
+        let spec =
+            crate::generate::cases::of_version(crate::generate::cases::Breadth::Quick, 0, def, v)
+                .into_iter()
+                .find(|s| s.name == "test_gather_13_float_basic")
+                .unwrap();
+        let r = crate::generate::render_case(&spec).unwrap().unwrap();
+        let case = tmp.path().join("case");
+        for (rel, bytes) in &r.files {
+            let path = case.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        }
+        let original = Subject::load(&case, "case", "test_data_set_0", 1 << 20).unwrap();
+        // The same indices, and 1200 zeros: too many to write out, so the reproducer reads
+        // them from the case's model.onnx.
+        let mut long = original.clone();
+        long.inputs[1].1 = Tensor::from_vec(vec![1200], vec![0i64; 1200]).unwrap();
+        // Checks the reproducer's `model` against the model the case directory holds.
+        let check = r#"
+loaded = onnx.load("model.onnx")
+def dims(vi):
+    return [d.dim_param or d.dim_value for d in vi.type.tensor_type.shape.dim]
+def values(t):
+    return onnx.numpy_helper.to_array(t).tolist()
+def consts(g):
+    return [(n.op_type, list(n.input), list(n.output), [values(a.t) for a in n.attribute if a.name == "value"]) for n in g.node]
+for part in ["input", "output"]:
+    ours = [(v.name, v.type.tensor_type.elem_type, dims(v)) for v in getattr(model.graph, part)]
+    theirs = [(v.name, v.type.tensor_type.elem_type, dims(v)) for v in getattr(loaded.graph, part)]
+    assert ours == theirs, (part, ours, theirs)
+assert [(t.name, list(t.dims), values(t)) for t in model.graph.initializer] == [(t.name, list(t.dims), values(t)) for t in loaded.graph.initializer]
+assert consts(model.graph) == consts(loaded.graph), (consts(model.graph), consts(loaded.graph))
+assert model.ir_version == loaded.ir_version
+onnx.checker.check_model(model)
+print("same model:", len(model.graph.input), "input(s),", len(model.graph.initializer), "initializer(s),", len(model.graph.node), "node(s)")
+"#;
+        let mut seen = Vec::new();
+        for (label, subject) in [("basic", &original), ("long", &long)] {
+            for v in Variant::ALL {
+                let mut s = subject.clone();
+                s.variant = v;
+                let reference = s.reference().unwrap();
+                let dir = tmp.path().join(format!("{label}-{}", v.id()));
+                s.write(&dir, &reference).unwrap();
+                let repro = reproducer(&s, &reference, Api::Reference);
+                let script = format!("{repro}{check}");
+                std::fs::write(dir.join("repro.py"), &script).unwrap();
+                let out = std::process::Command::new(&py)
+                    .arg("repro.py")
+                    .current_dir(&dir)
+                    .output()
+                    .unwrap();
+                let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+                assert!(
+                    out.status.success(),
+                    "{label} {}:\n{script}\n{stdout}{}",
+                    v.id(),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let line = stdout.lines().last().unwrap_or_default().to_owned();
+                println!("{label} {}: {line}", v.id());
+                seen.push((label, v, line, repro));
+            }
+        }
+        // What each variant must hold, counted independently of the rewrite: Gather's two
+        // inputs, the indices moved into the model outside the graph-input variants.
+        for (label, v, line, repro) in seen {
+            let want = match v.id() {
+                id if id.starts_with("input") => "2 input(s), 0 initializer(s), 1 node(s)",
+                id if id.starts_with("initializer") => "1 input(s), 1 initializer(s), 1 node(s)",
+                _ => "1 input(s), 0 initializer(s), 2 node(s)",
+            };
+            assert!(line.ends_with(want), "{label} {}: {line}", v.id());
+            assert_eq!(
+                repro.contains("\"d0_0\""),
+                v.id().ends_with("symbolic"),
+                "{label} {}",
+                v.id()
+            );
+            assert_eq!(
+                repro.contains("onnx.load(\"model.onnx\")"),
+                label == "long" && !v.id().starts_with("input"),
+                "{label} {}",
+                v.id()
+            );
+        }
     }
 }

@@ -243,7 +243,8 @@ fn addressed(s: &Subject, l: &Layout, d: usize) -> Option<Option<usize>> {
         Indexing::Axis | Indexing::Elements => (l.axis == Some(d)).then_some(None),
         Indexing::Tuples => {
             let k = *s.tensor_of(Role::Indices)?.shape().last()?;
-            (d >= l.batch_dims && d < l.batch_dims + k).then_some(Some(d - l.batch_dims))
+            // Lazily: below batch_dims, `d - batch_dims` would underflow.
+            (d >= l.batch_dims && d < l.batch_dims + k).then(|| Some(d - l.batch_dims))
         }
         _ => None,
     }

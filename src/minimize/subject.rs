@@ -3,6 +3,7 @@
 //! itself as a node-test directory whose expected outputs are the reference's.
 
 use crate::eval::EvalError;
+use crate::generate::variant::{self, Variant};
 use crate::ops::{OpDef, OpVersion, Resolution, Role, SpecError, DEFAULT_MAX_OUTPUT_BYTES};
 use crate::pb::{self, ModelProto};
 use crate::tensor::Tensor;
@@ -26,6 +27,10 @@ pub(crate) struct Subject {
     pub inputs: Vec<(String, Tensor)>,
     /// The role of each graph input in the node (`None` for one the node does not take).
     pub roles: Vec<Option<Role>>,
+    /// How the case is written: its inputs after the first as graph inputs, initializers or
+    /// Constant nodes, its shapes static or symbolic. Shrinking changes `inputs`; the variant
+    /// applies whenever the subject is written or rendered.
+    pub variant: Variant,
 }
 
 /// What our reference makes of a subject.
@@ -127,6 +132,7 @@ impl Subject {
             opset,
             inputs,
             roles,
+            variant: Variant::DEFAULT,
         })
     }
 
@@ -249,9 +255,18 @@ impl Subject {
         }
     }
 
+    /// [`Subject::model_for`] in the subject's variant: what [`Subject::write`] writes.
+    pub(crate) fn variant_model(
+        &self,
+        outputs: Option<&[Tensor]>,
+    ) -> Result<ModelProto, variant::VariantError> {
+        let inputs: Vec<Tensor> = self.inputs.iter().map(|(_, t)| t.clone()).collect();
+        variant::apply(&self.model_for(outputs), &inputs, self.variant)
+    }
+
     /// Writes the subject as a node-test case in `dir` (created): `model.onnx` and
     /// `test_data_set_0/` with the inputs and, unless the spec requires an error, the
-    /// reference's outputs.
+    /// reference's outputs; then rewrites it into the subject's variant.
     pub(crate) fn write(&self, dir: &Path, reference: &Reference) -> std::io::Result<()> {
         let ds = dir.join("test_data_set_0");
         std::fs::create_dir_all(&ds)?;
@@ -277,7 +292,7 @@ impl Subject {
                 )?;
             }
         }
-        Ok(())
+        variant::rewrite_case(dir, self.variant).map_err(std::io::Error::other)
     }
 
     /// The name of graph output `k`.
@@ -287,5 +302,81 @@ impl Subject {
             .as_ref()
             .and_then(|g| g.output.get(k))
             .map_or_else(|| format!("output_{k}"), |v| v.name.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Status;
+
+    #[test]
+    fn every_shrinking_step_of_a_variant_subject_is_written_in_that_variant() {
+        // Steps change the subject's inputs; the variant applies when it is written, so every
+        // candidate is a case our runner reads back to its reference: passed, or errored where
+        // the spec requires an error.
+        let tmp = tempfile::tempdir().unwrap();
+        let def = crate::generate::select_ops(&["GatherND".into()]).unwrap()[0];
+        let v = def.versions.iter().find(|v| v.since == 13).unwrap();
+        let spec =
+            crate::generate::cases::of_version(crate::generate::cases::Breadth::Quick, 0, def, v)
+                .into_iter()
+                .find(|s| s.name == "test_gather_nd_13_float_batch_dims_1")
+                .unwrap();
+        let r = crate::generate::render_case(&spec).unwrap().unwrap();
+        let case = tmp.path().join("case");
+        for (rel, bytes) in &r.files {
+            let path = case.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        }
+        let mut s = Subject::load(&case, "case", "test_data_set_0", 1 << 20).unwrap();
+        let mut judged = 0;
+        for variant in Variant::ALL {
+            s.variant = variant;
+            for (k, step) in super::super::shrink::steps(&s, None).iter().enumerate() {
+                let Some(c) = super::super::shrink::apply(&s, step) else {
+                    continue;
+                };
+                assert_eq!(c.variant, variant);
+                let Ok(reference) = c.reference() else {
+                    continue;
+                };
+                let dir = tmp
+                    .path()
+                    .join(format!("{}-{k}", variant.id()))
+                    .join("case");
+                c.write(&dir, &reference).unwrap();
+                let moved = variant.feed != crate::generate::variant::Feed::Graph;
+                assert_eq!(
+                    dir.join("test_data_set_0/input_1.pb").exists(),
+                    !moved,
+                    "{}",
+                    variant.id()
+                );
+                let mut warnings = Vec::new();
+                let case = crate::discover::Case {
+                    name: "case".into(),
+                    dir: dir.clone(),
+                    rel: std::path::PathBuf::new(),
+                    data_sets: crate::discover::data_sets(&dir, &mut warnings),
+                };
+                let result = crate::runner::run_case(&case, &Default::default());
+                let want = if reference.is_error() {
+                    Status::Errored
+                } else {
+                    Status::Passed
+                };
+                assert_eq!(
+                    result.status,
+                    want,
+                    "{} step {k}: {:?}",
+                    variant.id(),
+                    result.reason
+                );
+                judged += 1;
+            }
+        }
+        assert!(judged > 6 * 3, "{judged} candidates judged");
     }
 }

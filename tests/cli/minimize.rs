@@ -218,3 +218,33 @@ fn minimize_out_never_removes_what_it_did_not_write() {
     );
     assert!(out.join("REPORT.md").is_file());
 }
+
+/// Shrinking a GatherND case with `batch_dims` 1 asks which index component addresses data
+/// dimension 0, a batch dimension: it once computed `0 - batch_dims` first and panicked on the
+/// underflow (in builds with overflow checks, as this test's binary is).
+#[test]
+fn minimize_shrinks_a_gather_nd_case_with_batch_dims() {
+    if !crate::support::python3("minimize") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    run(["generate", suite.to_str().unwrap(), "--ops", "GatherND"]).expect_code(0);
+    let out = tmp.path().join("min");
+    // data [2, 3, 2], indices [[[2], [0]], [[1], [0]]]: the index 2 triggers the bug.
+    let r = run([
+        "minimize",
+        suite
+            .join("test_gather_nd_13_float_batch_dims_1")
+            .to_str()
+            .unwrap(),
+        "--runtime-cmd",
+        &buggy(2),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    r.expect_code(0);
+    assert!(r.stdout.contains("keeps:    failed"), "{}", r.stdout);
+    let md = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
+    assert!(md.contains("attributes: batch_dims=1"), "{md}");
+}
