@@ -221,11 +221,19 @@ pub(crate) fn apply(
     }
     if v.shapes == Shapes::Symbolic {
         let g = m.graph.as_mut().expect("checked above");
+        // An index tuple's length decides the output's rank, and real models always know it:
+        // a runtime refusing it unknown is no bug worth a finding.
+        let tuples: Option<String> = g
+            .node
+            .iter()
+            .find(|n| n.op_type.ends_with("ND"))
+            .and_then(|n| n.input.get(1).cloned());
         for (k, vi) in g.input.iter_mut().enumerate() {
-            symbolic(vi, &format!("d{k}"));
+            let keep_last = tuples.as_deref() == Some(vi.name.as_str());
+            symbolic(vi, &format!("d{k}"), keep_last);
         }
         for (k, vi) in g.output.iter_mut().enumerate() {
-            symbolic(vi, &format!("out{k}"));
+            symbolic(vi, &format!("out{k}"), false);
         }
     }
     Ok(m)
@@ -248,16 +256,20 @@ fn constant(name: &str, t: &Tensor) -> pb::NodeProto {
     }
 }
 
-/// Replaces every dim `vi` declares with the `dim_param` `{prefix}_{J}`; an unknown shape stays
-/// unknown.
-fn symbolic(vi: &mut pb::ValueInfoProto, prefix: &str) {
+/// Replaces every dim `vi` declares (but its last, with `keep_last`) with the `dim_param`
+/// `{prefix}_{J}`; an unknown shape stays unknown.
+fn symbolic(vi: &mut pb::ValueInfoProto, prefix: &str, keep_last: bool) {
     use pb::tensor_shape_proto::dimension::Value;
     let Some(pb::type_proto::Value::TensorType(tt)) =
         vi.r#type.as_mut().and_then(|t| t.value.as_mut())
     else {
         return;
     };
-    for (j, d) in tt.shape.iter_mut().flat_map(|s| &mut s.dim).enumerate() {
+    let Some(shape) = tt.shape.as_mut() else {
+        return;
+    };
+    let n = shape.dim.len() - usize::from(keep_last && !shape.dim.is_empty());
+    for (j, d) in shape.dim.iter_mut().take(n).enumerate() {
         d.value = Some(Value::DimParam(format!("{prefix}_{j}")));
     }
 }

@@ -18,6 +18,7 @@ pub(crate) mod findings;
 pub(crate) mod plan;
 
 use crate::generate::cases::CaseSpec;
+use crate::generate::variant::Variant;
 use crate::minimize::behaviour::{self, Behaviour, Class};
 use crate::minimize::command::Chosen;
 use crate::minimize::report::{observe, Observed};
@@ -105,7 +106,7 @@ struct Hunt<'a> {
     coverage: Coverage,
     keys: BTreeMap<Key, usize>,
     /// Refusals of valid cases of a group not yet known to run: findings once one case runs.
-    pending: BTreeMap<Group, Vec<(CaseSpec, u64)>>,
+    pending: BTreeMap<Group, Vec<(CaseSpec, u64, Variant)>>,
     /// The kinds of case that hung: a hang costs `--timeout`, once per kind.
     hung: HashSet<String>,
     summary: Summary,
@@ -168,7 +169,7 @@ pub(crate) fn hunt(
                 break 'rounds;
             }
             let dir = scratch.path().join(index.to_string());
-            let verdict = h.case(&spec, seed, &dir, &mut queue, on_event)?;
+            let verdict = h.case(&spec, seed, index, &dir, &mut queue, on_event)?;
             writeln!(tried_log, "{index}\t{seed}\t{}\t{verdict}", spec.name)?;
             let _ = std::fs::remove_dir_all(&dir);
             on_event(Event::Case {
@@ -215,28 +216,52 @@ fn group(spec: &CaseSpec) -> Group {
 /// outputs).
 struct Written {
     name: String,
+    /// The case in its default form.
     dir: PathBuf,
     rule: Option<String>,
+    /// The variant the runtime is shown.
+    variant: Variant,
+    /// The case in that variant (`dir` for the default).
+    judged: PathBuf,
 }
 
-/// Renders `spec` into `dir`: `None` when our reference does not implement it.
-fn write_case(spec: &CaseSpec, dir: &Path) -> anyhow::Result<Option<Written>> {
+/// Renders `spec` into `dir`, and a copy of it in variant `variant` where the case has one
+/// (else the runtime is shown the default form): `None` when our reference does not implement
+/// it.
+fn write_case(spec: &CaseSpec, dir: &Path, variant: Variant) -> anyhow::Result<Option<Written>> {
     let Some(rendered) = crate::generate::render_case(spec)? else {
         return Ok(None);
     };
-    let case_dir = dir.join(&rendered.name);
-    for (rel, bytes) in &rendered.files {
-        let path = case_dir.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+    let put = |case_dir: &Path| -> std::io::Result<()> {
+        for (rel, bytes) in &rendered.files {
+            let path = case_dir.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(path, bytes)?;
         }
-        std::fs::write(path, bytes)?;
-    }
-    Ok(Some(Written {
+        Ok(())
+    };
+    let case_dir = dir.join(&rendered.name);
+    put(&case_dir)?;
+    let mut written = Written {
         rule: rendered.error().map(str::to_string),
-        name: rendered.name,
+        judged: case_dir.clone(),
+        name: rendered.name.clone(),
         dir: case_dir,
-    }))
+        variant: Variant::DEFAULT,
+    };
+    if variant != Variant::DEFAULT {
+        let judged = dir.join(variant.id()).join(&rendered.name);
+        put(&judged)?;
+        // A case the variant does not apply to (one input, a domain without ai.onnx) is shown
+        // as it is.
+        if crate::generate::variant::rewrite_case(&judged, variant).is_ok() {
+            written.variant = variant;
+            written.judged = judged;
+        }
+    }
+    Ok(Some(written))
 }
 
 impl Hunt<'_> {
@@ -245,6 +270,7 @@ impl Hunt<'_> {
         &mut self,
         spec: &CaseSpec,
         seed: u64,
+        index: u64,
         dir: &Path,
         queue: &mut plan::Queue,
         on_event: &mut dyn FnMut(Event<'_>),
@@ -259,7 +285,7 @@ impl Hunt<'_> {
             self.summary.after_hang += 1;
             return Ok("kind-hung");
         }
-        let written = match write_case(spec, dir) {
+        let written = match write_case(spec, dir, plan::variant(seed, index)) {
             Ok(Some(w)) => w,
             Ok(None) => {
                 self.summary.skipped += 1;
@@ -278,7 +304,7 @@ impl Hunt<'_> {
         };
         let result = self
             .judge
-            .case_repeated(&written.dir, &written.name, repeat);
+            .case_repeated(&written.judged, &written.name, repeat);
         self.summary.tried += 1;
         let found = behaviour::behaviour(&result, written.rule.as_deref()).map(|(_, b)| b);
         if !spec.violation {
@@ -301,8 +327,9 @@ impl Hunt<'_> {
                     self.coverage.ran(&g);
                     if !known {
                         // Its refusals so far were of cases it does not run: findings.
-                        for (pending, seed) in self.pending.remove(&g).unwrap_or_default() {
-                            self.retry_pending(&pending, seed, dir, queue, on_event)?;
+                        for (pending, seed, variant) in self.pending.remove(&g).unwrap_or_default()
+                        {
+                            self.retry_pending(&pending, seed, variant, dir, queue, on_event)?;
                         }
                     }
                 }
@@ -315,7 +342,7 @@ impl Hunt<'_> {
             self.pending
                 .entry(g)
                 .or_default()
-                .push((spec.clone(), seed));
+                .push((spec.clone(), seed, written.variant));
             return Ok("refused");
         }
         if b.class == Class::Crash && b.symptom == behaviour::TIMED_OUT {
@@ -332,15 +359,16 @@ impl Hunt<'_> {
         &mut self,
         spec: &CaseSpec,
         seed: u64,
+        variant: Variant,
         dir: &Path,
         queue: &mut plan::Queue,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> anyhow::Result<()> {
         let dir = dir.join("pending");
-        let Some(written) = write_case(spec, &dir)? else {
+        let Some(written) = write_case(spec, &dir, variant)? else {
             return Ok(());
         };
-        let result = self.judge.case(&written.dir, &written.name);
+        let result = self.judge.case(&written.judged, &written.name);
         if let Some((_, b)) = behaviour::behaviour(&result, written.rule.as_deref()) {
             self.consider(spec, seed, &written, b, queue, on_event)?;
         }
@@ -375,12 +403,28 @@ impl Hunt<'_> {
             } else {
                 self.opts.minimize.repeat
             },
+            variant: written.variant,
             ..self.opts.minimize.clone()
         };
         let before = self.judge.repeat();
+        // Minimizing and telling the variants apart both need the runs that show a race.
         self.judge.set_repeat(budget.repeat);
-        let outcome = minimize::minimize(&written.dir, &written.name, &mut self.judge, &budget);
+        let done = self.found(spec, seed, written, &budget, on_event);
         self.judge.set_repeat(before);
+        done
+    }
+
+    /// Minimizes a disagreement with a new behaviour and writes it as a finding.
+    fn found(
+        &mut self,
+        spec: &CaseSpec,
+        seed: u64,
+        written: &Written,
+        budget: &minimize::Options,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> anyhow::Result<()> {
+        let op = crate::generate::op_name(spec.def);
+        let outcome = minimize::minimize(&written.dir, &written.name, &mut self.judge, budget);
         match outcome {
             Ok(Outcome::Minimized(mut m)) => {
                 // The minimal case's behaviour names the finding: a runtime whose outputs
@@ -391,7 +435,15 @@ impl Hunt<'_> {
                 if m.behaviour.class == Class::AcceptsInvalid && self.unsafe_output(&m)? {
                     m.behaviour.class = Class::Unsafe;
                 }
-                let finding = self.write_finding(&m, spec, &written.name, seed)?;
+                let variants = self.variants(&m)?;
+                let mut finding = self.write_finding(&m, spec, &written.name, seed)?;
+                for (v, fails) in variants {
+                    if fails {
+                        finding.variants_failing.push(v.id().to_string());
+                    } else {
+                        finding.variants_passing.push(v.id().to_string());
+                    }
+                }
                 on_event(Event::Finding(&finding));
                 self.keys
                     .insert(Key::new(&op, &m.behaviour), self.summary.findings.len());
@@ -427,6 +479,33 @@ impl Hunt<'_> {
         self.summary.duplicates += 1;
         write_findings(self.out, &self.summary.findings)?;
         Ok(true)
+    }
+
+    /// Which variants of the minimal case show its behaviour: the minimal case in each of them,
+    /// judged again.
+    fn variants(&mut self, m: &minimize::Minimized) -> anyhow::Result<Vec<(Variant, bool)>> {
+        let mut seen = Vec::new();
+        for v in Variant::ALL {
+            if v == m.subject.variant {
+                seen.push((v, true));
+                continue;
+            }
+            let subject = minimize::subject::Subject {
+                variant: v,
+                ..m.subject.clone()
+            };
+            let Ok(result) = self.judge.subject(&subject, &m.reference) else {
+                continue;
+            };
+            let rule = match &m.reference {
+                minimize::subject::Reference::Error(e) => Some(e.as_str()),
+                minimize::subject::Reference::Outputs(_) => None,
+            };
+            let fails =
+                behaviour::behaviour(&result, rule).is_some_and(|(_, b)| b.same_as(&m.behaviour));
+            seen.push((v, fails));
+        }
+        Ok(seen)
     }
 
     /// Whether the output the runtime gives for the minimal case, where the spec requires an

@@ -7,6 +7,7 @@
 //! cover the single run's cases.
 
 use crate::generate::cases::{self, Breadth, CaseSpec};
+use crate::generate::variant::Variant;
 use crate::ops::OpDef;
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -69,6 +70,17 @@ pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64) -> Vec<CaseSp
         specs.splice(first_layer..first_layer, big);
     }
     specs
+}
+
+/// The variant case number `index` of a round seeded `seed` is shown in: the default form for
+/// half of the cases, each other variant for a tenth, so that every kind meets them over its
+/// data types.
+pub(crate) fn variant(seed: u64, index: u64) -> Variant {
+    let pick = SplitMix(seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03)).next() % 10;
+    match pick {
+        0..=4 => Variant::DEFAULT,
+        k => Variant::ALL[(k - 4) as usize],
+    }
 }
 
 /// Whether a race between threads can show on `spec` (a reduction of duplicate indices, many
