@@ -193,6 +193,20 @@ pub fn plan(model: &ModelProto) -> Result<Plan<'_>, PlanError> {
             }
         }
     }
+    // Context operators are evaluated only around an operator under test: a graph of them
+    // alone (with or without Constant and Identity) is not a case the tool judges.
+    if steps.iter().all(|s| s.def.plumbing) {
+        if let Some(s) = steps.iter().find(|s| s.def.context) {
+            let node = &graph.node[s.node];
+            return Err(PlanError::Unsupported(format!(
+                "op {} ({}, opset {}) is not supported on its own: the graph has no indexing operator ({} is evaluated only as context around one)",
+                node.op_type,
+                display_domain(s.def.domain),
+                opsets.get(s.def.domain).copied().unwrap_or(0),
+                node.op_type
+            )));
+        }
+    }
     let inputs = data_inputs(graph);
     let outputs: Vec<&ValueInfoProto> = graph.output.iter().collect();
     for (role, list) in [("input", &inputs), ("output", &outputs)] {
