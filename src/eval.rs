@@ -199,11 +199,10 @@ pub fn plan(model: &ModelProto) -> Result<Plan<'_>, PlanError> {
         if let Some(s) = steps.iter().find(|s| s.def.context) {
             let node = &graph.node[s.node];
             return Err(PlanError::Unsupported(format!(
-                "op {} ({}, opset {}) is not supported on its own: the graph has no indexing operator ({} is evaluated only as context around one)",
+                "op {} ({}, opset {}) is not supported on its own: the graph has no indexing operator",
                 node.op_type,
                 display_domain(s.def.domain),
                 opsets.get(s.def.domain).copied().unwrap_or(0),
-                node.op_type
             )));
         }
     }
@@ -334,6 +333,20 @@ impl Plan<'_> {
         } else {
             tested
         }
+    }
+
+    /// `Op-since` of the context operators (Shape, Reshape, ...), in graph order, without
+    /// duplicates.
+    #[cfg(feature = "cli")]
+    pub fn context_ops(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in self.steps.iter().filter(|s| s.def.context) {
+            let name = s.def.version_name(s.version);
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
     }
 
     fn op_versions(&self, plumbing: bool) -> Vec<String> {
