@@ -443,7 +443,10 @@ impl Builder {
         // reference evaluator of onnx also wants every other dim equal).
         let (idx_shape, idx): (Vec<usize>, Vec<i64>) = match self.def.indexing {
             Indexing::Axis => (vec![2], if neg { vec![-1, 0] } else { vec![2, 0] }),
-            _ => (vec![3, 3], vec![2, 0, 1, 1, 1, 0, 0, 2, if neg { -1 } else { 2 }]),
+            _ => (
+                vec![3, 3],
+                vec![2, 0, 1, 1, 1, 0, 0, 2, if neg { -1 } else { 2 }],
+            ),
         };
         let x = self.data("shared", &[3, 3]);
         let axis1 = [Attr::Int("axis", 1)];
