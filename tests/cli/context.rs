@@ -5,9 +5,9 @@
 
 use crate::support::{case, cases, run, run_json};
 use onnx_idx_check::internal::pb::{
-    attribute_proto::AttributeType, tensor_proto::DataType, tensor_shape_proto, type_proto,
-    AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto,
-    TensorShapeProto, TypeProto, ValueInfoProto,
+    attribute_proto::AttributeType, tensor_proto::DataType, type_proto, AttributeProto, GraphProto,
+    ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto,
+    ValueInfoProto,
 };
 use prost::Message;
 use std::path::Path;
