@@ -71,17 +71,7 @@ fn summarize(set: DTypeSet) -> String {
     if set == DTypeSet::of(&DType::ALL) {
         return "all types".to_string();
     }
-    let integers = DTypeSet::of(&[
-        DType::Int8,
-        DType::Int16,
-        DType::Int32,
-        DType::Int64,
-        DType::Uint8,
-        DType::Uint16,
-        DType::Uint32,
-        DType::Uint64,
-    ]);
-    if set == integers {
+    if set == crate::tensor::dtype::INTEGERS {
         return "any integer".to_string();
     }
     if CLASSIC15.iter().all(|d| set.contains(d)) {

@@ -126,6 +126,23 @@ fn value_info(name: &str, dtype: DType, shape: Option<&[usize]>) -> pb::ValueInf
     }
 }
 
+/// The graph inputs (typed and shaped after their tensors) and outputs of a generated model.
+fn graph_io(
+    inputs: &[(&str, &Tensor)],
+    outputs: &[(&str, DType, Option<Vec<usize>>)],
+) -> (Vec<pb::ValueInfoProto>, Vec<pb::ValueInfoProto>) {
+    (
+        inputs
+            .iter()
+            .map(|(n, t)| value_info(n, t.dtype(), Some(t.shape())))
+            .collect(),
+        outputs
+            .iter()
+            .map(|(n, d, s)| value_info(n, *d, s.as_deref()))
+            .collect(),
+    )
+}
+
 /// An attribute of a generated node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Attr {
@@ -185,19 +202,12 @@ pub fn model(m: &NodeModel<'_>) -> Option<pb::ModelProto> {
         attribute: m.attrs.iter().map(attribute).collect(),
         ..Default::default()
     };
+    let (input, output) = graph_io(m.inputs, m.outputs);
     let graph = pb::GraphProto {
         node: vec![node],
         name: m.name.to_owned(),
-        input: m
-            .inputs
-            .iter()
-            .map(|(n, t)| value_info(n, t.dtype(), Some(t.shape())))
-            .collect(),
-        output: m
-            .outputs
-            .iter()
-            .map(|(n, d, s)| value_info(n, *d, s.as_deref()))
-            .collect(),
+        input,
+        output,
         ..Default::default()
     };
     // A node of another domain imports that domain at its version, beside ai.onnx at
@@ -329,6 +339,7 @@ pub fn graph_model(m: &GraphModel<'_>) -> Option<pb::ModelProto> {
             ..Default::default()
         })
         .collect();
+    let (input, output) = graph_io(m.inputs, m.outputs);
     let graph = pb::GraphProto {
         node,
         name: m.name.to_owned(),
@@ -337,16 +348,8 @@ pub fn graph_model(m: &GraphModel<'_>) -> Option<pb::ModelProto> {
             .iter()
             .map(|(n, t)| tensor_proto(t, n, m.form))
             .collect(),
-        input: m
-            .inputs
-            .iter()
-            .map(|(n, t)| value_info(n, t.dtype(), Some(t.shape())))
-            .collect(),
-        output: m
-            .outputs
-            .iter()
-            .map(|(n, d, s)| value_info(n, *d, s.as_deref()))
-            .collect(),
+        input,
+        output,
         ..Default::default()
     };
     Some(pb::ModelProto {

@@ -31,6 +31,7 @@ pub(crate) mod transpose;
 
 use super::SpecError;
 use crate::spec_err;
+pub(crate) use crate::tensor::dtype::INTEGERS;
 use crate::tensor::dtype::{CLASSIC15, CLASSIC15_BF16};
 use crate::tensor::{DType, DTypeSet, Storage, Tensor};
 
@@ -65,18 +66,6 @@ pub(crate) const FLOATS_1: DTypeSet = DTypeSet::of(&[DType::Float16, DType::Floa
 
 /// int64 alone: shapes and axes.
 pub(crate) const INT64: DTypeSet = DTypeSet::of(&[DType::Int64]);
-
-/// The eight integer types.
-pub(crate) const INTEGERS: DTypeSet = DTypeSet::of(&[
-    DType::Int8,
-    DType::Int16,
-    DType::Int32,
-    DType::Int64,
-    DType::Uint8,
-    DType::Uint16,
-    DType::Uint32,
-    DType::Uint64,
-]);
 
 /// The data types of the shape operators' version `since` (see [`ALL_1`]).
 pub(crate) const fn types_at(since: i64) -> DTypeSet {
