@@ -25,6 +25,8 @@ pub struct OpRow {
     pub deprecated: bool,
     /// Graph plumbing rather than an operator under test.
     pub plumbing: bool,
+    /// A context operator: evaluated only around an operator under test.
+    pub context: bool,
     /// Type constraints: name -> dtypes.
     pub types: BTreeMap<&'static str, Vec<&'static str>>,
     /// Reductions or modes.
@@ -48,6 +50,7 @@ pub fn matrix() -> Vec<OpRow> {
                 opsets: (v.since, next),
                 deprecated: v.deprecated,
                 plumbing: def.plumbing,
+                context: def.context,
                 types: v
                     .constraints
                     .iter()
@@ -68,17 +71,7 @@ fn summarize(set: DTypeSet) -> String {
     if set == DTypeSet::of(&DType::ALL) {
         return "all types".to_string();
     }
-    let integers = DTypeSet::of(&[
-        DType::Int8,
-        DType::Int16,
-        DType::Int32,
-        DType::Int64,
-        DType::Uint8,
-        DType::Uint16,
-        DType::Uint32,
-        DType::Uint64,
-    ]);
-    if set == integers {
+    if set == crate::tensor::dtype::INTEGERS {
         return "any integer".to_string();
     }
     if CLASSIC15.iter().all(|d| set.contains(d)) {
@@ -132,14 +125,19 @@ pub fn render_matrix() -> String {
     for def in REGISTRY {
         let domain = eval::display_domain(def.domain).to_string();
         if def.plumbing {
+            let (types, what) = if def.context {
+                ("-", "(evaluated as context)")
+            } else {
+                ("all types", "(graph plumbing)")
+            };
             rows.push([
                 def.op_type.into(),
                 domain,
                 "all".into(),
                 format!("{}+", def.versions.first().map_or(1, |v| v.since)),
-                "all types".into(),
+                types.into(),
                 "-".into(),
-                "(graph plumbing)".into(),
+                what.into(),
             ]);
             continue;
         }
@@ -196,6 +194,11 @@ pub fn render_matrix() -> String {
         "Reductions apply to integer and float types; bool: add (OR), mul (AND); string: add\n\
          (concatenation); complex: add, mul. Other combinations are skipped.\n",
     );
+    s.push_str(
+        "Operators evaluated as context are computed exactly around an indexing operator (Shape,\n\
+         Reshape, Unsqueeze, Squeeze, Concat and Transpose on every type; Cast between integer\n\
+         and float types; Add, Sub and Mul on integers); a graph of them alone is skipped.\n",
+    );
     s
 }
 
@@ -210,6 +213,9 @@ pub struct Listed {
     pub ops: Vec<String>,
     /// Resolved `Op-version`s (empty unless the model is supported).
     pub resolved: Vec<String>,
+    /// Those of `resolved` that are evaluated as context (Shape, Reshape, ...) around the
+    /// operators under test.
+    pub context: Vec<String>,
     /// Opset imports.
     pub opset: BTreeMap<String, i64>,
     /// Data sets found.
@@ -228,6 +234,7 @@ pub fn list_case(case: &Case, max_tensor_bytes: usize) -> Listed {
         path: case.dir.display().to_string(),
         ops: Vec::new(),
         resolved: Vec::new(),
+        context: Vec::new(),
         opset: BTreeMap::new(),
         data_sets: case.data_sets.len(),
         status: "supported",
@@ -257,10 +264,14 @@ pub fn list_case(case: &Case, max_tensor_bytes: usize) -> Listed {
         // `run` judges the model before looking for data, so only a supported case gets here.
         Ok(p) if case.data_sets.is_empty() => {
             l.resolved = p.resolved_ops();
+            l.context = p.context_ops();
             l.status = "no-data-set";
             l.reason = Some(crate::runner::NO_DATA_SET.to_string());
         }
-        Ok(p) => l.resolved = p.resolved_ops(),
+        Ok(p) => {
+            l.resolved = p.resolved_ops();
+            l.context = p.context_ops();
+        }
         Err(PlanError::Unsupported(r)) => {
             l.status = "unsupported";
             l.reason = Some(r);
@@ -284,7 +295,16 @@ pub fn render_list(cases: &[Listed]) -> String {
             let what = match (&c.resolved[..], &c.ops[..]) {
                 ([], []) => "-".to_string(),
                 ([], ops) => ops.join(" "),
-                (resolved, _) => resolved.join(" "),
+                (resolved, _) if c.context.is_empty() => resolved.join(" "),
+                // The context operators after the others, marked as such.
+                (resolved, _) => {
+                    let tested: Vec<&str> = resolved
+                        .iter()
+                        .filter(|r| !c.context.contains(r))
+                        .map(String::as_str)
+                        .collect();
+                    format!("{} (context: {})", tested.join(" "), c.context.join(" "))
+                }
             };
             let opset: Vec<String> = c.opset.iter().map(|(d, v)| format!("{d} {v}")).collect();
             let opset = if opset.is_empty() {

@@ -193,6 +193,19 @@ pub fn plan(model: &ModelProto) -> Result<Plan<'_>, PlanError> {
             }
         }
     }
+    // Context operators are evaluated only around an operator under test: a graph of them
+    // alone (with or without Constant and Identity) is not a case the tool judges.
+    if steps.iter().all(|s| s.def.plumbing) {
+        if let Some(s) = steps.iter().find(|s| s.def.context) {
+            let node = &graph.node[s.node];
+            return Err(PlanError::Unsupported(format!(
+                "op {} ({}, opset {}) is not supported on its own: the graph has no indexing operator",
+                node.op_type,
+                display_domain(s.def.domain),
+                opsets.get(s.def.domain).copied().unwrap_or(0),
+            )));
+        }
+    }
     let inputs = data_inputs(graph);
     let outputs: Vec<&ValueInfoProto> = graph.output.iter().collect();
     for (role, list) in [("input", &inputs), ("output", &outputs)] {
@@ -320,6 +333,20 @@ impl Plan<'_> {
         } else {
             tested
         }
+    }
+
+    /// `Op-since` of the context operators (Shape, Reshape, ...), in graph order, without
+    /// duplicates.
+    #[cfg(feature = "cli")]
+    pub fn context_ops(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in self.steps.iter().filter(|s| s.def.context) {
+            let name = s.def.version_name(s.version);
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
     }
 
     fn op_versions(&self, plumbing: bool) -> Vec<String> {

@@ -8,6 +8,7 @@
 //! negative indices count and whether out-of-range indices read as zeros all come from the
 //! registry ([`crate::ops::REGISTRY`]).
 
+pub(crate) mod context;
 mod large;
 mod offsets;
 mod traits;
@@ -49,6 +50,10 @@ pub struct CaseSpec {
     /// Whether the spec requires an error for this case (the generator checks that the
     /// reference agrees, both ways).
     pub violation: bool,
+    /// The graph around the node, for a case in context ([`context::in_context`]): then
+    /// `inputs` are that graph's inputs, in its order. `None`: the node alone, every input a
+    /// graph input.
+    pub context: Option<context::Context>,
 }
 
 /// How a version's inputs address the data. A version whose value input is a gradient (`dY`,
@@ -461,6 +466,7 @@ impl Builder<'_> {
             external: c.external,
             traits: all,
             violation,
+            context: None,
         });
     }
 

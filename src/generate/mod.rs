@@ -244,7 +244,23 @@ fn evaluate(model: &crate::pb::ModelProto, inputs: &[Tensor]) -> Result<Outcome,
         Err(PlanError::Unsupported(_)) => return Ok(Outcome::Unsupported),
         Err(PlanError::Invalid(e)) => return Ok(Outcome::Error(e)),
     };
-    match plan.evaluate(&[], inputs, Path::new("."), DEFAULT_MAX_OUTPUT_BYTES) {
+    // A case in context may hold initializers (an embedding's weights).
+    let ctx = TensorContext {
+        base_dir: Path::new("."),
+        max_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+    };
+    let initializers: Vec<(String, Tensor)> = plan
+        .initializers()
+        .iter()
+        .map(|p| tensor_from_proto(p, &ctx).map(|t| (p.name.clone(), t)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("an initializer does not read back: {e}"))?;
+    match plan.evaluate(
+        &initializers,
+        inputs,
+        Path::new("."),
+        DEFAULT_MAX_OUTPUT_BYTES,
+    ) {
         Ok(values) => Ok(Outcome::Outputs(
             values.into_iter().map(|v| v.tensor).collect(),
         )),
@@ -261,7 +277,11 @@ fn evaluate(model: &crate::pb::ModelProto, inputs: &[Tensor]) -> Result<Outcome,
 /// and the reference disagree on whether the spec allows the case: a bug of the generator.
 pub(crate) fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rendered>> {
     let v = spec.version;
-    let names: Vec<&str> = v.inputs.iter().map(|i| i.name).collect();
+    // A case in context names its graph inputs and outputs itself.
+    let names: Vec<&str> = match &spec.context {
+        Some(c) => c.inputs.iter().map(String::as_str).collect(),
+        None => v.inputs.iter().map(|i| i.name).collect(),
+    };
     let protos: Vec<_> = spec
         .inputs
         .iter()
@@ -279,21 +299,41 @@ pub(crate) fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rende
         .collect::<Result<_, _>>()
         .with_context(|| format!("{}: an input does not read back", spec.name))?;
     let bound: Vec<(&str, &Tensor)> = names.iter().copied().zip(&decoded).collect();
-    let out_names: Vec<&str> = v.outputs.to_vec();
+    let out_names: Vec<&str> = match &spec.context {
+        Some(c) => c.outputs.iter().map(String::as_str).collect(),
+        None => v.outputs.to_vec(),
+    };
     let node = |outputs: &[(&str, crate::DType, Option<Vec<usize>>)]| {
-        model::model(&NodeModel {
-            name: &spec.name,
-            domain: spec.def.domain,
-            op_type: spec.def.op_type,
-            opset: spec.opset,
-            attrs: &spec.attrs,
-            inputs: &bound,
-            outputs,
-        })
+        match &spec.context {
+            Some(c) => model::graph_model(&model::GraphModel {
+                name: &spec.name,
+                opset: spec.opset,
+                nodes: &c.nodes,
+                initializers: &c.initializers,
+                inputs: &bound,
+                outputs,
+                form: spec.form,
+            }),
+            None => model::model(&NodeModel {
+                name: &spec.name,
+                domain: spec.def.domain,
+                op_type: spec.def.op_type,
+                opset: spec.opset,
+                attrs: &spec.attrs,
+                inputs: &bound,
+                outputs,
+            }),
+        }
         .with_context(|| format!("{}: opset {} has no IR version", spec.name, spec.opset))
     };
     let unknown: Vec<_> = out_names.iter().map(|&n| (n, spec.dtype, None)).collect();
-    let outcome = evaluate(&node(&unknown[..1])?, &decoded)
+    // A single node's model declares its first output; a graph in context every one of its own.
+    let declared = if spec.context.is_some() {
+        &unknown[..]
+    } else {
+        &unknown[..1]
+    };
+    let outcome = evaluate(&node(declared)?, &decoded)
         .map_err(|e| anyhow::anyhow!("{}: evaluation failed: {e}", spec.name))?;
     let mut files = Vec::new();
     let data_set = "test_data_set_0";
@@ -337,7 +377,7 @@ pub(crate) fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rende
             }
             (node(&typed)?, Expected::Passed, None)
         }
-        Outcome::Error(e) => (node(&unknown[..1])?, Expected::Errored, Some(e)),
+        Outcome::Error(e) => (node(declared)?, Expected::Errored, Some(e)),
     };
     files.insert(0, ("model.onnx".to_owned(), model.encode_to_vec()));
     let entry = CaseEntry {

@@ -126,6 +126,23 @@ fn value_info(name: &str, dtype: DType, shape: Option<&[usize]>) -> pb::ValueInf
     }
 }
 
+/// The graph inputs (typed and shaped after their tensors) and outputs of a generated model.
+fn graph_io(
+    inputs: &[(&str, &Tensor)],
+    outputs: &[(&str, DType, Option<Vec<usize>>)],
+) -> (Vec<pb::ValueInfoProto>, Vec<pb::ValueInfoProto>) {
+    (
+        inputs
+            .iter()
+            .map(|(n, t)| value_info(n, t.dtype(), Some(t.shape())))
+            .collect(),
+        outputs
+            .iter()
+            .map(|(n, d, s)| value_info(n, *d, s.as_deref()))
+            .collect(),
+    )
+}
+
 /// An attribute of a generated node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Attr {
@@ -185,19 +202,12 @@ pub fn model(m: &NodeModel<'_>) -> Option<pb::ModelProto> {
         attribute: m.attrs.iter().map(attribute).collect(),
         ..Default::default()
     };
+    let (input, output) = graph_io(m.inputs, m.outputs);
     let graph = pb::GraphProto {
         node: vec![node],
         name: m.name.to_owned(),
-        input: m
-            .inputs
-            .iter()
-            .map(|(n, t)| value_info(n, t.dtype(), Some(t.shape())))
-            .collect(),
-        output: m
-            .outputs
-            .iter()
-            .map(|(n, d, s)| value_info(n, *d, s.as_deref()))
-            .collect(),
+        input,
+        output,
         ..Default::default()
     };
     // A node of another domain imports that domain at its version, beside ai.onnx at
@@ -221,6 +231,133 @@ pub fn model(m: &NodeModel<'_>) -> Option<pb::ModelProto> {
     Some(pb::ModelProto {
         ir_version: ir_version_for_opset(onnx_opset)?,
         opset_import,
+        producer_name: PRODUCER_NAME.to_owned(),
+        producer_version: env!("CARGO_PKG_VERSION").to_owned(),
+        graph: Some(graph),
+        ..Default::default()
+    })
+}
+
+/// One node of a generated graph of several nodes (a case in context), its attributes already
+/// in their proto form (INTS and TENSOR attributes among them).
+#[derive(Clone, Debug)]
+pub struct GraphNode {
+    /// The node's op_type (ai.onnx).
+    pub op_type: &'static str,
+    /// Its input names (`""` for an omitted optional input).
+    pub inputs: Vec<String>,
+    /// Its output names.
+    pub outputs: Vec<String>,
+    /// Its attributes.
+    pub attrs: Vec<pb::AttributeProto>,
+}
+
+impl GraphNode {
+    /// A node of `op_type` from `inputs` to `outputs` with `attrs`.
+    pub fn new(
+        op_type: &'static str,
+        inputs: &[&str],
+        outputs: &[&str],
+        attrs: Vec<pb::AttributeProto>,
+    ) -> GraphNode {
+        GraphNode {
+            op_type,
+            inputs: inputs.iter().map(|s| (*s).to_owned()).collect(),
+            outputs: outputs.iter().map(|s| (*s).to_owned()).collect(),
+            attrs,
+        }
+    }
+
+    /// A `Constant` node writing `value` to `output`.
+    pub fn constant(output: &str, value: &Tensor) -> GraphNode {
+        let attr = pb::AttributeProto {
+            name: "value".to_owned(),
+            r#type: pb::attribute_proto::AttributeType::Tensor as i32,
+            t: Some(tensor_proto(value, output, Form::Raw)),
+            ..Default::default()
+        };
+        GraphNode::new("Constant", &[], &[output], vec![attr])
+    }
+}
+
+/// An INT attribute in proto form.
+pub fn int_attr(name: &str, i: i64) -> pb::AttributeProto {
+    pb::AttributeProto {
+        name: name.to_owned(),
+        r#type: pb::attribute_proto::AttributeType::Int as i32,
+        i,
+        ..Default::default()
+    }
+}
+
+/// An INTS attribute in proto form.
+pub fn ints_attr(name: &str, ints: &[i64]) -> pb::AttributeProto {
+    pb::AttributeProto {
+        name: name.to_owned(),
+        r#type: pb::attribute_proto::AttributeType::Ints as i32,
+        ints: ints.to_vec(),
+        ..Default::default()
+    }
+}
+
+/// [`attribute`] for the node under test of a graph.
+pub fn attr_proto(a: &Attr) -> pb::AttributeProto {
+    attribute(a)
+}
+
+/// What a model of several ai.onnx nodes is made of.
+pub struct GraphModel<'a> {
+    /// The case's name: the graph's.
+    pub name: &'a str,
+    /// The ai.onnx opset the model imports.
+    pub opset: i64,
+    /// The nodes, in order.
+    pub nodes: &'a [GraphNode],
+    /// Initializers: name and value, stored in `form`.
+    pub initializers: &'a [(String, Tensor)],
+    /// Graph inputs (the data sets' `input_K.pb`): name and tensor (for its dtype and shape).
+    pub inputs: &'a [(&'a str, &'a Tensor)],
+    /// Graph outputs: name, dtype and shape (`None`: unknown).
+    pub outputs: &'a [(&'a str, DType, Option<Vec<usize>>)],
+    /// How the initializers store their values.
+    pub form: Form,
+}
+
+/// The model of a graph of several ai.onnx nodes, or `None` for an opset past the IR version
+/// table. The nodes are named after the case and their position (`name/0`, `name/1`, ...).
+pub fn graph_model(m: &GraphModel<'_>) -> Option<pb::ModelProto> {
+    let node = m
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(k, n)| pb::NodeProto {
+            input: n.inputs.clone(),
+            output: n.outputs.clone(),
+            name: format!("{}/{k}", m.name),
+            op_type: n.op_type.to_owned(),
+            attribute: n.attrs.clone(),
+            ..Default::default()
+        })
+        .collect();
+    let (input, output) = graph_io(m.inputs, m.outputs);
+    let graph = pb::GraphProto {
+        node,
+        name: m.name.to_owned(),
+        initializer: m
+            .initializers
+            .iter()
+            .map(|(n, t)| tensor_proto(t, n, m.form))
+            .collect(),
+        input,
+        output,
+        ..Default::default()
+    };
+    Some(pb::ModelProto {
+        ir_version: ir_version_for_opset(m.opset)?,
+        opset_import: vec![pb::OperatorSetIdProto {
+            domain: String::new(),
+            version: m.opset,
+        }],
         producer_name: PRODUCER_NAME.to_owned(),
         producer_version: env!("CARGO_PKG_VERSION").to_owned(),
         graph: Some(graph),

@@ -158,6 +158,28 @@ impl<'a> Attrs<'a> {
         }
     }
 
+    /// An INTS attribute, `None` when absent (the context operators' `axes` and `perm`, which
+    /// only nodes give).
+    pub fn ints(&self, name: &str) -> Result<Option<Vec<i64>>, SpecError> {
+        match self.find(name)? {
+            None => Ok(None),
+            Some(AttrValue::Proto(a)) => {
+                expect_type(a, AttributeType::Ints)?;
+                Ok(Some(a.ints.clone()))
+            }
+            Some(AttrValue::Int(_)) => Err(spec_err!(
+                "attribute '{name}' must be {}, found {}",
+                AttributeType::Ints.as_str_name(),
+                AttributeType::Int.as_str_name()
+            )),
+            Some(AttrValue::Str(_)) => Err(spec_err!(
+                "attribute '{name}' must be {}, found {}",
+                AttributeType::Ints.as_str_name(),
+                AttributeType::String.as_str_name()
+            )),
+        }
+    }
+
     /// A STRING attribute (as UTF-8), or `default` when absent.
     pub fn string(&self, name: &str, default: &str) -> Result<String, SpecError> {
         match self.find(name)? {

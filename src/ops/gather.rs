@@ -39,6 +39,7 @@ pub(crate) static GATHER: OpDef = OpDef {
     op_type: "Gather",
     spec: "https://onnx.ai/onnx/operators/onnx__Gather.html",
     plumbing: false,
+    context: false,
     gathers: true,
     indexing: Indexing::Axis,
     provenance: Some(provenance),

@@ -35,6 +35,7 @@ pub(crate) static GATHER_ELEMENTS: OpDef = OpDef {
     op_type: "GatherElements",
     spec: "https://onnx.ai/onnx/operators/onnx__GatherElements.html",
     plumbing: false,
+    context: false,
     gathers: true,
     indexing: Indexing::Elements,
     provenance: Some(provenance),

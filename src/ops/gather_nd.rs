@@ -41,6 +41,7 @@ pub(crate) static GATHER_ND: OpDef = OpDef {
     op_type: "GatherND",
     spec: "https://onnx.ai/onnx/operators/onnx__GatherND.html",
     plumbing: false,
+    context: false,
     gathers: true,
     indexing: Indexing::Tuples,
     provenance: Some(provenance),

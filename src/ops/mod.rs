@@ -21,6 +21,7 @@
 //! ```
 
 pub(crate) mod attr;
+pub(crate) mod context;
 #[cfg(test)]
 mod determinism;
 pub(crate) mod fast;
@@ -54,7 +55,8 @@ pub use tensor_scatter::{Mode, TensorScatter};
 pub(crate) use attr::{AttrSpec, AttrValue, Attrs};
 pub(crate) use registry::*;
 
-/// Every operator the tool knows, default domain first.
+/// Every operator the tool knows, default domain first, then plumbing, then the context
+/// operators.
 pub(crate) static REGISTRY: &[&OpDef] = &[
     &gather::GATHER,
     &gather_elements::GATHER_ELEMENTS,
@@ -68,6 +70,16 @@ pub(crate) static REGISTRY: &[&OpDef] = &[
     &gather_grad::GATHER_ELEMENTS_GRAD,
     &plumbing::CONSTANT,
     &plumbing::IDENTITY,
+    &context::shape::SHAPE,
+    &context::shape::RESHAPE,
+    &context::shape::UNSQUEEZE,
+    &context::shape::SQUEEZE,
+    &context::concat::CONCAT,
+    &context::transpose::TRANSPOSE,
+    &context::cast::CAST,
+    &context::arith::ADD,
+    &context::arith::SUB,
+    &context::arith::MUL,
 ];
 
 use thiserror::Error;

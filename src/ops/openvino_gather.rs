@@ -74,6 +74,7 @@ pub(crate) static OPENVINO_GATHER: OpDef = OpDef {
     op_type: "Gather",
     spec: "https://docs.openvino.ai/2024/documentation/openvino-ir-format/operation-sets/operation-specs/movement/gather-8.html",
     plumbing: false,
+    context: false,
     gathers: true,
     indexing: Indexing::Axis,
     provenance: Some(provenance),

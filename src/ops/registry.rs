@@ -42,6 +42,9 @@ pub struct InputSpec {
     pub optional: bool,
     /// What the input is for.
     pub role: Role,
+    /// Whether this last input repeats: the node may give it any number of times, one at least
+    /// (Concat's `inputs`), each bound to the same constraint.
+    pub variadic: bool,
 }
 
 impl InputSpec {
@@ -52,6 +55,7 @@ impl InputSpec {
             constraint,
             optional: false,
             role,
+            variadic: false,
         }
     }
 
@@ -62,6 +66,18 @@ impl InputSpec {
             constraint,
             optional: true,
             role,
+            variadic: false,
+        }
+    }
+
+    /// A required input that repeats (the last input of a version): given once or more.
+    pub const fn variadic(name: &'static str, constraint: &'static str, role: Role) -> InputSpec {
+        InputSpec {
+            name,
+            constraint,
+            optional: false,
+            role,
+            variadic: true,
         }
     }
 }
@@ -220,8 +236,13 @@ pub struct OpDef {
     pub op_type: &'static str,
     /// Link to the operator's specification.
     pub spec: &'static str,
-    /// Whether this is graph plumbing (Constant, Identity) rather than an operator under test.
+    /// Whether this is graph plumbing (Constant, Identity, and the context operators) rather than
+    /// an operator under test: left out of coverage, of `generate` and of the per-operator summary.
     pub plumbing: bool,
+    /// Whether this is a context operator (Shape, Reshape, Transpose, integer Add, ...): plumbing
+    /// that the evaluator computes only around an operator under test, so that a graph of context
+    /// operators alone is not a case the tool judges.
+    pub context: bool,
     /// Whether the op reads its data input only where it gathers (rather than copying it whole,
     /// as scatters do); decides the bytes `bench` counts as moved.
     pub gathers: bool,
@@ -239,6 +260,7 @@ impl OpDef {
     /// from the node before it.
     pub fn passes_through(&self) -> bool {
         self.plumbing
+            && !self.context
             && self
                 .versions
                 .iter()
@@ -587,7 +609,8 @@ fn check_common(inv: &Invocation<'_>) -> Result<(), SpecError> {
     }
     let given = inv.inputs.len();
     let required = v.inputs.iter().filter(|i| !i.optional).count();
-    if given > v.inputs.len() {
+    let variadic = v.inputs.last().is_some_and(|i| i.variadic);
+    if given > v.inputs.len() && !variadic {
         return Err(spec_err!(
             "{} takes at most {} inputs, the node has {given}",
             inv.op_name(),
@@ -641,7 +664,19 @@ fn check_common(inv: &Invocation<'_>) -> Result<(), SpecError> {
     // Type constraints (D4): every input's dtype is admitted, and inputs sharing a constraint
     // share a dtype.
     let mut bound: Vec<(&str, DType, &str)> = Vec::new();
-    for (spec, t) in v.inputs.iter().zip(&inv.inputs) {
+    // A variadic last input binds every input past the others.
+    let specs = v
+        .inputs
+        .iter()
+        .chain(std::iter::repeat_n(v.inputs.last(), usize::from(variadic) * given).flatten());
+    for (k, (spec, t)) in specs.zip(&inv.inputs).enumerate() {
+        if spec.variadic && t.is_none() {
+            return Err(spec_err!(
+                "{} needs every '{}' input; input {k} is missing",
+                inv.op_name(),
+                spec.name
+            ));
+        }
         let Some(t) = t else { continue };
         let dtype = t.dtype();
         let Some(c) = v.constraints.iter().find(|c| c.name == spec.constraint) else {
@@ -730,10 +765,12 @@ mod registry_tests {
     use super::*;
     use crate::tensor::Tensor;
 
-    /// The versions that run (a deprecated version refuses every call).
+    /// The versions that run (a deprecated version refuses every call), context operators left
+    /// out (their own tests, in `src/ops/context/`, cover them).
     fn live() -> impl Iterator<Item = (&'static OpDef, &'static OpVersion)> {
         REGISTRY
             .iter()
+            .filter(|d| !d.context)
             .flat_map(|d| d.versions.iter().map(move |v| (*d, v)))
             .filter(|(_, v)| !v.deprecated)
     }

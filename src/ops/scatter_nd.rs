@@ -48,6 +48,7 @@ pub(crate) static SCATTER_ND: OpDef = OpDef {
     op_type: "ScatterND",
     spec: "https://onnx.ai/onnx/operators/onnx__ScatterND.html",
     plumbing: false,
+    context: false,
     gathers: false,
     indexing: Indexing::Tuples,
     provenance: Some(provenance),

@@ -40,6 +40,7 @@ pub(crate) static TENSOR_SCATTER: OpDef = OpDef {
     op_type: "TensorScatter",
     spec: "https://onnx.ai/onnx/operators/onnx__TensorScatter.html",
     plumbing: false,
+    context: false,
     gathers: false,
     indexing: Indexing::Offsets,
     provenance: None,

@@ -301,6 +301,18 @@ impl DTypeSet {
     }
 }
 
+/// The eight integer types, signed and unsigned ("any integer type").
+pub const INTEGERS: DTypeSet = DTypeSet::of(&[
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::Uint8,
+    DType::Uint16,
+    DType::Uint32,
+    DType::Uint64,
+]);
+
 /// The fifteen types most ops accept ("classic15" in docs/semantics.md section 3).
 pub const CLASSIC15: DTypeSet = DTypeSet::of(&[
     DType::Bool,

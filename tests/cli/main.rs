@@ -10,6 +10,8 @@ mod actual;
 mod common;
 // The library's `check` writes `run`'s JSON.
 mod check_api;
+// The context operators around an indexing operator.
+mod context;
 // `coverage`: the traits passing cases exercise.
 mod coverage;
 // One fixture per bug class the reports name, and the provenance of mismatches.
