@@ -37,9 +37,14 @@ pub(crate) fn round_seed(seed: u64, round: u64) -> u64 {
 /// --profile stress` after its first layer.
 pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64) -> Vec<CaseSpec> {
     let s = round_seed(seed, round);
+    // The operator alone, and in the small graphs real models put it in.
     let mut specs: Vec<CaseSpec> = cases::versions(ops)
         .into_iter()
-        .flat_map(|(def, v)| cases::of_version(Breadth::Full, s, def, v))
+        .flat_map(|(def, v)| {
+            let mut c = cases::of_version(Breadth::Full, s, def, v);
+            c.extend(cases::context::in_context(s, def, v));
+            c
+        })
         .collect();
     // Fisher-Yates with the round's seed.
     let mut rng = SplitMix(s ^ 0x5DEE_CE66_D1CE_5EED);

@@ -77,9 +77,6 @@ pub struct Context {
 /// The cases in context of one operator version: the graphs of the module doc that make sense
 /// for it (none for an operator outside ai.onnx, a deprecated version, or an op with no index
 /// input). `seed` draws the data and updates.
-// Called by the hunt's plan (src/hunt/plan.rs), which the lead wires up; until then only tests
-// call it.
-#[allow(dead_code)]
 pub(crate) fn in_context(seed: u64, def: &'static OpDef, v: &'static OpVersion) -> Vec<CaseSpec> {
     let has = |r| v.input_with(r).is_some();
     if def.plumbing
