@@ -33,6 +33,7 @@ mod openvino_gather;
 pub(crate) mod plumbing;
 #[cfg(test)]
 mod proptests;
+pub(crate) mod quotes;
 pub(crate) mod reduction;
 pub(crate) mod registry;
 mod scatter_elements;
