@@ -1,9 +1,9 @@
 //! What a minimization writes and prints: the smallest case as a node-test directory with
 //! `REPORT.md` (a bug report for the runtime's tracker), and the one-screen summary.
 
+use super::behaviour::{self, Class};
 use super::python::{self, Api};
 use super::subject::{Reference, Subject};
-use super::behaviour::{self, Class};
 use super::Minimized;
 use crate::runtime::{Input, Outcome, Request, Runtime};
 use crate::tensor::Tensor;
@@ -230,15 +230,10 @@ fn python_versions(python: &std::ffi::OsStr) -> Option<PythonVersions> {
     serde_json::from_slice(&out.stdout).ok()
 }
 
-/// The Python a runtime runs in: the adapters' for a bundled one, the command's own when it
-/// starts with a `python` program.
-fn runtime_python(info: &RuntimeInfo, api: Option<Api>) -> Option<std::ffi::OsString> {
-    if api.is_some() {
-        return Some(crate::runtime::python());
-    }
-    let first = info.command.split_whitespace().next()?;
-    let name = Path::new(first).file_name()?.to_string_lossy();
-    name.starts_with("python").then(|| first.into())
+/// The Python a runtime runs in: the adapters' for a bundled one. A `--runtime-cmd` runtime's
+/// own packages are its business (asking a Python costs a second, in a hunt's budget).
+fn runtime_python(api: Option<Api>) -> Option<std::ffi::OsString> {
+    api.map(|_| crate::runtime::python())
 }
 
 /// `command` with every temporary path replaced: a reader cannot have it.
@@ -292,10 +287,14 @@ pub(crate) fn environment_block(
         Some(p) => md.push_str(&format!(
             "- Python {}, numpy {}, onnx {}\n",
             p.python,
-            if p.numpy.is_empty() { "(none)" } else { &p.numpy },
+            if p.numpy.is_empty() {
+                "(none)"
+            } else {
+                &p.numpy
+            },
             p.onnx.as_deref().unwrap_or("(not installed)")
         )),
-        None => md.push_str("- Python: not known (the runtime is not driven from Python)\n"),
+        None => md.push_str("- Python: not known (not a bundled runtime)\n"),
     }
     md.push_str(&format!("- OS: {}\n- CPU: {}\n", env.os, env.cpu));
     md
@@ -337,7 +336,11 @@ pub(crate) fn title(
             Some(o) if o.actual_dtype != o.dtype => {
                 format!("returns {} instead of {}", o.actual_dtype, o.dtype)
             }
-            Some(o) if o.expected_shape.as_deref().is_some_and(|e| e != o.actual_shape) => {
+            Some(o)
+                if o.expected_shape
+                    .as_deref()
+                    .is_some_and(|e| e != o.actual_shape) =>
+            {
                 format!(
                     "returns shape {} instead of {}",
                     crate::tensor::shape_text(&o.actual_shape),
@@ -362,7 +365,10 @@ pub(crate) fn title(
                         "returns {desc} in {} of {total} output elements",
                         o.mismatches
                     ),
-                    _ => format!("returns wrong values in {} of {total} output elements", o.mismatches),
+                    _ => format!(
+                        "returns wrong values in {} of {total} output elements",
+                        o.mismatches
+                    ),
                 }
             }
             _ => "returns a wrong output".to_string(),
@@ -388,15 +394,22 @@ pub(crate) fn title(
             };
             format!("{how} {input}")
         }
-        Class::Unsafe => "returns values that are not in its inputs where an error is required".into(),
+        Class::Unsafe => {
+            "returns values that are not in its inputs where an error is required".into()
+        }
         Class::Nondeterministic => "gives different outputs from run to run".into(),
         Class::RefusesValid => "refuses valid input".into(),
         Class::AcceptsInvalid => match m.reference.decision() {
-            Some(d) => format!("returns an output where onnx-idx-check's decision {d} requires an error"),
+            Some(d) => {
+                format!("returns an output where onnx-idx-check's decision {d} requires an error")
+            }
             None => "returns an output where the spec requires an error".into(),
         },
     };
-    format!("{} {}: {op} on {dtype} data {what}", info.name, info.version)
+    format!(
+        "{} {}: {op} on {dtype} data {what}",
+        info.name, info.version
+    )
 }
 
 /// The dtype of the subject's data (or updates).
@@ -458,7 +471,10 @@ pub(crate) fn variants_line(variants: &[(String, bool)]) -> String {
             .join(", ")
     };
     let (fails, passes) = (list(true), list(false));
-    let mut line = format!("Fails with: {}", if fails.is_empty() { "(none)" } else { &fails });
+    let mut line = format!(
+        "Fails with: {}",
+        if fails.is_empty() { "(none)" } else { &fails }
+    );
     if !passes.is_empty() {
         line.push_str(&format!("; passes with: {passes}"));
     }
@@ -705,7 +721,7 @@ pub(crate) fn write_finding(
     m.subject.write(dir, &m.reference)?;
     let observed = observe(runtime, dir, &m.subject);
     let info = runtime.info();
-    let env = Environment::probe(runtime_python(&info, api).as_deref());
+    let env = Environment::probe(runtime_python(api).as_deref());
     let md = render(m, &info, runtime_flag, api, &observed, &env, finding);
     crate::fsutil::write_atomic(dir, REPORT_FILE, md.as_bytes()).map_err(|e| e.source)
 }
@@ -731,15 +747,23 @@ mod tests {
             message: "indices[0] = -1 is negative".into(),
         };
         let md = what_decides(def, v, &Reference::Error(e));
-        assert!(md.contains("**onnx-idx-check's decision D2**, not by the ONNX text"), "{md}");
-        assert!(md.contains("docs/semantics.md#d2-negative-indices-before-opset-11"), "{md}");
+        assert!(
+            md.contains("**onnx-idx-check's decision D2**, not by the ONNX text"),
+            "{md}"
+        );
+        assert!(
+            md.contains("docs/semantics.md#d2-negative-indices-before-opset-11"),
+            "{md}"
+        );
         assert!(!md.contains("spec requires"), "{md}");
         // Gather-1's own words follow, quoted: they define no bounds.
         assert!(md.contains("> `indices`: Tensor of int32/int64 indices, of any rank q. All index values are expected to be within bounds. It is an error if any of the index values are out of bounds.\n"), "{md}");
         let md = what_decides(
             def,
             gather(13).1,
-            &Reference::Error(SpecError::Violation("indices[0] = 3 is out of range".into())),
+            &Reference::Error(SpecError::Violation(
+                "indices[0] = 3 is out of range".into(),
+            )),
         );
         assert!(md.contains("Gather-13's text requires an error for these inputs (indices[0] = 3 is out of range)"), "{md}");
         assert!(md.contains("within bounds [-s, s-1]"), "{md}");
@@ -774,7 +798,10 @@ mod tests {
         );
         // A command runtime is its command, with the temporary path replaced.
         let md = environment_block(&info, None, "--runtime-cmd x", &Environment::default());
-        assert!(md.contains("(`--runtime-cmd python3 <temporary path>`)"), "{md}");
+        assert!(
+            md.contains("(`--runtime-cmd python3 <temporary path>`)"),
+            "{md}"
+        );
         assert!(!md.contains("/tmp/"), "{md}");
         assert!(md.contains("- Python: not known"), "{md}");
     }

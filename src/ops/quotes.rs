@@ -80,6 +80,8 @@ mod tests {
         assert!(find("Gather", 1).text.ends_with("All index values are expected to be within bounds. It is an error if any of the index values are out of bounds."));
         assert!(find("Gather", 11).text.contains("within bounds [-s, s-1]"));
         // Scatter-9 says nothing about the range at all.
-        assert!(find("Scatter", 9).text.ends_with("of r >= 1 (same rank as input)."));
+        assert!(find("Scatter", 9)
+            .text
+            .ends_with("of r >= 1 (same rank as input)."));
     }
 }

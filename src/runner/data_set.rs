@@ -171,7 +171,11 @@ fn load_and_evaluate(
                         .find(|found| !found.is_empty())
                         .map_or(String::new(), |found| known_bug_hint(&found));
                     let by = decision.map_or(String::new(), |d| format!(" ({})", decided(d)));
-                    Err(Verdict(Status::Errored, format!("{reason}{by}{hint}"), None))
+                    Err(Verdict(
+                        Status::Errored,
+                        format!("{reason}{by}{hint}"),
+                        None,
+                    ))
                 }
             };
         }

@@ -341,10 +341,18 @@ for k, (n, a) in enumerate(inputs):
     onnx.save_tensor(numpy_helper.from_array(a, n), os.path.join(d, "test_data_set_0", f"input_{k}.pb"))
 "#;
     let out = std::process::Command::new(python())
-        .args(["-c", &format!("{prelude}{script}{epilogue}"), dir.to_str().unwrap()])
+        .args([
+            "-c",
+            &format!("{prelude}{script}{epilogue}"),
+            dir.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Issue 31, honest reports: `minimize` against the real runtimes writes a REPORT.md a
@@ -401,7 +409,14 @@ fn minimized_reports_are_ready_to_file_and_their_reproducers_show_the_bug() {
         let min = tmp.path().join(format!("min{k}"));
         let out = command()
             .env("ONNX_IDX_CHECK_PYTHON", python())
-            .args(["minimize", case.to_str().unwrap(), "--runtime", runtime, "--out", min.to_str().unwrap()])
+            .args([
+                "minimize",
+                case.to_str().unwrap(),
+                "--runtime",
+                runtime,
+                "--out",
+                min.to_str().unwrap(),
+            ])
             .output()
             .unwrap();
         assert!(
@@ -412,18 +427,43 @@ fn minimized_reports_are_ready_to_file_and_their_reproducers_show_the_bug() {
         );
         let report = std::fs::read_to_string(min.join("REPORT.md")).unwrap();
         let first = report.lines().next().unwrap_or_default();
-        assert!(first.starts_with("# ") && first.contains(title), "{runtime}: title {first:?}\n{report}");
-        for part in ["## Environment", "- Python ", "- OS: ", "- CPU: ", "## What decides it", "> "] {
-            assert!(report.contains(part), "{runtime} {title}: no {part:?}\n{report}");
+        assert!(
+            first.starts_with("# ") && first.contains(title),
+            "{runtime}: title {first:?}\n{report}"
+        );
+        for part in [
+            "## Environment",
+            "- Python ",
+            "- OS: ",
+            "- CPU: ",
+            "## What decides it",
+            "> ",
+        ] {
+            assert!(
+                report.contains(part),
+                "{runtime} {title}: no {part:?}\n{report}"
+            );
         }
-        assert!(!report.contains("/tmp/"), "{runtime} {title}: a temporary path\n{report}");
-        assert!(!report.contains("the spec requires"), "{runtime} {title}: {report}");
+        assert!(
+            !report.contains("/tmp/"),
+            "{runtime} {title}: a temporary path\n{report}"
+        );
+        assert!(
+            !report.contains("the spec requires"),
+            "{runtime} {title}: {report}"
+        );
         if title.contains("decision D2") {
             assert!(report.contains("onnx-idx-check's decision D2"), "{report}");
-            assert!(report.contains("docs/semantics.md#d2-negative-indices-before-opset-11"), "{report}");
+            assert!(
+                report.contains("docs/semantics.md#d2-negative-indices-before-opset-11"),
+                "{report}"
+            );
         }
         let repro = reproducer_of(&report);
-        assert!(!repro.contains("/tmp/"), "{runtime} {title}: a temporary path\n{repro}");
+        assert!(
+            !repro.contains("/tmp/"),
+            "{runtime} {title}: a temporary path\n{repro}"
+        );
         reproducer_shows_its_bug(&min, &repro, shows);
     }
 }
@@ -451,5 +491,9 @@ pub fn reproducer_shows_its_bug(case_dir: &std::path::Path, repro: &str, shows: 
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(out.status.code(), Some(1), "{}: {said}", file.display());
-    assert!(said.contains(shows), "{}: no {shows:?} in\n{said}", file.display());
+    assert!(
+        said.contains(shows),
+        "{}: no {shows:?} in\n{said}",
+        file.display()
+    );
 }
