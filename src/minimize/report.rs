@@ -329,7 +329,7 @@ pub(crate) fn title(
     let failed = m
         .result
         .data_sets
-        .get(0)
+        .first()
         .and_then(|d| d.outputs.iter().find(|o| o.status == Status::Failed));
     let what = match class {
         Class::WrongOutput => match failed {
@@ -514,8 +514,9 @@ pub(crate) fn render(
     let version = s.def.version_name(s.version);
     let mut md = format!("# {}\n\n", title(m, info, finding.class, observed));
     md.push_str(&format!(
-        "**{}.** {}\n\n",
+        "**{}** (`{}`). {}\n\n",
         finding.class.title(),
+        finding.class.id(),
         class_sentence(finding.class)
     ));
     md.push_str(&variants_line(finding.variants));

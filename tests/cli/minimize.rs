@@ -47,7 +47,7 @@ fn minimize_shrinks_a_gather_case_to_the_index_that_matters_and_the_case_reprodu
     let md = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
     for section in [
         "# buggy 0.1: Gather-13 on float data returns wrong values in 1 of 1 output elements\n",
-        "**Wrong output.**",
+        "**Wrong output** (`wrong-output`).",
         "## Environment\n\n- Runtime: buggy 0.1 (`--runtime-cmd python3 ",
         "- OS: ",
         "One `Gather` node (ai.onnx), opset 13 (Gather-13), attributes: axis=0",
