@@ -9,7 +9,7 @@
 //! or of the wrong type, and omitted or extra inputs.
 //!
 //! Agreement: reference output <=> kernel output with the same dtype, shape and bit-identical
-//! elements (for reductions any NaN equals any NaN); reference Invalid <=> `SpecError::Violation`;
+//! elements (for reductions any NaN equals any NaN); reference Invalid <=> `SpecError::Violation` (or `Decision`);
 //! reference Unsupported <=> `SpecError::Unsupported`; reference TooLarge <=> `TooLarge` (or
 //! `Spec`, when the kernel finds another error first: both are "errored", D12).
 
@@ -225,9 +225,12 @@ fn agree(want: &Outcome, got: &Result<Evaluated, SpecError>) -> Result<(), Strin
             }
             Ok(())
         }
-        (Outcome::Invalid(_), Err(SpecError::Violation(_)))
+        (Outcome::Invalid(_), Err(SpecError::Violation(_) | SpecError::Decision { .. }))
         | (Outcome::Unsupported(_), Err(SpecError::Unsupported(_)))
-        | (Outcome::TooLarge(_), Err(SpecError::TooLarge(_) | SpecError::Violation(_))) => Ok(()),
+        | (
+            Outcome::TooLarge(_),
+            Err(SpecError::TooLarge(_) | SpecError::Violation(_) | SpecError::Decision { .. }),
+        ) => Ok(()),
         _ => Err("different verdicts".into()),
     }
 }

@@ -60,6 +60,9 @@ create_exception!(
 fn spec_error(e: onnx_idx_check::SpecError) -> PyErr {
     match e {
         onnx_idx_check::SpecError::Violation(m) => SpecError::new_err(m),
+        // A decision of this project: still a SpecError to Python, its message naming the
+        // decision.
+        e @ onnx_idx_check::SpecError::Decision { .. } => SpecError::new_err(e.to_string()),
         onnx_idx_check::SpecError::Unsupported(m) => UnsupportedError::new_err(m),
         onnx_idx_check::SpecError::TooLarge(m) => OutputTooLargeError::new_err(m),
     }

@@ -282,7 +282,7 @@ fn generate(args: GenerateArgs) -> Result<u8> {
         }
     })?;
     let mut doc = format!(
-        "wrote {} cases to {}: {} with expected outputs, {} the spec requires an error for; {} files, {} bytes\n",
+        "wrote {} cases to {}: {} with expected outputs, {} that require an error; {} files, {} bytes\n",
         s.cases,
         s.outdir.display(),
         s.cases - s.errored,

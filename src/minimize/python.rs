@@ -119,6 +119,26 @@ pub(crate) enum Api {
 }
 
 impl Api {
+    /// The runtime's name as its users write it.
+    pub(crate) fn runtime(self) -> &'static str {
+        match self {
+            Api::OnnxRuntime => "onnxruntime",
+            Api::OpenVino => "OpenVINO",
+            Api::Tract => "tract",
+            Api::Reference => "the ONNX reference evaluator",
+        }
+    }
+
+    /// The call that runs a model.
+    pub(crate) fn call(self) -> &'static str {
+        match self {
+            Api::OnnxRuntime => "onnxruntime.InferenceSession",
+            Api::OpenVino => "openvino.Core().compile_model",
+            Api::Tract => "tract.onnx()",
+            Api::Reference => "onnx.reference.ReferenceEvaluator",
+        }
+    }
+
     /// The API of a bundled adapter (`--runtime` spec, options after a colon ignored).
     pub(crate) fn of_bundled(spec: &str) -> Option<Api> {
         let name = spec.split(':').next().unwrap_or(spec);
@@ -156,7 +176,8 @@ fn attribute(a: &crate::pb::AttributeProto) -> Option<String> {
     Some(format!("{}={value}", a.name))
 }
 
-/// The reproducer script for `api`.
+/// The model-building part of the reproducer for `api`: imports, the model, `feeds` and
+/// `expected` (`None` where an error is required). [`run_and_check`] completes it.
 pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String {
     let mut py = String::from("import numpy as np\nimport onnx\nfrom onnx import helper\n");
     match api {
@@ -325,31 +346,195 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
             py.push_str("]\n");
         }
         None => py.push_str(
-            "# The spec requires an error for these inputs: no output is right.\nexpected = None\n",
+            "# An error is required for these inputs: no output is right.\nexpected = None\n",
         ),
     }
-    py.push('\n');
+    py
+}
+
+/// What the reproducer must show, from the finding's class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Shows {
+    /// An output that differs from `expected` (wrong output).
+    WrongOutput,
+    /// Outputs that differ between runs, or from `expected`, over this many runs.
+    Nondeterministic(usize),
+    /// The process dies or does not answer within this many seconds.
+    Crash(u64),
+    /// The runtime's error, whose message reads like this one (refuses valid input).
+    Refusal(String),
+    /// An output where an error is required (accepts invalid input, unsafe).
+    Output,
+}
+
+/// The run-and-check part of the reproducer: `run()` in the runtime's own API, run in a child
+/// process (so that a crash shows as its signal and a hang as a timeout), then the check of
+/// exactly the behaviour reported. Exit status 1: the reported bug shows; 0: the runtime's
+/// answer is right; 2: something else happened (a different error, such as one of the Python
+/// binding's, a crash where none was reported, ...), said loudly.
+pub(crate) fn run_and_check(api: Api, shows: &Shows) -> String {
+    let mut py = String::from("\nimport multiprocessing, re, signal, sys\n\n");
     py.push_str(match api {
-        Api::OnnxRuntime => "def run():\n    sess = ort.InferenceSession(model.SerializeToString(), providers=[\"CPUExecutionProvider\"])\n    return sess.run(None, feeds)\n",
-        Api::OpenVino => "def run():\n    core = ov.Core()\n    path = os.path.join(tempfile.mkdtemp(), \"repro.onnx\")\n    onnx.save(model, path)\n    compiled = core.compile_model(core.read_model(path), \"CPU\")\n    result = compiled(feeds)\n    return [result[o] for o in compiled.outputs]\n",
-        Api::Tract => "def run():\n    path = os.path.join(tempfile.mkdtemp(), \"repro.onnx\")\n    onnx.save(model, path)\n    runnable = tract.onnx().load(path).into_model().into_runnable()\n    return [o.to_numpy() for o in runnable.run([feeds[i.name] for i in model.graph.input])]\n",
+        Api::OnnxRuntime => concat!(
+            "def run():\n",
+            "    m = model\n",
+            "    try:\n",
+            "        sess = ort.InferenceSession(m.SerializeToString(), providers=[\"CPUExecutionProvider\"])\n",
+            "    except Exception as e:\n",
+            "        # An onnxruntime older than the onnx that built the model names the IR version it reads.\n",
+            "        limit = re.search(r\"max supported IR version: (\\d+)\", str(e))\n",
+            "        if not limit:\n",
+            "            raise\n",
+            "        m = onnx.ModelProto()\n",
+            "        m.CopyFrom(model)\n",
+            "        m.ir_version = int(limit.group(1))\n",
+            "        sess = ort.InferenceSession(m.SerializeToString(), providers=[\"CPUExecutionProvider\"])\n",
+            "    return sess.run(None, feeds)\n",
+        ),
+        Api::OpenVino => "def run():\n    core = ov.Core()\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        compiled = core.compile_model(core.read_model(path), \"CPU\")\n    result = compiled(feeds)\n    return [result[o] for o in compiled.outputs]\n",
+        Api::Tract => "def run():\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        runnable = tract.onnx().load(path).into_model().into_runnable()\n    return [o.to_numpy() for o in runnable.run([feeds[i.name] for i in model.graph.input])]\n",
         Api::Reference => "def run():\n    return ReferenceEvaluator(model).run(None, feeds)\n",
     });
     py.push_str(concat!(
-        "\n",
-        "if expected is None:\n",
+        "\n\n",
+        "def child(conn, runs):\n",
         "    try:\n",
-        "        got = run()\n",
+        "        conn.send((\"output\", [[np.asarray(o) for o in run()] for _ in range(runs)]))\n",
         "    except Exception as e:\n",
-        "        print(\"refused, as the spec requires:\", e)\n",
+        "        conn.send((\"error\", f\"{type(e).__name__}: {e}\"))\n",
+        "\n\n",
+        "def run_isolated(timeout, runs=1):\n",
+        "    \"\"\"(\\\"output\\\", [outputs per run]), (\\\"error\\\", message), (\\\"crash\\\", signal) or (\\\"timeout\\\", s).\"\"\"\n",
+        "    methods = multiprocessing.get_all_start_methods()\n",
+        "    ctx = multiprocessing.get_context(\"fork\" if \"fork\" in methods else \"spawn\")\n",
+        "    parent, conn = ctx.Pipe(duplex=False)\n",
+        "    p = ctx.Process(target=child, args=(conn, runs))\n",
+        "    p.start()\n",
+        "    conn.close()\n",
+        "    if parent.poll(timeout):\n",
+        "        try:\n",
+        "            answer = parent.recv()\n",
+        "        except EOFError:\n",
+        "            answer = None\n",
         "    else:\n",
-        "        raise AssertionError(f\"the spec requires an error, but the runtime returned {got}\")\n",
-        "else:\n",
-        "    got = run()\n",
-        "    for k, (g, e) in enumerate(zip(got, expected)):\n",
-        "        print(f\"output {k}: got {g!r}\\n          expected {e!r}\")\n",
-        "        np.testing.assert_array_equal(g, e)\n",
+        "        answer = None\n",
+        "    p.join(1 if answer is not None else 0.1)\n",
+        "    if answer is not None:\n",
+        "        return answer\n",
+        "    if p.is_alive():\n",
+        "        p.kill()\n",
+        "        p.join()\n",
+        "        return (\"timeout\", timeout)\n",
+        "    code = p.exitcode\n",
+        "    name = signal.Signals(-code).name if code is not None and code < 0 else f\"exit status {code}\"\n",
+        "    return (\"crash\", name)\n",
+        "\n\n",
+        "def same(got, want):\n",
+        "    if len(got) != len(want):\n",
+        "        return False\n",
+        "    for g, e in zip(got, want):\n",
+        "        g, e = np.asarray(g), np.asarray(e)\n",
+        "        if g.dtype != e.dtype or g.shape != e.shape:\n",
+        "            return False\n",
+        "        if e.dtype.kind in \"fc\":\n",
+        "            if not np.array_equal(g, e, equal_nan=True):\n",
+        "                return False\n",
+        "        elif not np.array_equal(g, e):\n",
+        "            return False\n",
+        "    return True\n",
+        "\n\n",
+        "def show(label, outputs):\n",
+        "    for k, o in enumerate(outputs):\n",
+        "        o = np.asarray(o)\n",
+        "        print(f\"{label} output {k}: {o.dtype} {list(o.shape)} {o.tolist()!r}\")\n",
+        "\n\n",
+        "def other(what, detail):\n",
+        "    print(f\"NOT THE REPORTED BEHAVIOUR: {what}: {detail}\")\n",
+        "    sys.exit(2)\n",
+        "\n\n",
     ));
+    py.push_str("if __name__ == \"__main__\":\n");
+    match shows {
+        Shows::WrongOutput => py.push_str(concat!(
+            "    kind, value = run_isolated(timeout=120)\n",
+            "    if kind != \"output\":\n",
+            "        other(\"expected an output (wrong or right), the runtime gave \" + kind, value)\n",
+            "    show(\"expected\", expected)\n",
+            "    show(\"actual  \", value[0])\n",
+            "    if same(value[0], expected):\n",
+            "        print(\"the output is right: the bug does not reproduce\")\n",
+            "        sys.exit(0)\n",
+            "    print(\"BUG: wrong output\")\n",
+            "    sys.exit(1)\n",
+        )),
+        Shows::Nondeterministic(runs) => py.push_str(&format!(
+            concat!(
+                "    kind, value = run_isolated(timeout=600, runs={runs})\n",
+                "    if kind != \"output\":\n",
+                "        other(\"expected outputs, the runtime gave \" + kind, value)\n",
+                "    bad = [i for i, outs in enumerate(value) if not same(outs, expected)]\n",
+                "    show(\"expected\", expected)\n",
+                "    for i in bad[:3]:\n",
+                "        show(f\"run {{i}}  \", value[i])\n",
+                "    if not bad:\n",
+                "        print(\"all {runs} runs gave the expected output: the bug does not reproduce\")\n",
+                "        sys.exit(0)\n",
+                "    print(f\"BUG: {{len(bad)}} of {runs} runs gave a different output\")\n",
+                "    sys.exit(1)\n",
+            ),
+            runs = runs
+        )),
+        Shows::Crash(secs) => py.push_str(&format!(
+            concat!(
+                "    kind, value = run_isolated(timeout={secs})\n",
+                "    if kind == \"crash\":\n",
+                "        print(f\"BUG: the process running the model died: {{value}}\")\n",
+                "        sys.exit(1)\n",
+                "    if kind == \"timeout\":\n",
+                "        print(f\"BUG: no answer within {{value}} s (killed)\")\n",
+                "        sys.exit(1)\n",
+                "    if kind == \"output\" and expected is not None and same(value[0], expected):\n",
+                "        print(\"the output is right: the bug does not reproduce\")\n",
+                "        sys.exit(0)\n",
+                "    other(\"expected a crash, the runtime gave \" + kind, value)\n",
+            ),
+            secs = secs
+        )),
+        Shows::Refusal(message) => py.push_str(&format!(
+            concat!(
+                "    reported = {reported}\n",
+                "    kind, value = run_isolated(timeout=120)\n",
+                "    if kind == \"output\":\n",
+                "        show(\"actual\", value[0])\n",
+                "        if same(value[0], expected):\n",
+                "            print(\"the output is right: the bug does not reproduce\")\n",
+                "            sys.exit(0)\n",
+                "        other(\"expected a refusal, the runtime gave a wrong output\", \"\")\n",
+                "    if kind != \"error\":\n",
+                "        other(\"expected a refusal, the runtime gave \" + kind, value)\n",
+                "    # The runtime's own error, as reported, and not another one (a binding's, say).\n",
+                "    words = lambda m: {{w for w in re.findall(r\"[A-Za-z_]{{4,}}\", m)}}\n",
+                "    same_type = value.split(\":\")[0] == reported.split(\":\")[0]\n",
+                "    shared = len(words(value) & words(reported)) / max(1, len(words(reported)))\n",
+                "    if not same_type or shared < 0.6:\n",
+                "        other(\"a different error than the runtime's reported one (\" + reported + \")\", value)\n",
+                "    show(\"expected\", expected)\n",
+                "    print(\"BUG: valid input refused:\", value)\n",
+                "    sys.exit(1)\n",
+            ),
+            reported = py_str(message.as_bytes())
+        )),
+        Shows::Output => py.push_str(concat!(
+            "    kind, value = run_isolated(timeout=120)\n",
+            "    if kind == \"output\":\n",
+            "        show(\"actual\", value[0])\n",
+            "        print(\"BUG: an output where an error is required (see REPORT.md for the rule)\")\n",
+            "        sys.exit(1)\n",
+            "    # An error may be the runtime's own check (the bug is fixed) or one of the binding's:\n",
+            "    # either way not what was reported, so say it rather than pass.\n",
+            "    other(\"expected an output where an error is required, the runtime gave \" + kind, value)\n",
+        )),
+    }
     py
 }
 

@@ -1,12 +1,13 @@
 //! What a minimization writes and prints: the smallest case as a node-test directory with
 //! `REPORT.md` (a bug report for the runtime's tracker), and the one-screen summary.
 
+use super::behaviour::{self, Class};
 use super::python::{self, Api};
 use super::subject::{Reference, Subject};
 use super::Minimized;
 use crate::runtime::{Input, Outcome, Request, Runtime};
 use crate::tensor::Tensor;
-use crate::verdict::{BugClass, Status};
+use crate::verdict::{BugClass, Fault, RuntimeInfo, Status};
 use std::path::Path;
 
 /// The report's file name.
@@ -91,18 +92,6 @@ fn tensor_text(t: &Tensor, file: &str) -> String {
     format!("{head} = [{}]", values.join(", "))
 }
 
-/// The verdict in words.
-fn verdict_words(m: &Minimized) -> String {
-    let sig = &m.signature;
-    match sig.fault {
-        Some(f) => format!("{} ({})", f.words(), sig.status.as_str()),
-        None if m.reference.is_error() => {
-            "returned an output where the spec requires an error (failed)".into()
-        }
-        None => "returned a wrong output (failed)".into(),
-    }
-}
-
 /// The diagnosis in words.
 fn diagnosis_words(id: &str) -> String {
     match BugClass::ALL.iter().find(|c| c.id() == id) {
@@ -121,48 +110,418 @@ pub(crate) fn rerun_command(dir: &Path, runtime_flag: &str) -> String {
     )
 }
 
+/// What the hunt knows about a finding beyond its minimal case: its class and the variants it
+/// was tried in.
+#[derive(Clone, Debug)]
+pub(crate) struct Finding<'a> {
+    /// What the disagreement means for the runtime's users.
+    pub class: Class,
+    /// Variants tried (`"constant indices"`, `"symbolic shapes"`) and whether each fails.
+    pub variants: &'a [(String, bool)],
+}
+
+impl Finding<'static> {
+    /// The finding of `minimize` run alone: its class from the minimal case's verdict, no
+    /// variants.
+    pub(crate) fn of(m: &Minimized) -> Finding<'static> {
+        let rule = match &m.reference {
+            Reference::Error(e) => Some(e.to_string()),
+            Reference::Outputs(_) => None,
+        };
+        let class = behaviour::behaviour(&m.result, rule.as_deref())
+            .map(|(_, b)| b.class)
+            .unwrap_or(match m.signature.fault {
+                Some(Fault::Crashed | Fault::TimedOut) => Class::Crash,
+                Some(Fault::Refused) => Class::RefusesValid,
+                Some(Fault::Nondeterministic) => Class::Nondeterministic,
+                _ if m.reference.is_error() => Class::AcceptsInvalid,
+                _ => Class::WrongOutput,
+            });
+        Finding {
+            class,
+            variants: &[],
+        }
+    }
+}
+
+/// The machine a report was made on and the versions that matter, found once per process.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Environment {
+    /// `Linux 6.8.0 x86_64`.
+    pub os: String,
+    /// The CPU's model name.
+    pub cpu: String,
+    /// Python, numpy and onnx versions of the runtime's interpreter, when known.
+    pub python: Option<PythonVersions>,
+}
+
+/// The versions of the runtime's Python packages.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+pub(crate) struct PythonVersions {
+    /// `3.12.3`.
+    pub python: String,
+    /// numpy's version.
+    pub numpy: String,
+    /// onnx's version (`None` when not installed).
+    pub onnx: Option<String>,
+}
+
+impl Environment {
+    /// This machine, and the versions of `python`'s packages (`None`: not a Python runtime).
+    /// Asked once per process and interpreter: a hunt writes many reports.
+    pub(crate) fn probe(python: Option<&std::ffi::OsStr>) -> Environment {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static CACHE: OnceLock<Mutex<HashMap<Option<std::ffi::OsString>, Environment>>> =
+            OnceLock::new();
+        let key = python.map(std::ffi::OsStr::to_os_string);
+        let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+        if let Some(env) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return env;
+        }
+        let env = Environment {
+            os: os_text(),
+            cpu: cpu_model(),
+            python: python.and_then(python_versions),
+        };
+        if let Ok(mut c) = cache.lock() {
+            c.insert(key, env.clone());
+        }
+        env
+    }
+}
+
+/// `uname -srm`, else the target's OS and architecture.
+fn os_text() -> String {
+    std::process::Command::new("uname")
+        .arg("-srm")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| format!("{} {}", std::env::consts::OS, std::env::consts::ARCH))
+}
+
+/// The CPU's model name from /proc/cpuinfo, else `unknown`.
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name") || l.starts_with("Model"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Python's, numpy's and onnx's versions as `python` reports them; `None` when it cannot.
+fn python_versions(python: &std::ffi::OsStr) -> Option<PythonVersions> {
+    const SCRIPT: &str = "import json, platform\nv = {'python': platform.python_version(), 'numpy': '', 'onnx': None}\ntry:\n    import numpy; v['numpy'] = numpy.__version__\nexcept Exception: pass\ntry:\n    import onnx; v['onnx'] = onnx.__version__\nexcept Exception: pass\nprint(json.dumps(v))\n";
+    let out = std::process::Command::new(python)
+        .args(["-c", SCRIPT])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    serde_json::from_slice(&out.stdout).ok()
+}
+
+/// The Python a runtime runs in: the adapters' for a bundled one. A `--runtime-cmd` runtime's
+/// own packages are its business (asking a Python costs a second, in a hunt's budget).
+fn runtime_python(api: Option<Api>) -> Option<std::ffi::OsString> {
+    api.map(|_| crate::runtime::python())
+}
+
+/// `command` with every temporary path replaced: a reader cannot have it.
+fn without_temp_paths(command: &str) -> String {
+    let tmp = std::env::temp_dir().display().to_string();
+    command
+        .split(' ')
+        .map(|w| {
+            if w.contains("/tmp/") || (!tmp.is_empty() && tmp != "/" && w.contains(&tmp)) {
+                "<temporary path>"
+            } else {
+                w
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The runtime and how it was driven, in words.
+fn runtime_words(info: &RuntimeInfo, api: Option<Api>, runtime_flag: &str) -> String {
+    match api {
+        Some(api) => format!(
+            "{} {} through its Python API (`{}`; the bundled adapter of onnx-idx-check {}, `{runtime_flag}`)",
+            api.runtime(),
+            info.version,
+            api.call(),
+            env!("CARGO_PKG_VERSION")
+        ),
+        None => format!(
+            "{} {} (`--runtime-cmd {}`)",
+            info.name,
+            info.version,
+            without_temp_paths(&info.command)
+        ),
+    }
+}
+
+/// The **Environment** block.
+pub(crate) fn environment_block(
+    info: &RuntimeInfo,
+    api: Option<Api>,
+    runtime_flag: &str,
+    env: &Environment,
+) -> String {
+    let mut md = String::from("## Environment\n\n");
+    md.push_str(&format!(
+        "- Runtime: {}\n",
+        runtime_words(info, api, runtime_flag)
+    ));
+    match &env.python {
+        Some(p) => md.push_str(&format!(
+            "- Python {}, numpy {}, onnx {}\n",
+            p.python,
+            if p.numpy.is_empty() {
+                "(none)"
+            } else {
+                &p.numpy
+            },
+            p.onnx.as_deref().unwrap_or("(not installed)")
+        )),
+        None => md.push_str("- Python: not known (not a bundled runtime)\n"),
+    }
+    md.push_str(&format!("- OS: {}\n- CPU: {}\n", env.os, env.cpu));
+    md
+}
+
+/// What a wrong output's elements hold, in words (`empty strings`, `zeros`).
+fn held(kinds: &str) -> String {
+    let words: Vec<&str> = kinds
+        .split(", ")
+        .map(|k| match k {
+            "empty" => "empty strings",
+            "zero" => "zeros",
+            "nan" => "NaN",
+            "inf" => "infinities",
+            _ => "other values",
+        })
+        .collect();
+    words.join(" and ")
+}
+
+/// A title a maintainer would keep: the runtime, the operator version, the data type and what
+/// goes wrong.
+pub(crate) fn title(
+    m: &Minimized,
+    info: &RuntimeInfo,
+    class: Class,
+    observed: &Observed,
+) -> String {
+    let s = &m.subject;
+    let op = s.def.version_name(s.version);
+    let dtype = data_dtype(s);
+    let failed = m
+        .result
+        .data_sets
+        .first()
+        .and_then(|d| d.outputs.iter().find(|o| o.status == Status::Failed));
+    let what = match class {
+        Class::WrongOutput => match failed {
+            Some(o) if o.actual_dtype != o.dtype => {
+                format!("returns {} instead of {}", o.actual_dtype, o.dtype)
+            }
+            Some(o)
+                if o.expected_shape
+                    .as_deref()
+                    .is_some_and(|e| e != o.actual_shape) =>
+            {
+                format!(
+                    "returns shape {} instead of {}",
+                    crate::tensor::shape_text(&o.actual_shape),
+                    crate::tensor::shape_text(o.expected_shape.as_deref().unwrap_or_default())
+                )
+            }
+            Some(o) if o.mismatches > 0 => {
+                let total: usize = o.actual_shape.iter().product();
+                let b = behaviour::behaviour(&m.result, None)
+                    .map(|(_, b)| b.symptom)
+                    .unwrap_or_default();
+                let desc = b.strip_prefix("values: ").map(held);
+                match (desc, m.signature.diagnosis) {
+                    (_, d) if d != "none" => format!(
+                        "returns a wrong output: {}",
+                        BugClass::ALL
+                            .iter()
+                            .find(|c| c.id() == d)
+                            .map_or(d, |c| c.sentence())
+                    ),
+                    (Some(desc), _) if desc != "other values" => format!(
+                        "returns {desc} in {} of {total} output elements",
+                        o.mismatches
+                    ),
+                    _ => format!(
+                        "returns wrong values in {} of {total} output elements",
+                        o.mismatches
+                    ),
+                }
+            }
+            _ => "returns a wrong output".to_string(),
+        },
+        Class::Crash => {
+            let how = match observed {
+                Observed::TimedOut(_) => "hangs".to_string(),
+                _ => {
+                    let site = behaviour::behaviour(&m.result, None)
+                        .map(|(_, b)| b.symptom)
+                        .unwrap_or_default();
+                    if site.is_empty() {
+                        "crashes".to_string()
+                    } else {
+                        format!("crashes ({site})")
+                    }
+                }
+            };
+            let input = if m.reference.is_error() {
+                "on invalid input where an error is required"
+            } else {
+                "on valid input"
+            };
+            format!("{how} {input}")
+        }
+        Class::Unsafe => {
+            "returns values that are not in its inputs where an error is required".into()
+        }
+        Class::Nondeterministic => "gives different outputs from run to run".into(),
+        Class::RefusesValid => "refuses valid input".into(),
+        Class::AcceptsInvalid => match m.reference.decision() {
+            Some(d) => {
+                format!("returns an output where onnx-idx-check's decision {d} requires an error")
+            }
+            None => "returns an output where the spec requires an error".into(),
+        },
+    };
+    format!(
+        "{} {}: {op} on {dtype} data {what}",
+        info.name, info.version
+    )
+}
+
+/// The dtype of the subject's data (or updates).
+fn data_dtype(s: &Subject) -> &'static str {
+    s.tensor_of(crate::ops::Role::Data)
+        .or_else(|| s.tensor_of(crate::ops::Role::Updates))
+        .map_or("?", |t| t.dtype().name())
+}
+
+/// **What decides it**: the operator's text for the version, and the decision when one does.
+pub(crate) fn what_decides(
+    def: &crate::ops::OpDef,
+    v: &crate::ops::OpVersion,
+    reference: &Reference,
+) -> String {
+    let name = def.version_name(v);
+    let mut md = String::from("## What decides it\n\n");
+    match reference {
+        Reference::Error(e) => match e.decision() {
+            Some(d) => md.push_str(&format!(
+                "An error is required here by **onnx-idx-check's decision {d}**, not by the ONNX text: \
+                 a rule of this project where the spec is silent or ambiguous (onnx-idx-check's \
+                 `docs/semantics.md#{}`). Weigh it as such; {name}'s own text is below.\n\n",
+                d.anchor()
+            )),
+            None => md.push_str(&format!(
+                "{name}'s text requires an error for these inputs ({}).\n\n",
+                e
+            )),
+        },
+        Reference::Outputs(_) => md.push_str(&format!(
+            "The expected output is {name} as its text defines it (computed by onnx-idx-check's reference).\n\n"
+        )),
+    }
+    match crate::ops::quotes::quote(def, v) {
+        Some(q) => {
+            md.push_str(&format!("{name} ({}):\n\n", q.source));
+            for line in q.text.lines() {
+                md.push_str(&format!("> {line}\n"));
+            }
+            md.push('\n');
+        }
+        None => md.push_str(&format!("(no text of {name} is quoted)\n\n")),
+    }
+    md
+}
+
+/// The variants line: `Fails with: ...; passes with: ...`, empty without variants.
+pub(crate) fn variants_line(variants: &[(String, bool)]) -> String {
+    if variants.is_empty() {
+        return String::new();
+    }
+    let list = |fails: bool| {
+        variants
+            .iter()
+            .filter(|(_, f)| *f == fails)
+            .map(|(w, _)| w.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (fails, passes) = (list(true), list(false));
+    let mut line = format!(
+        "Fails with: {}",
+        if fails.is_empty() { "(none)" } else { &fails }
+    );
+    if !passes.is_empty() {
+        line.push_str(&format!("; passes with: {passes}"));
+    }
+    line.push_str(".\n\n");
+    line
+}
+
+/// What the reproducer must show for a finding of `class`.
+fn shows(class: Class, observed: &Observed) -> python::Shows {
+    match class {
+        Class::WrongOutput => python::Shows::WrongOutput,
+        Class::Nondeterministic => python::Shows::Nondeterministic(20),
+        Class::Crash => python::Shows::Crash(match observed {
+            Observed::TimedOut(d) => (d.as_secs() * 3).max(30),
+            _ => 120,
+        }),
+        Class::RefusesValid => python::Shows::Refusal(match observed {
+            Observed::Refused(m) => m.clone(),
+            _ => String::new(),
+        }),
+        Class::Unsafe | Class::AcceptsInvalid => python::Shows::Output,
+    }
+}
+
 /// `REPORT.md` for the minimal case written to `dir`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn render(
     m: &Minimized,
-    info: &crate::verdict::RuntimeInfo,
+    info: &RuntimeInfo,
     runtime_flag: &str,
     api: Option<Api>,
     observed: &Observed,
-    dir: &Path,
+    env: &Environment,
+    finding: &Finding<'_>,
 ) -> String {
     let s = &m.subject;
-    let dtype = s
-        .tensor_of(crate::ops::Role::Data)
-        .or_else(|| s.tensor_of(crate::ops::Role::Updates))
-        .map_or("?", |t| t.dtype().name());
     let version = s.def.version_name(s.version);
-    let mut md = format!(
-        "# {} {}: {} {} on {dtype} data\n\n",
-        info.name,
-        info.version,
-        version,
-        verdict_words(m)
-    );
+    let mut md = format!("# {}\n\n", title(m, info, finding.class, observed));
     md.push_str(&format!(
-        "Found by onnx-idx-check {}: minimized from the case `{}` ({}, {} elements) to {} ({} elements).\n\n",
-        env!("CARGO_PKG_VERSION"),
-        m.original.name,
-        m.original.shapes(),
-        m.original.size(),
-        s.shapes(),
-        s.size()
+        "**{}** (`{}`). {}\n\n",
+        finding.class.title(),
+        finding.class.id(),
+        class_sentence(finding.class)
     ));
-    md.push_str("## What happens\n\n");
-    // A bundled adapter runs from a scratch directory that is gone by the time anyone reads
-    // this: name the adapter, not its temporary path.
-    let how = match api {
-        Some(_) => format!("onnx-idx-check's bundled adapter, `{runtime_flag}`"),
-        None => format!("`{}`", info.command),
-    };
-    md.push_str(&format!(
-        "- **Runtime**: {} {} ({how})\n",
-        info.name, info.version
-    ));
+    md.push_str(&variants_line(finding.variants));
+    md.push_str(&environment_block(info, api, runtime_flag, env));
+    md.push_str("\n## The model\n\n");
     let attrs: Vec<String> = s
         .node()
         .map(|n| {
@@ -176,7 +535,7 @@ pub(crate) fn render(
         })
         .unwrap_or_default();
     md.push_str(&format!(
-        "- **Operator**: `{}` ({}), opset {} ({version}){}\n",
+        "One `{}` node ({}), opset {} ({version}){}; every input a graph input.\n\n",
         s.def.op_type,
         if s.def.domain.is_empty() {
             "ai.onnx"
@@ -190,28 +549,14 @@ pub(crate) fn render(
             format!(", attributes: {}", attrs.join(", "))
         }
     ));
-    let ds = m.result.data_sets.first();
-    let reason = ds
-        .and_then(|d| d.reason.clone())
-        .or_else(|| m.result.reason.clone())
-        .unwrap_or_default();
-    md.push_str(&format!(
-        "- **Verdict**: {}: {}\n",
-        m.signature.verdict(),
-        reason.replace('\n', " ")
-    ));
-    md.push_str(&format!(
-        "- **Diagnosis**: {}\n\n",
-        diagnosis_words(m.signature.diagnosis)
-    ));
-    md.push_str("## Inputs\n\n");
+    md.push_str("Inputs:\n\n");
     for (k, (name, t)) in s.inputs.iter().enumerate() {
         md.push_str(&format!(
             "- `{name}`: {}\n",
             tensor_text(t, &format!("test_data_set_0/input_{k}.pb"))
         ));
     }
-    md.push_str("\n## Expected output (onnx-idx-check's reference)\n\n");
+    md.push_str("\n## Expected\n\n");
     match &m.reference {
         Reference::Outputs(outs) => {
             for (k, t) in outs.iter().enumerate() {
@@ -223,24 +568,37 @@ pub(crate) fn render(
             }
         }
         Reference::Error(e) => md.push_str(&format!(
-            "The spec requires an error for these inputs: {e}\n"
+            "An error ({}): {}\n",
+            match e.decision() {
+                Some(d) => format!("onnx-idx-check's decision {d}; see below"),
+                None => "the spec; see below".to_string(),
+            },
+            match e {
+                crate::ops::SpecError::Decision { message, .. } => message.clone(),
+                e => e.to_string(),
+            }
         )),
     }
-    md.push_str(&format!("\n## Actual output ({})\n\n", info.name));
+    md.push_str(&format!("\n## Actual ({} {})\n\n", info.name, info.version));
     match observed {
         Observed::Outputs(outs) => {
             for (k, t) in outs.iter().enumerate() {
-                let text = t.as_ref().map_or("(no output_K.pb written)".into(), |t| {
+                let text = t.as_ref().map_or("(no output written)".into(), |t| {
                     tensor_text(t, "the runtime's output")
                 });
                 md.push_str(&format!("- `{}`: {text}\n", s.output_name(k)));
             }
         }
-        Observed::Refused(msg) => md.push_str(&format!("Refused: {msg}\n")),
-        Observed::Crashed(msg) => md.push_str(&format!("Crashed: {msg}\n")),
+        Observed::Refused(msg) => md.push_str(&format!("Refused: `{msg}`\n")),
+        Observed::Crashed(msg) => {
+            // The message's head (the signal, a panic's site); a backtrace follows it.
+            let head: String = without_temp_paths(msg).chars().take(400).collect();
+            md.push_str(&format!("Crashed: {head}\n"));
+        }
         Observed::TimedOut(d) => md.push_str(&format!("No answer within {} s.\n", d.as_secs_f64())),
         Observed::Unknown(e) => md.push_str(&format!("(could not be run again: {e})\n")),
     }
+    let ds = m.result.data_sets.first();
     if let Some(out) = ds.and_then(|d| d.outputs.iter().find(|o| o.status == Status::Failed)) {
         if !out.first_mismatches.is_empty() {
             md.push_str(&format!("\n{} element(s) differ:\n\n", out.mismatches));
@@ -257,32 +615,52 @@ pub(crate) fn render(
             }
         }
     }
-    md.push_str("\n## Reproduce with onnx-idx-check\n\n```sh\n");
-    md.push_str(&rerun_command(dir, runtime_flag));
-    md.push_str("\n```\n");
+    if m.signature.diagnosis != "none" {
+        md.push_str(&format!(
+            "\nDiagnosis: {}\n",
+            diagnosis_words(m.signature.diagnosis)
+        ));
+    }
+    md.push('\n');
+    md.push_str(&what_decides(s.def, s.version, &m.reference));
     if let Some(api) = api {
         // The reproducer reads a tensor from the case's files only when it cannot write it out.
         let reads_files = s.inputs.iter().any(|(_, t)| python::array(t).is_none())
             || matches!(&m.reference, Reference::Outputs(outs)
                 if outs.iter().any(|t| python::array(t).is_none()));
         let from_here = if reads_files {
-            "Run from this directory: tensors too large to write out (or of a type numpy lacks) are read from its `.pb` files.\n\n"
+            "Run from this directory: tensors too large to write out (or of a type numpy lacks) are read from its `.pb` files. "
         } else {
             ""
         };
         md.push_str(&format!(
-            "\n## Reproduce with {} (Python)\n\n{from_here}```python\n",
-            match api {
-                Api::OnnxRuntime => "onnxruntime",
-                Api::OpenVino => "OpenVINO",
-                Api::Tract => "tract",
-                Api::Reference => "onnx.reference.ReferenceEvaluator",
-            }
+            "## Reproduce ({}, Python)\n\n{from_here}Exit status 1: the bug shows; 0: the runtime's answer is right; 2: something else happened (it says what).\n\n```python\n",
+            api.runtime()
         ));
         md.push_str(&python::reproducer(s, &m.reference, api));
+        md.push_str(&python::run_and_check(api, &shows(finding.class, observed)));
         md.push_str("```\n");
     }
+    md.push_str(&format!(
+        "\nFound by onnx-idx-check {} (minimized from `{}`, {}, {} elements); in this directory, `onnx-idx-check run . {runtime_flag}` judges it again.\n",
+        env!("CARGO_PKG_VERSION"),
+        m.original.name,
+        m.original.shapes(),
+        m.original.size(),
+    ));
     md
+}
+
+/// One sentence on what a class means.
+fn class_sentence(class: Class) -> &'static str {
+    match class {
+        Class::Crash => "The process running the model dies or hangs.",
+        Class::WrongOutput => "Valid input, a wrong value, shape or type.",
+        Class::Unsafe => "An error is required, and the runtime returns values that are not in its inputs or change from run to run: it reads memory it should not.",
+        Class::Nondeterministic => "Valid input, different outputs between runs or thread counts.",
+        Class::RefusesValid => "Valid input refused, where the runtime runs other cases of this operator version and type.",
+        Class::AcceptsInvalid => "An error is required, and the runtime returns a plausible output instead (a missing check).",
+    }
 }
 
 /// The one-screen summary printed after a minimization.
@@ -320,7 +698,8 @@ pub(crate) fn summary(m: &Minimized, dir: &Path, runtime_flag: &str) -> String {
 }
 
 /// Writes the minimal case and its report into `dir`, a directory the caller has taken (see
-/// [`crate::owned`]) and emptied of an earlier minimization.
+/// [`crate::owned`]) and emptied of an earlier minimization; the finding's class is derived
+/// from the minimal case ([`Finding::of`]).
 pub(crate) fn write(
     m: &Minimized,
     runtime: &Runtime,
@@ -328,8 +707,123 @@ pub(crate) fn write(
     api: Option<Api>,
     dir: &Path,
 ) -> std::io::Result<()> {
+    write_finding(m, runtime, runtime_flag, api, dir, &Finding::of(m))
+}
+
+/// [`write`] for a finding whose class and variants the caller (a hunt) knows.
+pub(crate) fn write_finding(
+    m: &Minimized,
+    runtime: &Runtime,
+    runtime_flag: &str,
+    api: Option<Api>,
+    dir: &Path,
+    finding: &Finding<'_>,
+) -> std::io::Result<()> {
     m.subject.write(dir, &m.reference)?;
     let observed = observe(runtime, dir, &m.subject);
-    let md = render(m, &runtime.info(), runtime_flag, api, &observed, dir);
+    let info = runtime.info();
+    let env = Environment::probe(runtime_python(api).as_deref());
+    let md = render(m, &info, runtime_flag, api, &observed, &env, finding);
     crate::fsutil::write_atomic(dir, REPORT_FILE, md.as_bytes()).map_err(|e| e.source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::{Decision, SpecError, REGISTRY};
+
+    fn gather(since: i64) -> (&'static crate::ops::OpDef, &'static crate::ops::OpVersion) {
+        let def = REGISTRY
+            .iter()
+            .find(|d| d.domain.is_empty() && d.op_type == "Gather")
+            .unwrap();
+        (def, def.versions.iter().find(|v| v.since == since).unwrap())
+    }
+
+    #[test]
+    fn a_decision_is_named_as_one_with_its_anchor_and_never_as_the_spec() {
+        let (def, v) = gather(1);
+        let e = SpecError::Decision {
+            rule: Decision::D2,
+            message: "indices[0] = -1 is negative".into(),
+        };
+        let md = what_decides(def, v, &Reference::Error(e));
+        assert!(
+            md.contains("**onnx-idx-check's decision D2**, not by the ONNX text"),
+            "{md}"
+        );
+        assert!(
+            md.contains("docs/semantics.md#d2-negative-indices-before-opset-11"),
+            "{md}"
+        );
+        assert!(!md.contains("spec requires"), "{md}");
+        // Gather-1's own words follow, quoted: they define no bounds.
+        assert!(md.contains("> `indices`: Tensor of int32/int64 indices, of any rank q. All index values are expected to be within bounds. It is an error if any of the index values are out of bounds.\n"), "{md}");
+        let md = what_decides(
+            def,
+            gather(13).1,
+            &Reference::Error(SpecError::Violation(
+                "indices[0] = 3 is out of range".into(),
+            )),
+        );
+        assert!(md.contains("Gather-13's text requires an error for these inputs (indices[0] = 3 is out of range)"), "{md}");
+        assert!(md.contains("within bounds [-s, s-1]"), "{md}");
+    }
+
+    #[test]
+    fn the_environment_describes_the_adapter_and_names_no_temporary_path() {
+        let info = RuntimeInfo {
+            name: "onnxruntime".into(),
+            version: "1.31.1".into(),
+            command: "python3 /tmp/onnx-idx-check-x1/adapters/onnxruntime.py".into(),
+        };
+        let env = Environment {
+            os: "Linux 6.8.0 x86_64".into(),
+            cpu: "AMD EPYC".into(),
+            python: Some(PythonVersions {
+                python: "3.11.7".into(),
+                numpy: "2.4.6".into(),
+                onnx: Some("1.23.2".into()),
+            }),
+        };
+        let md = environment_block(&info, Some(Api::OnnxRuntime), "--runtime onnxruntime", &env);
+        assert_eq!(
+            md,
+            concat!(
+                "## Environment\n\n",
+                "- Runtime: onnxruntime 1.31.1 through its Python API (`onnxruntime.InferenceSession`; the bundled adapter of onnx-idx-check 0.1.0, `--runtime onnxruntime`)\n",
+                "- Python 3.11.7, numpy 2.4.6, onnx 1.23.2\n",
+                "- OS: Linux 6.8.0 x86_64\n",
+                "- CPU: AMD EPYC\n",
+            )
+        );
+        // A command runtime is its command, with the temporary path replaced.
+        let md = environment_block(&info, None, "--runtime-cmd x", &Environment::default());
+        assert!(
+            md.contains("(`--runtime-cmd python3 <temporary path>`)"),
+            "{md}"
+        );
+        assert!(!md.contains("/tmp/"), "{md}");
+        assert!(md.contains("- Python: not known"), "{md}");
+    }
+
+    #[test]
+    fn variants_say_which_fail_and_which_pass() {
+        assert_eq!(variants_line(&[]), "");
+        let v = [
+            ("constant indices".to_string(), true),
+            ("graph-input indices".to_string(), false),
+            ("symbolic shapes".to_string(), false),
+        ];
+        assert_eq!(
+            variants_line(&v),
+            "Fails with: constant indices; passes with: graph-input indices, symbolic shapes.\n\n"
+        );
+    }
+
+    #[test]
+    fn wrong_elements_are_named_by_what_they_hold() {
+        assert_eq!(held("empty"), "empty strings");
+        assert_eq!(held("nan, zero"), "NaN and zeros");
+    }
 }

@@ -38,14 +38,24 @@ pub(crate) struct Subject {
 pub(crate) enum Reference {
     /// The outputs the spec defines.
     Outputs(Vec<Tensor>),
-    /// The spec requires an error: why.
-    Error(String),
+    /// The spec (or one of this project's decisions, [`SpecError::decision`]) requires an
+    /// error: why.
+    Error(SpecError),
 }
 
 impl Reference {
     /// Whether the spec requires an error.
     pub(crate) fn is_error(&self) -> bool {
         matches!(self, Reference::Error(_))
+    }
+
+    /// The decision of this project that requires the error, `None` where the spec does (or
+    /// the spec defines outputs).
+    pub(crate) fn decision(&self) -> Option<crate::ops::Decision> {
+        match self {
+            Reference::Error(e) => e.decision(),
+            Reference::Outputs(_) => None,
+        }
     }
 }
 
@@ -238,7 +248,9 @@ impl Subject {
         let model = self.model_for(None);
         let plan = match crate::eval::plan(&model) {
             Ok(p) => p,
-            Err(crate::eval::PlanError::Invalid(e)) => return Ok(Reference::Error(e)),
+            Err(crate::eval::PlanError::Invalid(e)) => {
+                return Ok(Reference::Error(SpecError::Violation(e)))
+            }
             Err(crate::eval::PlanError::Unsupported(e)) => return Err(e),
         };
         let inputs: Vec<Tensor> = self.inputs.iter().map(|(_, t)| t.clone()).collect();
@@ -250,7 +262,7 @@ impl Subject {
                 error: SpecError::Unsupported(e),
                 ..
             }) => Err(e.to_string()),
-            Err(EvalError::Kernel { error, .. }) => Ok(Reference::Error(error.to_string())),
+            Err(EvalError::Kernel { error, .. }) => Ok(Reference::Error(error)),
             Err(e) => Err(e.to_string()),
         }
     }

@@ -119,7 +119,10 @@ pub fn check_element_shapes(
     let axis = normalize_axis(axis, dshape.len(), "axis")?;
     for (d, (&i, &s)) in ishape.iter().zip(dshape).enumerate() {
         if d != axis && i > s {
-            return Err(spec_err!(
+            // The spec's equations read data at the index's own position off the axis; that
+            // such a position must exist is D6's reading, not the text's.
+            return Err(crate::ops::decision_err!(
+                D6,
                 "indices shape {} exceeds data shape {} on dimension {d} ({i} > {s}); only the axis dimension ({axis}) may be larger",
                 crate::tensor::shape_text(ishape),
                 crate::tensor::shape_text(dshape)

@@ -38,6 +38,9 @@ pub enum Negatives {
         /// The first opset of its domain whose version counts negatives from the back (11 for
         /// ONNX, 8 for OpenVINO's Gather).
         allowed_from: i64,
+        /// The decision that forbids them where the spec does not (D2 at ONNX Gather-1 and
+        /// Scatter-9); `None` where the spec's own range starts at 0 (OpenVINO Gather-1, -7).
+        rule: Option<crate::ops::Decision>,
     },
 }
 
@@ -75,12 +78,17 @@ pub fn normalize_indices(
                     op,
                     since,
                     allowed_from,
+                    rule,
                 } => {
-                    return Err(spec_err!(
+                    let message = format!(
                         "{} = {k} is negative, which {op}-{since} does not allow (negative indices arrive with opset {allowed_from}); valid range [0, {}] for axis {axis} (size {dim})",
                         position(name, i, indices.shape()),
                         s - 1
-                    ))
+                    );
+                    return Err(match rule {
+                        Some(rule) => SpecError::Decision { rule, message },
+                        None => SpecError::Violation(message),
+                    });
                 }
             }
         } else {
@@ -265,10 +273,12 @@ mod tests {
                 op: "Gather",
                 since: 1,
                 allowed_from: 11,
+                rule: Some(crate::ops::Decision::D2),
             },
         )
         .unwrap_err();
         assert!(e.to_string().contains("opset 11"), "{e}");
+        assert_eq!(e.decision(), Some(crate::ops::Decision::D2));
         let t = idx(vec![1], vec![-4]);
         assert!(normalize_indices(&t, "indices", 3, 0, Negatives::FromBack).is_err());
     }

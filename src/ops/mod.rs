@@ -34,6 +34,7 @@ mod openvino_gather;
 pub(crate) mod plumbing;
 #[cfg(test)]
 mod proptests;
+pub(crate) mod quotes;
 pub(crate) mod reduction;
 pub(crate) mod registry;
 mod scatter_elements;
@@ -111,6 +112,16 @@ pub enum SpecError {
     /// shape, disallowed dtype, undefined attribute, ...): the case is errored.
     #[error("{0}")]
     Violation(String),
+    /// The inputs break a decision of this project where the spec is silent or ambiguous
+    /// (docs/semantics.md D1-D15): the case is errored as for a [`SpecError::Violation`], but
+    /// it is onnx-idx-check's rule that was broken, not the spec, and reports say so.
+    #[error("{message} (onnx-idx-check's decision {rule}, not the spec: docs/semantics.md#{anchor})", anchor = rule.anchor())]
+    Decision {
+        /// The decision broken.
+        rule: Decision,
+        /// What, where and why, as for a violation.
+        message: String,
+    },
     /// The spec allows this but the tool does not implement it: the case is skipped.
     #[error("{0}")]
     Unsupported(String),
@@ -119,11 +130,116 @@ pub enum SpecError {
     TooLarge(String),
 }
 
+impl SpecError {
+    /// The decision of this project the error rests on, `None` when the spec itself decides it
+    /// (or the error is not about the inputs).
+    pub fn decision(&self) -> Option<Decision> {
+        match self {
+            SpecError::Decision { rule, .. } => Some(*rule),
+            _ => None,
+        }
+    }
+
+    /// Whether the inputs or attributes are errored (by the spec or by a decision).
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(self, SpecError::Violation(_) | SpecError::Decision { .. })
+    }
+}
+
+/// One of this project's decisions (docs/semantics.md section 2): a rule where the ONNX text
+/// is silent, ambiguous, or leaves the behaviour to the runtime.
+///
+/// ```
+/// use onnx_idx_check::ops::{Decision, Gather};
+/// use onnx_idx_check::{SpecError, Tensor};
+///
+/// let data = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0])?;
+/// let minus_one = Tensor::from_vec(vec![1], vec![-1i64])?;
+/// // Gather-1 never says whether -1 is in bounds: out of range by decision D2, not by the spec.
+/// let e = Gather::default().eval(1, &data, &minus_one).unwrap_err();
+/// assert_eq!(e.decision(), Some(Decision::D2));
+/// assert!(e.to_string().contains("docs/semantics.md#d2-negative-indices-before-opset-11"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Decision {
+    /// Version resolution.
+    D1,
+    /// Negative indices before opset 11 (Gather-1, Scatter-9) and in TensorScatter.
+    D2,
+    /// Out-of-range indices.
+    D3,
+    /// Type constraints.
+    D4,
+    /// Attributes.
+    D5,
+    /// Shape rules.
+    D6,
+    /// Duplicates without a reduction.
+    D7,
+    /// Reduction order and arithmetic.
+    D8,
+    /// Comparison.
+    D9,
+    /// Tensor files.
+    D10,
+    /// External data.
+    D11,
+    /// No allocation on trust.
+    D12,
+    /// OpenVINO Gather dialect.
+    D13,
+    /// Backward (training) dialect.
+    D14,
+    /// Graphs.
+    D15,
+}
+
+impl Decision {
+    /// Its heading's anchor in docs/semantics.md (`d2-negative-indices-before-opset-11`).
+    pub fn anchor(self) -> &'static str {
+        match self {
+            Decision::D1 => "d1-version-resolution",
+            Decision::D2 => "d2-negative-indices-before-opset-11",
+            Decision::D3 => "d3-out-of-range-indices",
+            Decision::D4 => "d4-type-constraints",
+            Decision::D5 => "d5-attributes",
+            Decision::D6 => "d6-shape-rules",
+            Decision::D7 => "d7-duplicates-without-a-reduction",
+            Decision::D8 => "d8-reduction-order-and-arithmetic",
+            Decision::D9 => "d9-comparison",
+            Decision::D10 => "d10-tensor-files",
+            Decision::D11 => "d11-external-data",
+            Decision::D12 => "d12-no-allocation-on-trust",
+            Decision::D13 => "d13-openvino-gather-dialect",
+            Decision::D14 => "d14-backward-training-dialect",
+            Decision::D15 => "d15-graphs",
+        }
+    }
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self:?}")
+    }
+}
+
 /// Shorthand for a [`SpecError::Violation`] with a formatted message.
 macro_rules! spec_err {
     ($($arg:tt)*) => { $crate::ops::SpecError::Violation(format!($($arg)*)) };
 }
 pub(crate) use spec_err;
+
+/// Shorthand for a [`SpecError::Decision`] of decision `$rule` with a formatted message.
+macro_rules! decision_err {
+    ($rule:ident, $($arg:tt)*) => {
+        $crate::ops::SpecError::Decision {
+            rule: $crate::ops::Decision::$rule,
+            message: format!($($arg)*),
+        }
+    };
+}
+pub(crate) use decision_err;
 
 /// The largest output the typed API creates: 4 GiB, the CLI's default `--max-tensor-bytes`.
 ///

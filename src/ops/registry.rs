@@ -382,6 +382,13 @@ impl Invocation<'_> {
                     .iter()
                     .find(|v| v.negatives && v.since > self.version.since)
                     .map_or(11, |v| v.since),
+                // ONNX Gather-1 and Scatter-9 never say whether a negative index is in bounds;
+                // OpenVINO's Gather-1 and -7 give the range [0, data[axis] - 1] themselves.
+                rule: self
+                    .def
+                    .domain
+                    .is_empty()
+                    .then_some(crate::ops::Decision::D2),
             }
         }
     }

@@ -233,7 +233,12 @@ fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
     };
     for (b, &w) in write.iter().enumerate() {
         if w < 0 {
-            return Err(spec_err!("write_indices[{b}] = {w} is negative"));
+            // The spec never forbids a negative write index (its pseudocode would index from
+            // the back): D2 does.
+            return Err(crate::ops::decision_err!(
+                D2,
+                "write_indices[{b}] = {w} is negative"
+            ));
         }
         let end = u64::try_from(w)
             .unwrap_or(u64::MAX)

@@ -315,11 +315,12 @@ fn details_with(case: &str, ds: &str, o: &OutputResult, style: Style, sides: &Si
                 crate::tensor::shape_text(&o.actual_shape)
             );
         }
-        // The only other output without an expected shape: the spec requires an error.
+        // The only other output without an expected shape: an error is required (the reason
+        // above says whether by the spec or by one of this project's decisions).
         None => {
             let _ = writeln!(
                 s,
-                "    the spec requires an error for these inputs (any expected output file is \
+                "    an error is required for these inputs (any expected output file is \
                  ignored); {} {} {}",
                 sides.got,
                 o.actual_dtype,

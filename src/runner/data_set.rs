@@ -129,11 +129,12 @@ fn load_and_evaluate(
     deadline::check()?;
     let ours = match plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes) {
         Ok(v) => v,
-        Err(EvalError::Kernel {
-            node,
-            step,
-            error: SpecError::Violation(why),
-        }) => {
+        Err(EvalError::Kernel { node, step, error }) if error.is_invalid_input() => {
+            let decision = error.decision();
+            let why = match &error {
+                SpecError::Decision { message, .. } => message.clone(),
+                e => e.to_string(),
+            };
             let t = trace(step);
             let explain = |output: &Tensor| {
                 t.as_ref().map_or_else(Vec::new, |t| {
@@ -155,7 +156,9 @@ fn load_and_evaluate(
                         .iter()
                         .zip(actual)
                         .filter_map(|(info, (_, a))| {
-                            a.map(|a| spec_error_output(&info.name, &reason, explain(&a), a))
+                            a.map(|a| {
+                                spec_error_output(&info.name, &reason, decision, explain(&a), a)
+                            })
                         })
                         .collect(),
                     changed,
@@ -167,7 +170,12 @@ fn load_and_evaluate(
                         .map(explain)
                         .find(|found| !found.is_empty())
                         .map_or(String::new(), |found| known_bug_hint(&found));
-                    Err(Verdict(Status::Errored, format!("{reason}{hint}"), None))
+                    let by = decision.map_or(String::new(), |d| format!(" ({})", decided(d)));
+                    Err(Verdict(
+                        Status::Errored,
+                        format!("{reason}{by}{hint}"),
+                        None,
+                    ))
                 }
             };
         }
@@ -381,14 +389,39 @@ fn three_way(
     )
 }
 
-/// The verdict of a runtime output produced where the spec requires an error.
+/// Who requires the error: `onnx-idx-check's decision D2 (docs/semantics.md#d2-...)`.
+pub(crate) fn decided(d: crate::ops::Decision) -> String {
+    format!(
+        "onnx-idx-check's decision {d}, not the spec: docs/semantics.md#{}",
+        d.anchor()
+    )
+}
+
+/// Who requires an error for a case's inputs, as a clause: `the spec requires an error for
+/// these inputs`, or `onnx-idx-check's decision D2 requires an error for these inputs
+/// (docs/semantics.md#...; the spec does not)` where a decision does.
+pub(crate) fn requires_error(d: Option<crate::ops::Decision>) -> String {
+    match d {
+        None => "the spec requires an error for these inputs".to_string(),
+        Some(d) => format!(
+            "onnx-idx-check's decision {d} requires an error for these inputs (docs/semantics.md#{}; the spec does not)",
+            d.anchor()
+        ),
+    }
+}
+
+/// The verdict of a runtime output produced where the spec (or a decision) requires an error.
 fn spec_error_output(
     name: &str,
     reason: &str,
+    decision: Option<crate::ops::Decision>,
     diagnoses: Vec<BugClass>,
     actual: Tensor,
 ) -> OutputResult {
-    let mut why = format!("the spec requires an error for these inputs ({reason}), but the runtime produced an output");
+    let mut why = format!(
+        "{} ({reason}), but the runtime produced an output",
+        requires_error(decision)
+    );
     why.push_str(&diagnosis_note(&diagnoses));
     OutputResult {
         name: name.to_string(),

@@ -308,7 +308,7 @@ fn a_minimized_report_names_the_bundled_adapter_not_its_scratch_path() {
     );
     let report = std::fs::read_to_string(min.join("REPORT.md")).unwrap();
     assert!(
-        report.contains("(onnx-idx-check's bundled adapter, `--runtime onnxruntime`)"),
+        report.contains("the bundled adapter of onnx-idx-check 0.1.0, `--runtime onnxruntime`)"),
         "{report}"
     );
     assert!(
@@ -316,11 +316,184 @@ fn a_minimized_report_names_the_bundled_adapter_not_its_scratch_path() {
         "a scratch path: {report}"
     );
     assert!(
-        report.contains("## Reproduce with onnxruntime (Python)"),
+        report.contains("## Reproduce (onnxruntime, Python)"),
         "{report}"
     );
     assert!(
         !report.contains(".pb` files"),
         "every tensor is written out: {report}"
+    );
+}
+
+/// Writes a one-node case with `$ONNX_IDX_CHECK_PYTHON`'s onnx: `script` builds `node`, the
+/// graph `inputs` (name, numpy value) and `opset`; the helper writes model.onnx and the inputs.
+fn python_case(dir: &std::path::Path, script: &str) {
+    let prelude = "import numpy as np, onnx, os, sys\nfrom onnx import helper, numpy_helper, TensorProto as T\n";
+    let epilogue = r#"
+d = sys.argv[1]
+os.makedirs(os.path.join(d, "test_data_set_0"))
+def vi(n, a):
+    t = T.STRING if a.dtype == object else helper.np_dtype_to_tensor_dtype(a.dtype)
+    return helper.make_tensor_value_info(n, t, a.shape)
+g = helper.make_graph([node], "g", [vi(n, a) for n, a in inputs], [helper.make_tensor_value_info(o, out_type, None) for o in node.output])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)]), os.path.join(d, "model.onnx"))
+for k, (n, a) in enumerate(inputs):
+    onnx.save_tensor(numpy_helper.from_array(a, n), os.path.join(d, "test_data_set_0", f"input_{k}.pb"))
+"#;
+    let out = std::process::Command::new(python())
+        .args([
+            "-c",
+            &format!("{prelude}{script}{epilogue}"),
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Issue 31, honest reports: `minimize` against the real runtimes writes a REPORT.md a
+/// maintainer can file (a title naming the bug, an environment, the spec's own text, no
+/// temporary path), and its Python reproducer, run standalone with `$ONNX_IDX_CHECK_PYTHON`
+/// from a directory of its own, exits 1 and prints the bug it reports. The hunt's reproducers
+/// are meant to be run by this same check (`reproducer_shows_its_bug`).
+#[test]
+#[ignore = "needs the pinned runtimes (scripts/requirements-*.txt) for $ONNX_IDX_CHECK_PYTHON; run with --include-ignored"]
+fn minimized_reports_are_ready_to_file_and_their_reproducers_show_the_bug() {
+    let test = "minimized_reports_are_ready_to_file";
+    // (runtime, module, case script, words the report's title holds, what the reproducer prints)
+    let cases = [
+        (
+            "onnxruntime",
+            "onnxruntime",
+            // Hunt-verification report O1: only the first string of each gathered block.
+            "node = helper.make_node('Gather', ['data', 'indices'], ['output'])\ninputs = [('data', np.array([['a', 'bb'], ['c', 'dd']], dtype=object)), ('indices', np.array([1, 0], dtype=np.int64))]\nout_type, opset = T.STRING, 13\n",
+            "Gather-13 on string data returns empty strings in",
+            "BUG: wrong output",
+        ),
+        (
+            "tract",
+            "tract",
+            // T4: a valid negative GatherND index panics (`index < dim`).
+            "node = helper.make_node('GatherND', ['data', 'indices'], ['output'])\ninputs = [('data', np.array([[1, 2], [3, 4], [5, 6]], dtype=np.float32)), ('indices', np.array([[-1, 0]], dtype=np.int64))]\nout_type, opset = T.FLOAT, 13\n",
+            "GatherND-13 on float data crashes",
+            "BUG: the process running the model died: SIGABRT",
+        ),
+        (
+            "onnxruntime",
+            "onnxruntime",
+            // D8: onnxruntime has no float16 `add` reduction for ScatterElements.
+            "node = helper.make_node('ScatterElements', ['data', 'indices', 'updates'], ['output'], reduction='add')\ninputs = [('data', np.array([1, 2, 3], dtype=np.float16)), ('indices', np.array([0], dtype=np.int64)), ('updates', np.array([1], dtype=np.float16))]\nout_type, opset = T.FLOAT16, 16\n",
+            "ScatterElements-16 on float16 data refuses valid input",
+            "BUG: valid input refused:",
+        ),
+        (
+            "onnxruntime",
+            "onnxruntime",
+            // O6: a negative index at Gather-1 is out of range by decision D2 only.
+            "node = helper.make_node('Gather', ['data', 'indices'], ['output'])\ninputs = [('data', np.array([1, 2, 3], dtype=np.float32)), ('indices', np.array([-1], dtype=np.int64))]\nout_type, opset = T.FLOAT, 1\n",
+            "returns an output where onnx-idx-check's decision D2 requires an error",
+            "BUG: an output where an error is required",
+        ),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    for (k, (runtime, module, script, title, shows)) in cases.into_iter().enumerate() {
+        if installed(module, test).is_none() {
+            continue;
+        }
+        let case = tmp.path().join(format!("case{k}"));
+        python_case(&case, script);
+        let min = tmp.path().join(format!("min{k}"));
+        let out = command()
+            .env("ONNX_IDX_CHECK_PYTHON", python())
+            .args([
+                "minimize",
+                case.to_str().unwrap(),
+                "--runtime",
+                runtime,
+                "--out",
+                min.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{runtime} {title}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report = std::fs::read_to_string(min.join("REPORT.md")).unwrap();
+        let first = report.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("# ") && first.contains(title),
+            "{runtime}: title {first:?}\n{report}"
+        );
+        for part in [
+            "## Environment",
+            "- Python ",
+            "- OS: ",
+            "- CPU: ",
+            "## What decides it",
+            "> ",
+        ] {
+            assert!(
+                report.contains(part),
+                "{runtime} {title}: no {part:?}\n{report}"
+            );
+        }
+        assert!(
+            !report.contains("/tmp/"),
+            "{runtime} {title}: a temporary path\n{report}"
+        );
+        assert!(
+            !report.contains("the spec requires"),
+            "{runtime} {title}: {report}"
+        );
+        if title.contains("decision D2") {
+            assert!(report.contains("onnx-idx-check's decision D2"), "{report}");
+            assert!(
+                report.contains("docs/semantics.md#d2-negative-indices-before-opset-11"),
+                "{report}"
+            );
+        }
+        let repro = reproducer_of(&report);
+        assert!(
+            !repro.contains("/tmp/"),
+            "{runtime} {title}: a temporary path\n{repro}"
+        );
+        reproducer_shows_its_bug(&min, &repro, shows);
+    }
+}
+
+/// The Python block of a REPORT.md.
+pub fn reproducer_of(report: &str) -> String {
+    let start = report.find("```python\n").expect("no Python reproducer") + "```python\n".len();
+    let len = report[start..].find("\n```").expect("an unclosed block");
+    report[start..start + len + 1].to_string()
+}
+
+/// Runs `repro` (written into `case_dir`, the finding's directory, and run from there with
+/// `$ONNX_IDX_CHECK_PYTHON`) and checks it exits 1 and prints `shows`.
+pub fn reproducer_shows_its_bug(case_dir: &std::path::Path, repro: &str, shows: &str) {
+    let file = case_dir.join("repro.py");
+    std::fs::write(&file, repro).unwrap();
+    let out = std::process::Command::new(python())
+        .arg(&file)
+        .current_dir(case_dir)
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{}: {said}", file.display());
+    assert!(
+        said.contains(shows),
+        "{}: no {shows:?} in\n{said}",
+        file.display()
     );
 }
