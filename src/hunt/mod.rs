@@ -436,7 +436,7 @@ impl Hunt<'_> {
                     m.behaviour.class = Class::Unsafe;
                 }
                 let variants = self.variants(&m)?;
-                let mut finding = self.write_finding(&m, spec, &written.name, seed)?;
+                let mut finding = self.write_finding(&m, spec, &written.name, seed, &variants)?;
                 for (v, fails) in variants {
                     if fails {
                         finding.variants_failing.push(v.id().to_string());
@@ -498,11 +498,11 @@ impl Hunt<'_> {
                 continue;
             };
             let rule = match &m.reference {
-                minimize::subject::Reference::Error(e) => Some(e.as_str()),
+                minimize::subject::Reference::Error(e) => Some(e.to_string()),
                 minimize::subject::Reference::Outputs(_) => None,
             };
-            let fails =
-                behaviour::behaviour(&result, rule).is_some_and(|(_, b)| b.same_as(&m.behaviour));
+            let fails = behaviour::behaviour(&result, rule.as_deref())
+                .is_some_and(|(_, b)| b.same_as(&m.behaviour));
             seen.push((v, fails));
         }
         Ok(seen)
@@ -566,6 +566,7 @@ impl Hunt<'_> {
         spec: &CaseSpec,
         original: &str,
         seed: u64,
+        variants: &[(Variant, bool)],
     ) -> anyhow::Result<Finding> {
         let op = crate::generate::op_name(spec.def);
         let dtype = spec.dtype.to_string();
@@ -575,12 +576,17 @@ impl Hunt<'_> {
             &findings::dir_name(b.class, &op, spec.version.since, &dtype),
         );
         self.out.record([format!("{name}/")])?;
-        crate::minimize::report::write(
+        let words: Vec<(String, bool)> = variants.iter().map(|(v, f)| (v.words(), *f)).collect();
+        crate::minimize::report::write_finding(
             m,
             &self.chosen.runtime,
             &self.chosen.flag,
             self.chosen.api,
             &self.out.path().join(&name),
+            &crate::minimize::report::Finding {
+                class: b.class,
+                variants: &words,
+            },
         )?;
         self.out.record_tree(&name)?;
         let info = self.chosen.runtime.info();
@@ -596,7 +602,7 @@ impl Hunt<'_> {
             diagnosis: b.diagnosis.to_string(),
             symptom: b.symptom.clone(),
             rule: match &m.reference {
-                minimize::subject::Reference::Error(e) => Some(e.clone()),
+                minimize::subject::Reference::Error(e) => Some(e.to_string()),
                 minimize::subject::Reference::Outputs(_) => None,
             },
             seen: 1,

@@ -18,7 +18,6 @@
 //! - [`command`]: the subcommand.
 
 // Parts of it are used only once the hunt is rewritten on it (issue 31).
-#[allow(dead_code)]
 pub(crate) mod behaviour;
 pub(crate) mod command;
 pub(crate) mod python;
@@ -327,7 +326,7 @@ pub(crate) fn minimize(
     // compared with.
     let result = judge.subject(&original, &reference)?;
     let rule = |r: &Reference| match r {
-        Reference::Error(e) => Some(e.clone()),
+        Reference::Error(e) => Some(e.to_string()),
         Reference::Outputs(_) => None,
     };
     let (Some((_, signature)), Some((_, behaviour))) = (

@@ -7,7 +7,7 @@ use super::subject::{Reference, Subject};
 use super::Minimized;
 use crate::runtime::{Input, Outcome, Request, Runtime};
 use crate::tensor::Tensor;
-use crate::verdict::{BugClass, Fault, RuntimeInfo, Status};
+use crate::verdict::{BugClass, RuntimeInfo, Status};
 use std::path::Path;
 
 /// The report's file name.
@@ -124,19 +124,8 @@ impl Finding<'static> {
     /// The finding of `minimize` run alone: its class from the minimal case's verdict, no
     /// variants.
     pub(crate) fn of(m: &Minimized) -> Finding<'static> {
-        let rule = match &m.reference {
-            Reference::Error(e) => Some(e.to_string()),
-            Reference::Outputs(_) => None,
-        };
-        let class = behaviour::behaviour(&m.result, rule.as_deref())
-            .map(|(_, b)| b.class)
-            .unwrap_or(match m.signature.fault {
-                Some(Fault::Crashed | Fault::TimedOut) => Class::Crash,
-                Some(Fault::Refused) => Class::RefusesValid,
-                Some(Fault::Nondeterministic) => Class::Nondeterministic,
-                _ if m.reference.is_error() => Class::AcceptsInvalid,
-                _ => Class::WrongOutput,
-            });
+        // The minimizer held the behaviour fixed: its class is the minimal case's.
+        let class = m.behaviour.class;
         Finding {
             class,
             variants: &[],
