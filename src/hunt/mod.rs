@@ -490,6 +490,10 @@ impl Hunt<'_> {
                 seen.push((v, true));
                 continue;
             }
+            // A hunt ends on time: variants not judged by then are named in neither list.
+            if Instant::now() >= self.deadline {
+                break;
+            }
             let subject = minimize::subject::Subject {
                 variant: v,
                 ..m.subject.clone()

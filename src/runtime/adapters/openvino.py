@@ -99,6 +99,10 @@ class Runtime:
         for k, t in enumerate(inputs):
             if any(t.name in n for n in names):
                 request.set_tensor(t.name, self.tensor(t))
+            elif k >= len(names):
+                # Compiling removed the input (an empty tensor folded into a constant): there
+                # is nothing to feed.
+                continue
             else:
                 # An IR's Parameter whose port has no tensor name: the K-th input, as
                 # onnx-idx-check binds input_K.pb to the K-th Parameter.
