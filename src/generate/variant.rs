@@ -17,10 +17,6 @@ use std::path::Path;
 use thiserror::Error;
 
 /// How every input but the first reaches the node.
-#[allow(
-    dead_code,
-    reason = "the hunt's variant sweep (src/hunt) makes and names the other variants"
-)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Feed {
     /// As graph inputs, bound to the data set's files (the default form).
@@ -58,10 +54,6 @@ impl Variant {
     };
 
     /// Every variant, the default first.
-    #[allow(
-        dead_code,
-        reason = "the hunt's variant sweep (src/hunt) makes and names the other variants"
-    )]
     pub(crate) const ALL: [Variant; 6] = [
         Variant::DEFAULT,
         Variant {
@@ -99,20 +91,13 @@ impl Variant {
     }
 
     /// The variant whose [`id`](Variant::id) is `id`.
-    #[allow(
-        dead_code,
-        reason = "the hunt's variant sweep (src/hunt) makes and names the other variants"
-    )]
+    #[cfg(test)]
     pub(crate) fn from_id(id: &str) -> Option<Variant> {
         Variant::ALL.into_iter().find(|v| v.id() == id)
     }
 
-    /// The variant in words, for reports: "indices and other inputs as an initializer, symbolic
-    /// shapes".
-    #[allow(
-        dead_code,
-        reason = "the hunt's variant sweep (src/hunt) makes and names the other variants"
-    )]
+    /// The variant in words, for reports: "indices and other inputs as an initializer (symbolic
+    /// shapes)".
     pub(crate) fn words(self) -> String {
         let feed = match self.feed {
             Feed::Graph => "indices and other inputs as graph inputs",
@@ -123,7 +108,7 @@ impl Variant {
             Shapes::Static => "static shapes",
             Shapes::Symbolic => "symbolic shapes",
         };
-        format!("{feed}, {shapes}")
+        format!("{feed} ({shapes})")
     }
 }
 
@@ -478,7 +463,7 @@ mod tests {
         }
         assert_eq!(
             Variant::ALL[3].words(),
-            "indices and other inputs as an initializer, symbolic shapes"
+            "indices and other inputs as an initializer (symbolic shapes)"
         );
         assert_eq!(Variant::from_id("constant"), None);
     }

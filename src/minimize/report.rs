@@ -30,9 +30,13 @@ pub(crate) enum Observed {
 /// Runs the case in `dir` once in `runtime` and reads what it answered.
 pub(crate) fn observe(runtime: &Runtime, dir: &Path, s: &Subject) -> Observed {
     let ds = dir.join("test_data_set_0");
-    let pbs: Vec<_> = (0..s.inputs.len())
-        .map(|k| ds.join(format!("input_{k}.pb")))
-        .collect();
+    // A variant moves the inputs after the first into the model: the data set holds the rest.
+    let fed = if s.variant.feed == crate::generate::variant::Feed::Graph {
+        s.inputs.len()
+    } else {
+        s.inputs.len().min(1)
+    };
+    let pbs: Vec<_> = (0..fed).map(|k| ds.join(format!("input_{k}.pb"))).collect();
     let model = dir.join("model.onnx");
     let names: Vec<String> = (0..s.model.graph.as_ref().map_or(0, |g| g.output.len()))
         .map(|k| s.output_name(k))
@@ -524,7 +528,7 @@ pub(crate) fn render(
         })
         .unwrap_or_default();
     md.push_str(&format!(
-        "One `{}` node ({}), opset {} ({version}){}; every input a graph input.\n\n",
+        "One `{}` node ({}), opset {} ({version}){}; {}.\n\n",
         s.def.op_type,
         if s.def.domain.is_empty() {
             "ai.onnx"
@@ -536,7 +540,8 @@ pub(crate) fn render(
             String::new()
         } else {
             format!(", attributes: {}", attrs.join(", "))
-        }
+        },
+        s.variant.words()
     ));
     md.push_str("Inputs:\n\n");
     for (k, (name, t)) in s.inputs.iter().enumerate() {
