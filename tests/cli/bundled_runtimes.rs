@@ -497,3 +497,61 @@ pub fn reproducer_shows_its_bug(case_dir: &std::path::Path, repro: &str, shows: 
         file.display()
     );
 }
+
+/// Issue 31: every reproducer a hunt writes shows its bug when run standalone. A hunt of the first
+/// 120 Gather cases against onnxruntime finds the string Gather bug, the D2 negative index at
+/// Gather-1 and whatever else it finds; every finding's REPORT.md names no temporary path and its
+/// reproducer exits 1.
+#[test]
+#[ignore = "needs the pinned runtimes (scripts/requirements-*.txt) for $ONNX_IDX_CHECK_PYTHON; run with --include-ignored"]
+fn every_reproducer_a_hunt_writes_shows_its_bug() {
+    if installed("onnxruntime", "every_reproducer_a_hunt_writes").is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("hunt");
+    let done = command()
+        .timeout(std::time::Duration::from_secs(900))
+        .env("ONNX_IDX_CHECK_PYTHON", python())
+        .args([
+            "hunt",
+            "--runtime",
+            "onnxruntime",
+            "--ops",
+            "Gather",
+            "--max-cases",
+            "120",
+            "--time",
+            "900",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        done.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let findings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    let list = findings.as_array().unwrap();
+    assert!(
+        list.iter()
+            .any(|f| f["class"] == "wrong-output" && f["dtypes"][0] == "string"),
+        "no string Gather finding: {stdout}"
+    );
+    for f in list {
+        let dir = out.join(f["case"].as_str().unwrap());
+        let report = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+        assert!(!report.contains("/tmp/"), "a temporary path\n{report}");
+        let shows = match f["class"].as_str().unwrap() {
+            "crash" => "BUG: the process running the model died",
+            "refuses-valid" => "BUG: valid input refused",
+            "accepts-invalid" | "unsafe" => "BUG: an output where an error is required",
+            _ => "BUG:",
+        };
+        reproducer_shows_its_bug(&dir, &reproducer_of(&report), shows);
+    }
+}
