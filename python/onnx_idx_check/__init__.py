@@ -18,7 +18,7 @@ array([[1, 1],
 >>> oic.gather(np.array([1, 2, 3]), np.array([-1]), opset=1)
 Traceback (most recent call last):
 ...
-onnx_idx_check.SpecError: indices[0] = -1 is negative, which Gather-1 does not allow (negative indices arrive with opset 11); valid range [0, 2] for axis 0 (size 3)
+onnx_idx_check.SpecError: indices[0] = -1 is negative, which Gather-1 does not allow (negative indices arrive with opset 11); valid range [0, 2] for axis 0 (size 3) (onnx-idx-check's decision D2, not the spec: docs/semantics.md#d2-negative-indices-before-opset-11)
 """
 
 from ._check import Report, check, generate
