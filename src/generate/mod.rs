@@ -223,6 +223,18 @@ pub(crate) struct Rendered {
 }
 
 impl Rendered {
+    /// Writes the case's files into `case_dir` (its own directory, created as needed).
+    pub(crate) fn write_to(&self, case_dir: &Path) -> std::io::Result<()> {
+        for (rel, bytes) in &self.files {
+            let path = case_dir.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(path, bytes)?;
+        }
+        Ok(())
+    }
+
     /// For a case where the spec requires an error, that error in the reference's words.
     pub(crate) fn error(&self) -> Option<&str> {
         self.entry.error.as_deref()

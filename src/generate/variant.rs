@@ -587,11 +587,7 @@ mod tests {
 
     /// Writes a rendered case's files under `dir`.
     fn write_rendered(dir: &Path, r: &crate::generate::Rendered) {
-        for (rel, bytes) in &r.files {
-            let path = dir.join(rel);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, bytes).unwrap();
-        }
+        r.write_to(dir).unwrap();
     }
 
     /// The quick profile's cases of `ops` (every generated operator when empty), with whether

@@ -232,18 +232,8 @@ fn write_case(spec: &CaseSpec, dir: &Path, variant: Variant) -> anyhow::Result<O
     let Some(rendered) = crate::generate::render_case(spec)? else {
         return Ok(None);
     };
-    let put = |case_dir: &Path| -> std::io::Result<()> {
-        for (rel, bytes) in &rendered.files {
-            let path = case_dir.join(rel);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(path, bytes)?;
-        }
-        Ok(())
-    };
     let case_dir = dir.join(&rendered.name);
-    put(&case_dir)?;
+    rendered.write_to(&case_dir)?;
     let mut written = Written {
         rule: rendered.error().map(str::to_string),
         judged: case_dir.clone(),
@@ -253,7 +243,7 @@ fn write_case(spec: &CaseSpec, dir: &Path, variant: Variant) -> anyhow::Result<O
     };
     if variant != Variant::DEFAULT {
         let judged = dir.join(variant.id()).join(&rendered.name);
-        put(&judged)?;
+        rendered.write_to(&judged)?;
         // A case the variant does not apply to (one input, a domain without ai.onnx) is shown
         // as it is.
         if crate::generate::variant::rewrite_case(&judged, variant).is_ok() {

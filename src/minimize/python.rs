@@ -592,11 +592,7 @@ mod tests {
                 .unwrap();
         let r = crate::generate::render_case(&spec).unwrap().unwrap();
         let case = tmp.path().join("case");
-        for (rel, bytes) in &r.files {
-            let path = case.join(rel);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, bytes).unwrap();
-        }
+        r.write_to(&case).unwrap();
         let original = Subject::load(&case, "case", "test_data_set_0", 1 << 20).unwrap();
         // The same indices, and 1200 zeros: too many to write out, so the reproducer reads
         // them from the case's model.onnx.

@@ -23,17 +23,8 @@ use crate::spec_err;
 use crate::tensor::value::{packed_code, set_packed};
 use crate::tensor::{numel, DType, DTypeSet, Elem, Layout, Storage, Tensor};
 
-/// "Any integer type", as the OpenVINO specification puts it.
-const INTEGERS: DTypeSet = DTypeSet::of(&[
-    DType::Int8,
-    DType::Int16,
-    DType::Int32,
-    DType::Int64,
-    DType::Uint8,
-    DType::Uint16,
-    DType::Uint32,
-    DType::Uint64,
-]);
+// "Any integer type", as the OpenVINO specification puts it: the shared set.
+use crate::tensor::dtype::INTEGERS;
 
 /// The inputs of every version: the axis is the third input, not an attribute.
 const INPUTS: &[InputSpec] = &[

@@ -683,11 +683,7 @@ mod tests {
             let r = crate::generate::render_case(s)
                 .unwrap_or_else(|e| panic!("{e:#}"))
                 .unwrap_or_else(|| panic!("{}: the evaluator skipped it", s.name));
-            for (rel, bytes) in &r.files {
-                let p = dir.join(&r.name).join(rel);
-                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-                std::fs::write(p, bytes).unwrap();
-            }
+            r.write_to(&dir.join(&r.name)).unwrap();
             out.push((s.name.clone(), s.violation));
         }
         out
