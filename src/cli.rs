@@ -81,9 +81,11 @@ pub enum Command {
     /// (nothing to minimize), 2 a usage error (bad CASE, runtime or --out).
     Minimize(MinimizeArgs),
     /// Differential testing: run generated cases (every case of the full profile for the
-    /// selected operators in a seeded order, then fresh random variants) through a runtime under
-    /// test until --time is up, minimize every disagreement, keep one per operator version, data
-    /// type, verdict and diagnosis, and write them to --out with findings.json.
+    /// selected operators in a seeded order and in its variants, the operators in small graphs,
+    /// then fresh random draws) through a runtime under test until --time is up, classify every
+    /// disagreement (crash, wrong output, unsafe, nondeterministic, refuses valid, accepts
+    /// invalid), minimize the first of each behaviour and write it to --out as one finding with
+    /// findings.json; what the runtime does not implement is a table, not findings.
     ///
     /// Exit status: 0 the hunt ran (with findings or not), 2 a usage error.
     Hunt(HuntArgs),
@@ -516,6 +518,12 @@ pub struct HuntArgs {
     /// Candidates the runtime judges at most while minimizing one finding.
     #[arg(long, value_name = "N", default_value_t = 300)]
     pub max_steps: usize,
+    /// Valid cases run side by side in one model at most, for a runtime whose hello says it
+    /// runs independent subgraphs as each alone (the bundled adapters do): one load and compile
+    /// for many cases. A case that disagrees there is judged again alone. 1 turns batches off
+    /// [default: 16 for such a runtime, else 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch: Option<u64>,
 }
 
 /// Arguments of `adapters`.

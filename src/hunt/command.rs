@@ -35,6 +35,7 @@ pub(crate) fn run(args: HuntArgs) -> Result<u8> {
         shard,
         time,
         max_cases: args.max_cases,
+        batch: args.batch.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         minimize: crate::minimize::Options {
             max_steps: args.max_steps,
             repeat: usize::try_from(args.repeat).unwrap_or(usize::MAX),
@@ -178,9 +179,18 @@ fn summary_text(
             );
         }
     }
+    let batched = if s.batches > 0 {
+        format!(
+            " ({} of them in {})",
+            s.batched,
+            counted(s.batches as usize, "shared model", "shared models")
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         t,
-        "\n{} in {}; {} disagreements ({} more of known findings); left out: {} not implemented by the runtime, {} after a hang of their kind, {} not implemented by onnx-idx-check\nwrote {}",
+        "\n{}{batched} in {}; {} disagreements ({} more of known findings); left out: {} not implemented by the runtime, {} after a hang of their kind, {} not implemented by onnx-idx-check\nwrote {}",
         counted(s.tried as usize, "case tried", "cases tried"),
         counted(s.rounds as usize, "round", "rounds"),
         s.disagreements,

@@ -75,6 +75,13 @@ impl Coverage {
         self.groups.get(g).is_some_and(|t| t.runs > 0)
     }
 
+    /// Whether a valid case of `g` was refused and none ran: a case of it is tried alone.
+    pub(crate) fn doubtful(&self, g: &Group) -> bool {
+        self.groups
+            .get(g)
+            .is_some_and(|t| t.runs == 0 && t.refused > 0)
+    }
+
     fn group_out(&self, g: &Group) -> bool {
         self.groups
             .get(g)

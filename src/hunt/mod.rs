@@ -8,10 +8,12 @@
 //! The hunt stops when its time is up or after `--max-cases`.
 //!
 //! - [`plan`]: the case order, the rounds of fresh variants and the shards;
+//! - [`batch`]: many valid cases in one model, for a runtime that pays a compile per model;
 //! - [`coverage`]: what the runtime implements, as the hunt learns it;
 //! - [`findings`]: a finding, its key and `findings.json`;
 //! - [`command`]: the subcommand and its progress display.
 
+pub(crate) mod batch;
 pub(crate) mod command;
 pub(crate) mod coverage;
 pub(crate) mod findings;
@@ -54,6 +56,9 @@ pub(crate) struct Options {
     pub max_cases: Option<u64>,
     /// How each finding is minimized.
     pub minimize: minimize::Options,
+    /// Cases per model at most (`--batch`); `None`: [`batch::SIZE`] for a runtime whose hello
+    /// says it batches, else 1.
+    pub batch: Option<usize>,
 }
 
 /// What happened, as it happens, for the progress display.
@@ -90,6 +95,11 @@ pub(crate) struct Summary {
     pub findings: Vec<Finding>,
     /// What the runtime does not implement.
     pub coverage: Vec<NotImplemented>,
+    /// Of the cases judged, those the runtime ran in a model with other cases and that agreed
+    /// there.
+    pub batched: u64,
+    /// Models of more than one case the runtime ran.
+    pub batches: u64,
     /// Rounds begun (round 0: the full profile; later: fresh variants).
     pub rounds: u64,
     /// How long it ran.
@@ -109,7 +119,24 @@ struct Hunt<'a> {
     pending: BTreeMap<Group, Vec<(CaseSpec, u64, Variant)>>,
     /// The kinds of case that hung: a hang costs `--timeout`, once per kind.
     hung: HashSet<String>,
+    /// Cases per model at most.
+    batch_size: usize,
+    /// Where merged batches are written.
+    scratch: PathBuf,
+    /// `tried.tsv`: one line per case judged.
+    log: std::io::BufWriter<std::fs::File>,
     summary: Summary,
+}
+
+/// A case written for a batch.
+struct Waiting {
+    spec: CaseSpec,
+    seed: u64,
+    index: u64,
+    /// Its scratch directory, removed once it is judged.
+    dir: PathBuf,
+    written: Written,
+    ready: batch::Ready,
 }
 
 /// Hunts with `chosen`'s runtime, writing findings into `out` (taken, and empty), each file
@@ -125,10 +152,14 @@ pub(crate) fn hunt(
         .prefix("onnx-idx-check-hunt-")
         .tempdir()?;
     out.record([findings::TRIED_FILE, findings::FILE])?;
-    let mut tried_log = std::io::BufWriter::new(std::fs::File::create(
+    let log = std::io::BufWriter::new(std::fs::File::create(
         out.path().join(findings::TRIED_FILE),
     )?);
-    writeln!(tried_log, "index\tseed\tcase\tverdict")?;
+    let batch_size = match opts.batch {
+        Some(n) => n.max(1),
+        None if chosen.runtime.batches() => batch::SIZE,
+        None => 1,
+    };
     let mut h = Hunt {
         judge: Judge::new(chosen.runtime.clone(), opts.minimize.repeat)?,
         out,
@@ -139,8 +170,12 @@ pub(crate) fn hunt(
         keys: BTreeMap::new(),
         pending: BTreeMap::new(),
         hung: HashSet::new(),
+        batch_size,
+        scratch: scratch.path().to_path_buf(),
+        log,
         summary: Summary::default(),
     };
+    writeln!(h.log, "index\tseed\tcase\tverdict")?;
     let mut first: u64 = 0;
     'rounds: for r in 0.. {
         if opts.max_cases.is_some_and(|m| first >= m) {
@@ -169,16 +204,31 @@ pub(crate) fn hunt(
                 break 'rounds;
             }
             let dir = scratch.path().join(index.to_string());
+            if h.batchable(&spec) {
+                // The cases of one model share an operator version (so their opset imports).
+                // At most one of them of a group not yet known to run: a batch the runtime
+                // refuses costs one request more, not a split.
+                let (def, since) = (spec.def, spec.version.since);
+                let mut probing = !h.coverage.runs(&group(&spec));
+                let mut cases = vec![(spec, index)];
+                cases.extend(queue.take(h.batch_size - 1, |c| {
+                    if !(std::ptr::eq(c.def, def) && c.version.since == since && h.batchable(c)) {
+                        return false;
+                    }
+                    if h.coverage.runs(&group(c)) {
+                        return true;
+                    }
+                    !std::mem::replace(&mut probing, true)
+                }));
+                h.batch(cases, seed, &mut queue, on_event)?;
+                continue;
+            }
             let verdict = h.case(&spec, seed, index, &dir, &mut queue, on_event)?;
-            writeln!(tried_log, "{index}\t{seed}\t{}\t{verdict}", spec.name)?;
+            h.tried(index, seed, &spec.name, verdict, on_event)?;
             let _ = std::fs::remove_dir_all(&dir);
-            on_event(Event::Case {
-                tried: h.summary.tried,
-                findings: h.summary.findings.len(),
-            });
         }
     }
-    tried_log.flush()?;
+    h.log.flush()?;
     let mut summary = h.summary;
     summary.coverage = h.coverage.table();
     write_findings(h.out, &summary.findings)?;
@@ -265,28 +315,226 @@ impl Hunt<'_> {
         queue: &mut plan::Queue,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> anyhow::Result<&'static str> {
+        match self.admit(spec, seed, index, dir, on_event)? {
+            Err(word) => Ok(word),
+            Ok(written) => self.judge_alone(spec, seed, &written, dir, queue, on_event),
+        }
+    }
+
+    /// The case written for the runtime, or the word for `tried.tsv` of why it is not tried: its
+    /// group is not implemented by the runtime, its kind hung, or our reference does not
+    /// implement it.
+    fn admit(
+        &mut self,
+        spec: &CaseSpec,
+        seed: u64,
+        index: u64,
+        dir: &Path,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> anyhow::Result<Result<Written, &'static str>> {
         let g = group(spec);
         if self.coverage.not_implemented(&g) {
             self.coverage.skip(&g);
             self.summary.not_implemented += 1;
-            return Ok("not-implemented");
+            return Ok(Err("not-implemented"));
         }
         if self.hung.contains(&spec.kind) {
             self.summary.after_hang += 1;
-            return Ok("kind-hung");
+            return Ok(Err("kind-hung"));
         }
-        let written = match write_case(spec, dir, plan::variant(seed, index)) {
-            Ok(Some(w)) => w,
+        match write_case(spec, dir, plan::variant(seed, index)) {
+            Ok(Some(w)) => Ok(Ok(w)),
             Ok(None) => {
                 self.summary.skipped += 1;
-                return Ok("unsupported");
+                Ok(Err("unsupported"))
             }
             Err(e) => {
                 // The generator and the reference disagree: a bug of ours, not the runtime's.
                 on_event(Event::Note(format!("{}: not generated: {e:#}", spec.name)));
-                return Ok("not-generated");
+                Ok(Err("not-generated"))
             }
-        };
+        }
+    }
+
+    /// One line of `tried.tsv` and the progress event for a case judged (or left out).
+    fn tried(
+        &mut self,
+        index: u64,
+        seed: u64,
+        name: &str,
+        verdict: &str,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> anyhow::Result<()> {
+        writeln!(self.log, "{index}\t{seed}\t{name}\t{verdict}")?;
+        on_event(Event::Case {
+            tried: self.summary.tried,
+            findings: self.summary.findings.len(),
+        });
+        Ok(())
+    }
+
+    /// Whether `spec` may wait for a batch: batches are on, the spec defines its outputs, it is
+    /// not a case where a race may show (those run alone, repeatedly), and the runtime has not
+    /// refused its group without running it (such a group would refuse every batch it is in).
+    fn batchable(&self, spec: &CaseSpec) -> bool {
+        self.batch_size > 1
+            && !spec.violation
+            && !plan::race_prone(spec)
+            && !self.coverage.doubtful(&group(spec))
+    }
+
+    /// Writes `cases` and judges those that can share a model in batches (one per key), the
+    /// others alone.
+    fn batch(
+        &mut self,
+        cases: Vec<(CaseSpec, u64)>,
+        seed: u64,
+        queue: &mut plan::Queue,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> anyhow::Result<()> {
+        let mut batches: BTreeMap<batch::Key, Vec<Waiting>> = BTreeMap::new();
+        for (spec, index) in cases {
+            let dir = self.scratch.join(index.to_string());
+            let written = match self.admit(&spec, seed, index, &dir, on_event)? {
+                Err(word) => {
+                    self.tried(index, seed, &spec.name, word, on_event)?;
+                    continue;
+                }
+                Ok(w) => w,
+            };
+            let shared = if written.rule.is_none() {
+                batch::ready(&written.judged)
+            } else {
+                None
+            };
+            let Some((key, ready)) = shared else {
+                let verdict = self.judge_alone(&spec, seed, &written, &dir, queue, on_event)?;
+                self.tried(index, seed, &spec.name, verdict, on_event)?;
+                let _ = std::fs::remove_dir_all(&dir);
+                continue;
+            };
+            batches.entry(key).or_default().push(Waiting {
+                spec,
+                seed,
+                index,
+                dir,
+                written,
+                ready,
+            });
+        }
+        for members in batches.into_values() {
+            self.judge_batch(members, queue, on_event)?;
+        }
+        Ok(())
+    }
+
+    /// Judges `members` in one model: those that agree there are done; a member that disagrees is
+    /// judged alone. A model the runtime does not answer is split in two, down to single cases,
+    /// or, when it hung, its members are judged alone (a hang costs `--timeout` each time).
+    fn judge_batch(
+        &mut self,
+        members: Vec<Waiting>,
+        queue: &mut plan::Queue,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> anyhow::Result<()> {
+        if members.len() > 1 && Instant::now() < self.deadline {
+            self.summary.batches += 1;
+            let dir = self.scratch.join(format!("batch-{}", members[0].index));
+            let readies: Vec<&batch::Ready> = members.iter().map(|m| &m.ready).collect();
+            let names = batch::merge(&readies, &dir)?;
+            let result = self.judge.case(&dir, "batch");
+            let _ = std::fs::remove_dir_all(&dir);
+            match batch::split(&result, &names) {
+                Some(seen) => {
+                    let mut alone = Vec::new();
+                    for (m, s) in members.into_iter().zip(seen) {
+                        if s == batch::Seen::Agrees {
+                            self.summary.tried += 1;
+                            self.summary.batched += 1;
+                            self.group_runs(&group(&m.spec), &m.dir, queue, on_event)?;
+                            self.tried(m.index, m.seed, &m.spec.name, "passed", on_event)?;
+                            let _ = std::fs::remove_dir_all(&m.dir);
+                        } else {
+                            alone.push(m);
+                        }
+                    }
+                    return self.judge_each(alone, queue, on_event);
+                }
+                None if batch::timed_out(&result) => {
+                    return self.judge_each(members, queue, on_event);
+                }
+                None => {
+                    // The likely cause is a group not yet known to run (a type the runtime does
+                    // not implement): those cases alone, the others in a batch again; a batch of
+                    // known groups only is split in two.
+                    let (known, unknown): (Vec<Waiting>, Vec<Waiting>) = members
+                        .into_iter()
+                        .partition(|m| self.coverage.runs(&group(&m.spec)));
+                    if unknown.is_empty() {
+                        let mut left = known;
+                        let right = left.split_off(left.len() / 2);
+                        self.judge_batch(left, queue, on_event)?;
+                        return self.judge_batch(right, queue, on_event);
+                    }
+                    self.judge_each(unknown, queue, on_event)?;
+                    return self.judge_batch(known, queue, on_event);
+                }
+            }
+        }
+        self.judge_each(members, queue, on_event)
+    }
+
+    /// A valid case of `g` ran: the refusals of its cases held back so far are findings now.
+    fn group_runs(
+        &mut self,
+        g: &Group,
+        dir: &Path,
+        queue: &mut plan::Queue,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> anyhow::Result<()> {
+        let known = self.coverage.runs(g);
+        self.coverage.ran(g);
+        if !known {
+            for (pending, seed, variant) in self.pending.remove(g).unwrap_or_default() {
+                self.retry_pending(&pending, seed, variant, dir, queue, on_event)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Judges each of `members` alone, as a case that was never batched.
+    fn judge_each(
+        &mut self,
+        members: Vec<Waiting>,
+        queue: &mut plan::Queue,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> anyhow::Result<()> {
+        for m in members {
+            let verdict = if Instant::now() >= self.deadline {
+                "not-tried"
+            } else if self.hung.contains(&m.spec.kind) {
+                self.summary.after_hang += 1;
+                "kind-hung"
+            } else {
+                self.judge_alone(&m.spec, m.seed, &m.written, &m.dir, queue, on_event)?
+            };
+            self.tried(m.index, m.seed, &m.spec.name, verdict, on_event)?;
+            let _ = std::fs::remove_dir_all(&m.dir);
+        }
+        Ok(())
+    }
+
+    /// Judges a written case alone; the word for `tried.tsv`.
+    fn judge_alone(
+        &mut self,
+        spec: &CaseSpec,
+        seed: u64,
+        written: &Written,
+        dir: &Path,
+        queue: &mut plan::Queue,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> anyhow::Result<&'static str> {
+        let g = group(spec);
         let repeat = if plan::race_prone(spec) {
             self.opts.minimize.repeat.max(RACE_RUNS)
         } else {
@@ -312,17 +560,8 @@ impl Hunt<'_> {
                 // not.
                 Some(b) if b.class != Class::Crash && !answered(&result) => {}
                 None if !answered(&result) => {}
-                _ => {
-                    let known = self.coverage.runs(&g);
-                    self.coverage.ran(&g);
-                    if !known {
-                        // Its refusals so far were of cases it does not run: findings.
-                        for (pending, seed, variant) in self.pending.remove(&g).unwrap_or_default()
-                        {
-                            self.retry_pending(&pending, seed, variant, dir, queue, on_event)?;
-                        }
-                    }
-                }
+                // Its refusals so far were of cases it does not run: findings.
+                _ => self.group_runs(&g, dir, queue, on_event)?,
             }
         }
         let Some(b) = found else {
@@ -339,7 +578,7 @@ impl Hunt<'_> {
             self.hung.insert(spec.kind.clone());
         }
         let word = b.class.id();
-        self.consider(spec, seed, &written, b, queue, on_event)?;
+        self.consider(spec, seed, written, b, queue, on_event)?;
         Ok(word)
     }
 

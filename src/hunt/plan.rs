@@ -123,6 +123,25 @@ impl Queue {
         self.cases.pop_front()
     }
 
+    /// Takes out up to `n` of the remaining cases that `wanted` accepts, the first ones in order.
+    pub(crate) fn take(
+        &mut self,
+        n: usize,
+        mut wanted: impl FnMut(&CaseSpec) -> bool,
+    ) -> Vec<(CaseSpec, u64)> {
+        let mut taken = Vec::new();
+        let mut rest = VecDeque::with_capacity(self.cases.len());
+        for (c, i) in std::mem::take(&mut self.cases) {
+            if taken.len() < n && wanted(&c) {
+                taken.push((c, i));
+            } else {
+                rest.push_back((c, i));
+            }
+        }
+        self.cases = rest;
+        taken
+    }
+
     /// Moves the remaining cases of `kind` to the front, in their order; once per kind.
     pub(crate) fn promote(&mut self, kind: &str) {
         if !self.promoted.insert(kind.to_string()) {

@@ -274,6 +274,10 @@ pub(crate) struct Hello {
     /// workers are reused even after they gave an output where the spec requires an error.
     #[serde(default)]
     pub memory_safe: bool,
+    /// Whether it runs a model of several independent subgraphs as it runs each alone: a hunt
+    /// may then judge many cases in one model.
+    #[serde(default)]
+    pub batches: bool,
     /// Why it cannot run.
     #[serde(default)]
     pub error: Option<String>,
@@ -366,6 +370,10 @@ pub struct Runtime {
     idle: Mutex<Vec<(u64, Worker)>>,
     /// Workers to end instead of reusing once they answer (see [`Runtime::retire`]).
     condemned: Mutex<HashSet<u64>>,
+    /// The next fresh worker, started when the last one was needed and importing its runtime
+    /// since (its hello not yet read): a runtime whose workers are retired or crash pays for the
+    /// import while the other one works, not between requests.
+    spare: Mutex<Option<Worker>>,
     next_id: AtomicU64,
     timeout: Duration,
 }
@@ -456,6 +464,7 @@ impl Runtime {
             _on_interrupt: on_interrupt,
             idle: Mutex::new(vec![(0, worker)]),
             condemned: Mutex::new(HashSet::new()),
+            spare: Mutex::new(None),
             next_id: AtomicU64::new(1),
             timeout,
         })
@@ -464,6 +473,11 @@ impl Runtime {
     /// The runtime's name in reports.
     pub(crate) fn label(&self) -> &str {
         &self.label
+    }
+
+    /// Whether its hello says it runs independent subgraphs of one model as each alone.
+    pub(crate) fn batches(&self) -> bool {
+        self.hello.batches
     }
 
     /// The bundled adapter's name, for a bundled runtime.
@@ -631,9 +645,20 @@ impl Runtime {
 
     /// Starts a fresh worker (its hello read) and gives it a serial number; the message says
     /// why it could not.
+    /// The spare started before is taken if there is one; another spare starts either way.
     fn fresh(&self) -> Result<(u64, Worker), String> {
-        let (w, _) = spawn(&self.argv, startup(self.timeout))
-            .map_err(|m| format!("could not restart: {m}"))?;
+        let spare = self.spare.lock().ok().and_then(|mut s| s.take());
+        // A spare that cannot even be spawned is not kept; the request's own spawn below says
+        // why.
+        let next = Worker::spawn(&self.argv).ok();
+        if let Ok(mut s) = self.spare.lock() {
+            *s = next;
+        }
+        let started = match spare {
+            Some(w) => greet(w, startup(self.timeout)),
+            None => spawn(&self.argv, startup(self.timeout)),
+        };
+        let (w, _) = started.map_err(|m| format!("could not restart: {m}"))?;
         Ok((self.next_id.fetch_add(1, Ordering::Relaxed), w))
     }
 
@@ -662,8 +687,11 @@ impl Runtime {
         }
     }
 
-    /// Ends every idle worker: closes its input and waits a little.
+    /// Ends every idle worker (closes its input and waits a little) and the spare.
     pub(crate) fn finish(&self) {
+        if let Ok(mut spare) = self.spare.lock() {
+            drop(spare.take());
+        }
         let workers = self
             .idle
             .lock()
@@ -705,7 +733,7 @@ fn absolute(p: &Path) -> PathBuf {
 
 /// Starts a worker and reads its hello.
 fn spawn(argv: &[OsString], timeout: Duration) -> Result<(Worker, Hello), String> {
-    let mut w = Worker::spawn(argv).map_err(|e| {
+    let w = Worker::spawn(argv).map_err(|e| {
         format!(
             "{}: {e}",
             argv.first()
@@ -713,6 +741,11 @@ fn spawn(argv: &[OsString], timeout: Duration) -> Result<(Worker, Hello), String
                 .unwrap_or_default()
         )
     })?;
+    greet(w, timeout)
+}
+
+/// Reads a started worker's hello, within `timeout`.
+fn greet(mut w: Worker, timeout: Duration) -> Result<(Worker, Hello), String> {
     let line = w.receive(timeout).map_err(crash_of)?;
     let hello: Hello = serde_json::from_str(&line).map_err(|e| {
         let tail = w.stderr_tail();

@@ -555,3 +555,66 @@ fn every_reproducer_a_hunt_writes_shows_its_bug() {
         reproducer_shows_its_bug(&dir, &reproducer_of(&report), shows);
     }
 }
+
+/// Issue 31: valid cases share models (one load and compile for many), and that finds what
+/// cases run one by one find. The same 200 cases of Gather and GatherElements hunted in
+/// onnxruntime with `--batch 1` and with the default batches give the same findings (class,
+/// operator, data types), and the default run judged most of its cases in shared models.
+#[test]
+#[ignore = "needs the pinned runtimes (scripts/requirements-*.txt) for $ONNX_IDX_CHECK_PYTHON; run with --include-ignored"]
+fn batched_cases_find_what_cases_run_alone_find() {
+    if installed(
+        "onnxruntime",
+        "batched_cases_find_what_cases_run_alone_find",
+    )
+    .is_none()
+    {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let hunt = |extra: &[&str]| {
+        let out = tmp.path().join(format!("hunt{}", extra.len()));
+        let done = command()
+            .timeout(std::time::Duration::from_secs(900))
+            .env("ONNX_IDX_CHECK_PYTHON", python())
+            .args([
+                "hunt",
+                "--runtime",
+                "onnxruntime",
+                "--ops",
+                "Gather,GatherElements",
+            ])
+            .args(["--max-cases", "200", "--time", "900", "--out"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&done.stdout).into_owned();
+        assert!(done.status.success(), "{stdout}");
+        let findings: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap())
+                .unwrap();
+        let mut found: Vec<String> = findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("{} {} {}", f["class"], f["op"], f["dtypes"]))
+            .collect();
+        found.sort();
+        (found, stdout)
+    };
+    let (alone, alone_out) = hunt(&["--batch", "1"]);
+    let (batched, batched_out) = hunt(&[]);
+    assert_eq!(
+        alone, batched,
+        "--batch 1:\n{alone_out}\nbatched:\n{batched_out}"
+    );
+    assert!(!alone.is_empty(), "{alone_out}");
+    assert!(!alone_out.contains("shared model"), "{alone_out}");
+    let shared = regex::Regex::new(r"cases tried \((\d+) of them in (\d+) shared models\)")
+        .unwrap()
+        .captures(&batched_out)
+        .unwrap_or_else(|| panic!("no batches: {batched_out}"));
+    let in_batches: u32 = shared[1].parse().unwrap();
+    assert!(in_batches >= 100, "{batched_out}");
+}

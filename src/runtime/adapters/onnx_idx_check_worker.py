@@ -8,6 +8,8 @@ module and calls `main(Runtime)` with a class that knows its runtime:
         name = "onnxruntime"            # the hello's "runtime"
         threads = True                  # whether it honours a request's "threads"
         memory_safe = False             # optional: True when bad input cannot damage its memory
+        batches = True                  # optional: False when a model of several independent
+                                        # subgraphs is not run as each would be alone
         options = {"threads": None}     # its --key value arguments, with their defaults
         def __init__(self, options):    # imports the runtime (after stdout moved), sets it up
         def version(self) -> str
@@ -475,6 +477,7 @@ def main(runtime_class, argv=None):
             "version": str(runtime.version()),
             "threads": bool(getattr(runtime, "threads", False)),
             "memory_safe": bool(getattr(runtime, "memory_safe", False)),
+            "batches": bool(getattr(runtime, "batches", True)),
         }
     except BaseException as e:  # an import that fails may raise SystemExit, too
         if isinstance(e, KeyboardInterrupt):
