@@ -10,11 +10,13 @@
 //! - [`plan`]: the case order, the rounds of fresh variants and the shards;
 //! - [`coverage`]: what the runtime implements, as the hunt learns it;
 //! - [`findings`]: a finding, its key and `findings.json`;
+//! - [`modes`]: the runtime's modes (optimizations on and off, ...) the cases are spread over;
 //! - [`command`]: the subcommand and its progress display.
 
 pub(crate) mod command;
 pub(crate) mod coverage;
 pub(crate) mod findings;
+pub(crate) mod modes;
 pub(crate) mod plan;
 
 use crate::generate::cases::CaseSpec;
@@ -110,6 +112,9 @@ struct Hunt<'a> {
     /// The kinds of case that hung: a hang costs `--timeout`, once per kind.
     hung: HashSet<String>,
     summary: Summary,
+    /// The runtime's modes, and the one the judge runs in now.
+    modes: modes::Modes,
+    mode: usize,
 }
 
 /// Hunts with `chosen`'s runtime, writing findings into `out` (taken, and empty), each file
@@ -140,6 +145,8 @@ pub(crate) fn hunt(
         pending: BTreeMap::new(),
         hung: HashSet::new(),
         summary: Summary::default(),
+        modes: modes::Modes::of(chosen),
+        mode: 0,
     };
     let mut first: u64 = 0;
     'rounds: for r in 0.. {
@@ -287,6 +294,7 @@ impl Hunt<'_> {
                 return Ok("not-generated");
             }
         };
+        self.use_mode(modes::mode(seed, index, self.modes.len()), on_event);
         let repeat = if plan::race_prone(spec) {
             self.opts.minimize.repeat.max(RACE_RUNS)
         } else {
@@ -426,12 +434,22 @@ impl Hunt<'_> {
                     m.behaviour.class = Class::Unsafe;
                 }
                 let variants = self.variants(&m)?;
-                let mut finding = self.write_finding(&m, spec, &written.name, seed, &variants)?;
+                let modes = self.judged_modes(&m);
+                let mut finding =
+                    self.write_finding(&m, spec, &written.name, seed, &variants, &modes)?;
                 for (v, fails) in variants {
                     if fails {
                         finding.variants_failing.push(v.id().to_string());
                     } else {
                         finding.variants_passing.push(v.id().to_string());
+                    }
+                }
+                for (k, fails) in modes {
+                    let id = self.modes.get(k).id.clone();
+                    if fails {
+                        finding.modes_failing.push(id);
+                    } else {
+                        finding.modes_passing.push(id);
                     }
                 }
                 on_event(Event::Finding(&finding));
@@ -469,6 +487,69 @@ impl Hunt<'_> {
         self.summary.duplicates += 1;
         write_findings(self.out, &self.summary.findings)?;
         Ok(true)
+    }
+
+    /// Runs the judge in mode `k` (of [`modes::Modes`]) from now on, its runtime started on
+    /// first use; a mode whose runtime cannot start is said once, and its cases run in the
+    /// first mode.
+    fn use_mode(&mut self, k: usize, on_event: &mut dyn FnMut(Event<'_>)) {
+        if k == self.mode {
+            return;
+        }
+        match self.modes.runtime(k) {
+            Ok(runtime) => {
+                self.judge.set_runtime(runtime);
+                self.mode = k;
+            }
+            Err(e) => {
+                on_event(Event::Note(format!(
+                    "mode {} not run: {e}",
+                    self.modes.get(k).name
+                )));
+                self.modes.drop_mode(k);
+                self.use_mode(0, on_event);
+            }
+        }
+    }
+
+    /// Which of the runtime's modes show the minimal case's behaviour: the minimal case judged
+    /// again in each other mode (none for a runtime of one mode). The judge is back in its mode
+    /// after.
+    fn judged_modes(&mut self, m: &minimize::Minimized) -> Vec<(usize, bool)> {
+        if self.modes.len() < 2 {
+            return Vec::new();
+        }
+        let home = self.mode;
+        let rule = match &m.reference {
+            minimize::subject::Reference::Error(e) => Some(e.to_string()),
+            minimize::subject::Reference::Outputs(_) => None,
+        };
+        let mut seen = Vec::new();
+        for k in 0..self.modes.len() {
+            // The mode it was minimized in shows it: the minimizer held its behaviour fixed.
+            if k == home {
+                seen.push((k, true));
+                continue;
+            }
+            // A hunt ends on time: modes not judged by then are named in neither list.
+            if Instant::now() >= self.deadline {
+                break;
+            }
+            let Ok(runtime) = self.modes.runtime(k) else {
+                continue;
+            };
+            self.judge.set_runtime(runtime);
+            let Ok(result) = self.judge.subject(&m.subject, &m.reference) else {
+                continue;
+            };
+            let fails = behaviour::behaviour(&result, rule.as_deref())
+                .is_some_and(|(_, b)| b.same_as(&m.behaviour));
+            seen.push((k, fails));
+        }
+        if let Ok(runtime) = self.modes.runtime(home) {
+            self.judge.set_runtime(runtime);
+        }
+        seen
     }
 
     /// Which variants of the minimal case show its behaviour: the minimal case in each of them,
@@ -511,7 +592,11 @@ impl Hunt<'_> {
             .tempdir()?;
         let dir = scratch.path().join(&m.subject.name);
         m.subject.write(&dir, &m.reference)?;
-        let runtime = &self.chosen.runtime;
+        // The mode the minimal case was found in.
+        let runtime = &self
+            .modes
+            .started(self.mode)
+            .unwrap_or_else(|| self.chosen.runtime.clone());
         let (Observed::Outputs(a), Observed::Outputs(b)) = (
             observe(runtime, &dir, &m.subject),
             observe(runtime, &dir, &m.subject),
@@ -553,7 +638,8 @@ impl Hunt<'_> {
 
     /// Writes the minimal case `m` and its `REPORT.md` to a directory of `out` named for its
     /// class and first sighting, and says what was found; `original` and `seed` are the
-    /// generated case it came from and the generator's seed.
+    /// generated case it came from and the generator's seed. The report shows the runtime in the
+    /// mode it was found in (it fails there), and names the `modes` (index, fails) judged.
     fn write_finding(
         &mut self,
         m: &minimize::Minimized,
@@ -561,6 +647,7 @@ impl Hunt<'_> {
         original: &str,
         seed: u64,
         variants: &[(Variant, bool)],
+        modes: &[(usize, bool)],
     ) -> anyhow::Result<Finding> {
         let op = crate::generate::op_name(spec.def);
         let dtype = spec.dtype.to_string();
@@ -571,15 +658,26 @@ impl Hunt<'_> {
         );
         self.out.record([format!("{name}/")])?;
         let words: Vec<(String, bool)> = variants.iter().map(|(v, f)| (v.words(), *f)).collect();
+        let mode_words: Vec<(String, bool)> = modes
+            .iter()
+            .map(|&(k, f)| {
+                let mode = self.modes.get(k);
+                (format!("{} (`{}`)", mode.name, mode.id), f)
+            })
+            .collect();
+        let runtime = self.modes.runtime(self.mode)?;
+        let mode = self.modes.get(self.mode);
         crate::minimize::report::write_finding(
             m,
-            &self.chosen.runtime,
-            &self.chosen.flag,
+            &runtime,
+            &mode.flag,
             self.chosen.api,
             &self.out.path().join(&name),
             &crate::minimize::report::Finding {
                 class: b.class,
                 variants: &words,
+                modes: &mode_words,
+                options: Some(&mode.options),
             },
         )?;
         self.out.record_tree(&name)?;
@@ -593,6 +691,8 @@ impl Hunt<'_> {
             dtypes: BTreeSet::from([dtype]),
             variants_failing: Vec::new(),
             variants_passing: Vec::new(),
+            modes_failing: Vec::new(),
+            modes_passing: Vec::new(),
             diagnosis: b.diagnosis.to_string(),
             symptom: b.symptom.clone(),
             rule: match &m.reference {
