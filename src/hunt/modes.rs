@@ -71,7 +71,10 @@ impl Modes {
                 .options
                 .iter()
                 .map(|(key, v)| {
-                    let set = options.iter().find(|(o, _)| o == key).map_or(*v, |(_, v)| v);
+                    let set = options
+                        .iter()
+                        .find(|(o, _)| o == key)
+                        .map_or(*v, |(_, v)| v);
                     format!("{key}={set}")
                 })
                 .collect();
@@ -167,7 +170,11 @@ mod tests {
             let mut counts = vec![0u64; modes];
             for i in 0..n {
                 let m = mode(7, i, modes);
-                assert_eq!(m, mode(7, i, modes), "the same seed and case, the same mode");
+                assert_eq!(
+                    m,
+                    mode(7, i, modes),
+                    "the same seed and case, the same mode"
+                );
                 counts[m] += 1;
             }
             // An equal share each: n / modes, within 5% of n (a binomial's spread is ~1%).
@@ -185,7 +192,9 @@ mod tests {
         // Independent of the variant: among the cases shown in the default form (half of
         // them), both modes still come about equally.
         let default: Vec<u64> = (0..n)
-            .filter(|&i| super::super::plan::variant(7, i) == crate::generate::variant::Variant::DEFAULT)
+            .filter(|&i| {
+                super::super::plan::variant(7, i) == crate::generate::variant::Variant::DEFAULT
+            })
             .collect();
         let first = default.iter().filter(|&&i| mode(7, i, 2) == 0).count() as u64;
         let len = default.len() as u64;

@@ -852,10 +852,7 @@ mod tests {
     fn modes_say_which_fail_and_which_pass() {
         assert_eq!(modes_line(&[]), "");
         let m = [
-            (
-                "optimizations all (`optimization=all`)".to_string(),
-                false,
-            ),
+            ("optimizations all (`optimization=all`)".to_string(), false),
             (
                 "optimizations disabled (`optimization=disabled`)".to_string(),
                 true,

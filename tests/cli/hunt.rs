@@ -426,13 +426,24 @@ fn a_bug_of_one_mode_names_the_failing_mode_and_the_passing_one() {
     let r = crate::support::command()
         .timeout(LONG)
         .env("ONNX_IDX_CHECK_PYTHON", &python)
-        .args(["hunt", "--runtime", "onnxruntime", "--ops", "ScatterElements"])
+        .args([
+            "hunt",
+            "--runtime",
+            "onnxruntime",
+            "--ops",
+            "ScatterElements",
+        ])
         .args(["--max-cases", "300", "--time", "900", "--out"])
         .arg(&out)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&r.stdout);
-    assert_eq!(r.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
     let findings: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
     let wrong: Vec<&Value> = findings
@@ -443,8 +454,16 @@ fn a_bug_of_one_mode_names_the_failing_mode_and_the_passing_one() {
         .collect();
     assert_eq!(wrong.len(), 1, "{stdout}");
     let f = wrong[0];
-    assert_eq!(f["modes_failing"], serde_json::json!(["optimization=disabled"]), "{f}");
-    assert_eq!(f["modes_passing"], serde_json::json!(["optimization=all"]), "{f}");
+    assert_eq!(
+        f["modes_failing"],
+        serde_json::json!(["optimization=disabled"]),
+        "{f}"
+    );
+    assert_eq!(
+        f["modes_passing"],
+        serde_json::json!(["optimization=all"]),
+        "{f}"
+    );
     // A bug of every mode names both as failing (the missing check of ScatterElements-11/13).
     let accepts = findings
         .as_array()
@@ -474,9 +493,8 @@ fn a_bug_of_one_mode_names_the_failing_mode_and_the_passing_one() {
         "{report}"
     );
     assert!(
-        report.contains(
-            "so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL\n"
-        ),
+        report
+            .contains("so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL\n"),
         "{report}"
     );
     // The runtime, run again for the report, showed the wrong output in that mode.
