@@ -639,7 +639,7 @@ impl Hunt<'_> {
     /// Writes the minimal case `m` and its `REPORT.md` to a directory of `out` named for its
     /// class and first sighting, and says what was found; `original` and `seed` are the
     /// generated case it came from and the generator's seed. The report shows the runtime in the
-    /// mode it was found in (it fails there), and names the `modes` (index, fails) judged.
+    /// first of the `modes` (index, fails) judged that fails, and names them all.
     fn write_finding(
         &mut self,
         m: &minimize::Minimized,
@@ -665,8 +665,13 @@ impl Hunt<'_> {
                 (format!("{} (`{}`)", mode.name, mode.id), f)
             })
             .collect();
-        let runtime = self.modes.runtime(self.mode)?;
-        let mode = self.modes.get(self.mode);
+        // The first mode that shows it: the runtime's own defaults where they do.
+        let shown = modes
+            .iter()
+            .find(|&&(_, fails)| fails)
+            .map_or(self.mode, |&(k, _)| k);
+        let runtime = self.modes.runtime(shown)?;
+        let mode = self.modes.get(shown);
         crate::minimize::report::write_finding(
             m,
             &runtime,
