@@ -143,9 +143,15 @@ fn summary_text(
         for f in of {
             let versions: Vec<String> = f.versions.iter().map(i64::to_string).collect();
             let dtypes: Vec<&str> = f.dtypes.iter().map(String::as_str).collect();
+            // A bug of some modes of the runtime only says which.
+            let only = if f.modes_passing.is_empty() {
+                String::new()
+            } else {
+                format!("; only with {}", f.modes_failing.join(", "))
+            };
             let _ = writeln!(
                 t,
-                "  {}-{} on {}: {} ({})\n    {}",
+                "  {}-{} on {}: {} ({}{only})\n    {}",
                 f.op,
                 versions.join("/"),
                 dtypes.join(", "),

@@ -61,6 +61,13 @@ pub(crate) struct Finding {
     pub variants_failing: Vec<String>,
     /// The ids of those that do not.
     pub variants_passing: Vec<String>,
+    /// The ids of the runtime's modes the minimal case shows it in (`optimization=disabled`);
+    /// empty for a runtime of one mode.
+    #[serde(default)]
+    pub modes_failing: Vec<String>,
+    /// The ids of those it does not show it in.
+    #[serde(default)]
+    pub modes_passing: Vec<String>,
     /// The first bug class that reproduces the wrong output, `none` for none.
     pub diagnosis: String,
     /// What the disagreement looks like, sizes and values blanked (a crash's site, a refusal's

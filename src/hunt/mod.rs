@@ -11,12 +11,14 @@
 //! - [`batch`]: many valid cases in one model, for a runtime that pays a compile per model;
 //! - [`coverage`]: what the runtime implements, as the hunt learns it;
 //! - [`findings`]: a finding, its key and `findings.json`;
+//! - [`modes`]: the runtime's modes (optimizations on and off, ...) the cases are spread over;
 //! - [`command`]: the subcommand and its progress display.
 
 pub(crate) mod batch;
 pub(crate) mod command;
 pub(crate) mod coverage;
 pub(crate) mod findings;
+pub(crate) mod modes;
 pub(crate) mod plan;
 
 use crate::generate::cases::CaseSpec;
@@ -126,6 +128,9 @@ struct Hunt<'a> {
     /// `tried.tsv`: one line per case judged.
     log: std::io::BufWriter<std::fs::File>,
     summary: Summary,
+    /// The runtime's modes, and the one the judge runs in now.
+    modes: modes::Modes,
+    mode: usize,
 }
 
 /// A case written for a batch.
@@ -174,6 +179,8 @@ pub(crate) fn hunt(
         scratch: scratch.path().to_path_buf(),
         log,
         summary: Summary::default(),
+        modes: modes::Modes::of(chosen),
+        mode: 0,
     };
     writeln!(h.log, "index\tseed\tcase\tverdict")?;
     let mut first: u64 = 0;
@@ -317,7 +324,10 @@ impl Hunt<'_> {
     ) -> anyhow::Result<&'static str> {
         match self.admit(spec, seed, index, dir, on_event)? {
             Err(word) => Ok(word),
-            Ok(written) => self.judge_alone(spec, seed, &written, dir, queue, on_event),
+            Ok(written) => {
+                self.use_mode(modes::mode(seed, index, self.modes.len()), on_event);
+                self.judge_alone(spec, seed, &written, dir, queue, on_event)
+            }
         }
     }
 
@@ -408,6 +418,7 @@ impl Hunt<'_> {
                 None
             };
             let Some((key, ready)) = shared else {
+                self.use_mode(modes::mode(seed, index, self.modes.len()), on_event);
                 let verdict = self.judge_alone(&spec, seed, &written, &dir, queue, on_event)?;
                 self.tried(index, seed, &spec.name, verdict, on_event)?;
                 let _ = std::fs::remove_dir_all(&dir);
@@ -442,6 +453,11 @@ impl Hunt<'_> {
             let dir = self.scratch.join(format!("batch-{}", members[0].index));
             let readies: Vec<&batch::Ready> = members.iter().map(|m| &m.ready).collect();
             let names = batch::merge(&readies, &dir)?;
+            let first = &members[0];
+            self.use_mode(
+                modes::mode(first.seed, first.index, self.modes.len()),
+                on_event,
+            );
             let result = self.judge.case(&dir, "batch");
             let _ = std::fs::remove_dir_all(&dir);
             match batch::split(&result, &names) {
@@ -516,6 +532,7 @@ impl Hunt<'_> {
                 self.summary.after_hang += 1;
                 "kind-hung"
             } else {
+                self.use_mode(modes::mode(m.seed, m.index, self.modes.len()), on_event);
                 self.judge_alone(&m.spec, m.seed, &m.written, &m.dir, queue, on_event)?
             };
             self.tried(m.index, m.seed, &m.spec.name, verdict, on_event)?;
@@ -665,12 +682,22 @@ impl Hunt<'_> {
                     m.behaviour.class = Class::Unsafe;
                 }
                 let variants = self.variants(&m)?;
-                let mut finding = self.write_finding(&m, spec, &written.name, seed, &variants)?;
+                let modes = self.judged_modes(&m);
+                let mut finding =
+                    self.write_finding(&m, spec, &written.name, seed, &variants, &modes)?;
                 for (v, fails) in variants {
                     if fails {
                         finding.variants_failing.push(v.id().to_string());
                     } else {
                         finding.variants_passing.push(v.id().to_string());
+                    }
+                }
+                for (k, fails) in modes {
+                    let id = self.modes.get(k).id.clone();
+                    if fails {
+                        finding.modes_failing.push(id);
+                    } else {
+                        finding.modes_passing.push(id);
                     }
                 }
                 on_event(Event::Finding(&finding));
@@ -708,6 +735,69 @@ impl Hunt<'_> {
         self.summary.duplicates += 1;
         write_findings(self.out, &self.summary.findings)?;
         Ok(true)
+    }
+
+    /// Runs the judge in mode `k` (of [`modes::Modes`]) from now on, its runtime started on
+    /// first use; a mode whose runtime cannot start is said once, and its cases run in the
+    /// first mode.
+    fn use_mode(&mut self, k: usize, on_event: &mut dyn FnMut(Event<'_>)) {
+        if k == self.mode {
+            return;
+        }
+        match self.modes.runtime(k) {
+            Ok(runtime) => {
+                self.judge.set_runtime(runtime);
+                self.mode = k;
+            }
+            Err(e) => {
+                on_event(Event::Note(format!(
+                    "mode {} not run: {e}",
+                    self.modes.get(k).name
+                )));
+                self.modes.drop_mode(k);
+                self.use_mode(0, on_event);
+            }
+        }
+    }
+
+    /// Which of the runtime's modes show the minimal case's behaviour: the minimal case judged
+    /// again in each other mode (none for a runtime of one mode). The judge is back in its mode
+    /// after.
+    fn judged_modes(&mut self, m: &minimize::Minimized) -> Vec<(usize, bool)> {
+        if self.modes.len() < 2 {
+            return Vec::new();
+        }
+        let home = self.mode;
+        let rule = match &m.reference {
+            minimize::subject::Reference::Error(e) => Some(e.to_string()),
+            minimize::subject::Reference::Outputs(_) => None,
+        };
+        let mut seen = Vec::new();
+        for k in 0..self.modes.len() {
+            // The mode it was minimized in shows it: the minimizer held its behaviour fixed.
+            if k == home {
+                seen.push((k, true));
+                continue;
+            }
+            // A hunt ends on time: modes not judged by then are named in neither list.
+            if Instant::now() >= self.deadline {
+                break;
+            }
+            let Ok(runtime) = self.modes.runtime(k) else {
+                continue;
+            };
+            self.judge.set_runtime(runtime);
+            let Ok(result) = self.judge.subject(&m.subject, &m.reference) else {
+                continue;
+            };
+            let fails = behaviour::behaviour(&result, rule.as_deref())
+                .is_some_and(|(_, b)| b.same_as(&m.behaviour));
+            seen.push((k, fails));
+        }
+        if let Ok(runtime) = self.modes.runtime(home) {
+            self.judge.set_runtime(runtime);
+        }
+        seen
     }
 
     /// Which variants of the minimal case show its behaviour: the minimal case in each of them,
@@ -750,7 +840,11 @@ impl Hunt<'_> {
             .tempdir()?;
         let dir = scratch.path().join(&m.subject.name);
         m.subject.write(&dir, &m.reference)?;
-        let runtime = &self.chosen.runtime;
+        // The mode the minimal case was found in.
+        let runtime = &self
+            .modes
+            .started(self.mode)
+            .unwrap_or_else(|| self.chosen.runtime.clone());
         let (Observed::Outputs(a), Observed::Outputs(b)) = (
             observe(runtime, &dir, &m.subject),
             observe(runtime, &dir, &m.subject),
@@ -792,7 +886,8 @@ impl Hunt<'_> {
 
     /// Writes the minimal case `m` and its `REPORT.md` to a directory of `out` named for its
     /// class and first sighting, and says what was found; `original` and `seed` are the
-    /// generated case it came from and the generator's seed.
+    /// generated case it came from and the generator's seed. The report shows the runtime in the
+    /// first of the `modes` (index, fails) judged that fails, and names them all.
     fn write_finding(
         &mut self,
         m: &minimize::Minimized,
@@ -800,6 +895,7 @@ impl Hunt<'_> {
         original: &str,
         seed: u64,
         variants: &[(Variant, bool)],
+        modes: &[(usize, bool)],
     ) -> anyhow::Result<Finding> {
         let op = crate::generate::op_name(spec.def);
         let dtype = spec.dtype.to_string();
@@ -810,15 +906,31 @@ impl Hunt<'_> {
         );
         self.out.record([format!("{name}/")])?;
         let words: Vec<(String, bool)> = variants.iter().map(|(v, f)| (v.words(), *f)).collect();
+        let mode_words: Vec<(String, bool)> = modes
+            .iter()
+            .map(|&(k, f)| {
+                let mode = self.modes.get(k);
+                (format!("{} (`{}`)", mode.name, mode.id), f)
+            })
+            .collect();
+        // The first mode that shows it: the runtime's own defaults where they do.
+        let shown = modes
+            .iter()
+            .find(|&&(_, fails)| fails)
+            .map_or(self.mode, |&(k, _)| k);
+        let runtime = self.modes.runtime(shown)?;
+        let mode = self.modes.get(shown);
         crate::minimize::report::write_finding(
             m,
-            &self.chosen.runtime,
-            &self.chosen.flag,
+            &runtime,
+            &mode.flag,
             self.chosen.api,
             &self.out.path().join(&name),
             &crate::minimize::report::Finding {
                 class: b.class,
                 variants: &words,
+                modes: &mode_words,
+                options: Some(&mode.options),
             },
         )?;
         self.out.record_tree(&name)?;
@@ -832,6 +944,8 @@ impl Hunt<'_> {
             dtypes: BTreeSet::from([dtype]),
             variants_failing: Vec::new(),
             variants_passing: Vec::new(),
+            modes_failing: Vec::new(),
+            modes_passing: Vec::new(),
             diagnosis: b.diagnosis.to_string(),
             symptom: b.symptom.clone(),
             rule: match &m.reference {

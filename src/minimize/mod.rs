@@ -264,6 +264,12 @@ impl Judge {
         crate::runner::run_case(&case, &opts)
     }
 
+    /// Judges with `runtime` from now on (a hunt runs its cases in several modes of one
+    /// runtime, each a runtime of its own).
+    pub(crate) fn set_runtime(&mut self, runtime: Arc<Runtime>) {
+        self.opts.runtime = Some(runtime);
+    }
+
     /// The runs of each data set this judge asks for.
     pub(crate) fn repeat(&self) -> usize {
         self.opts.repeat

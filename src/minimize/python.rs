@@ -371,30 +371,70 @@ pub(crate) enum Shows {
 /// process (so that a crash shows as its signal and a hang as a timeout), then the check of
 /// exactly the behaviour reported. Exit status 1: the reported bug shows; 0: the runtime's
 /// answer is right; 2: something else happened (a different error, such as one of the Python
-/// binding's, a crash where none was reported, ...), said loudly.
-pub(crate) fn run_and_check(api: Api, shows: &Shows) -> String {
+/// binding's, a crash where none was reported, ...), said loudly. `options` are the bundled
+/// adapter's, of the mode that shows the bug: the session is made as the adapter made it
+/// (onnxruntime's graph optimization level, OpenVINO's precision hint).
+pub(crate) fn run_and_check(api: Api, shows: &Shows, options: &[(String, String)]) -> String {
+    let option = |key: &str| {
+        options
+            .iter()
+            .rev()
+            .find(|(k, _)| k.replace('-', "_") == key)
+            .map(|(_, v)| v.as_str())
+    };
     let mut py = String::from("\nimport multiprocessing, re, signal, sys\n\n");
-    py.push_str(match api {
-        Api::OnnxRuntime => concat!(
-            "def run():\n",
-            "    m = model\n",
-            "    try:\n",
-            "        sess = ort.InferenceSession(m.SerializeToString(), providers=[\"CPUExecutionProvider\"])\n",
-            "    except Exception as e:\n",
-            "        # An onnxruntime older than the onnx that built the model names the IR version it reads.\n",
-            "        limit = re.search(r\"max supported IR version: (\\d+)\", str(e))\n",
-            "        if not limit:\n",
-            "            raise\n",
-            "        m = onnx.ModelProto()\n",
-            "        m.CopyFrom(model)\n",
-            "        m.ir_version = int(limit.group(1))\n",
-            "        sess = ort.InferenceSession(m.SerializeToString(), providers=[\"CPUExecutionProvider\"])\n",
-            "    return sess.run(None, feeds)\n",
-        ),
-        Api::OpenVino => "def run():\n    core = ov.Core()\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        compiled = core.compile_model(core.read_model(path), \"CPU\")\n    result = compiled(feeds)\n    return [result[o] for o in compiled.outputs]\n",
-        Api::Tract => "def run():\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        runnable = tract.onnx().load(path).into_model().into_runnable()\n    return [o.to_numpy() for o in runnable.run([feeds[i.name] for i in model.graph.input])]\n",
-        Api::Reference => "def run():\n    return ReferenceEvaluator(model).run(None, feeds)\n",
-    });
+    match api {
+        Api::OnnxRuntime => {
+            // The adapter's --optimization, as the session option it sets; onnxruntime's own
+            // default (all) when not given.
+            let level = match option("optimization") {
+                Some("disabled") => Some("ORT_DISABLE_ALL"),
+                Some("basic") => Some("ORT_ENABLE_BASIC"),
+                Some("extended") => Some("ORT_ENABLE_EXTENDED"),
+                Some("all") => Some("ORT_ENABLE_ALL"),
+                _ => None,
+            };
+            let (so, args) = match level {
+                Some(l) => (
+                    format!("    so = ort.SessionOptions()\n    so.graph_optimization_level = ort.GraphOptimizationLevel.{l}\n"),
+                    "sess_options=so, ",
+                ),
+                None => (String::new(), ""),
+            };
+            py.push_str(&format!(
+                concat!(
+                    "def run():\n",
+                    "    m = model\n",
+                    "{so}",
+                    "    try:\n",
+                    "        sess = ort.InferenceSession(m.SerializeToString(), {args}providers=[\"CPUExecutionProvider\"])\n",
+                    "    except Exception as e:\n",
+                    "        # An onnxruntime older than the onnx that built the model names the IR version it reads.\n",
+                    "        limit = re.search(r\"max supported IR version: (\\d+)\", str(e))\n",
+                    "        if not limit:\n",
+                    "            raise\n",
+                    "        m = onnx.ModelProto()\n",
+                    "        m.CopyFrom(model)\n",
+                    "        m.ir_version = int(limit.group(1))\n",
+                    "        sess = ort.InferenceSession(m.SerializeToString(), {args}providers=[\"CPUExecutionProvider\"])\n",
+                    "    return sess.run(None, feeds)\n",
+                ),
+                so = so,
+                args = args
+            ));
+        }
+        Api::OpenVino => {
+            // The adapter pins f32 unless told to leave the device its own precision.
+            let config = if option("precision") == Some("default") {
+                ""
+            } else {
+                ", {\"INFERENCE_PRECISION_HINT\": \"f32\"}"
+            };
+            py.push_str(&format!("def run():\n    core = ov.Core()\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        compiled = core.compile_model(core.read_model(path), \"CPU\"{config})\n    result = compiled(feeds)\n    return [result[o] for o in compiled.outputs]\n"));
+        }
+        Api::Tract => py.push_str("def run():\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        runnable = tract.onnx().load(path).into_model().into_runnable()\n    return [o.to_numpy() for o in runnable.run([feeds[i.name] for i in model.graph.input])]\n"),
+        Api::Reference => py.push_str("def run():\n    return ReferenceEvaluator(model).run(None, feeds)\n"),
+    }
     py.push_str(concat!(
         "\n\n",
         "def child(conn, runs):\n",

@@ -114,14 +114,20 @@ pub(crate) fn rerun_command(dir: &Path, runtime_flag: &str) -> String {
     )
 }
 
-/// What the hunt knows about a finding beyond its minimal case: its class and the variants it
-/// was tried in.
+/// What the hunt knows about a finding beyond its minimal case: its class, the variants and the
+/// runtime's modes it was tried in, and the adapter's options of the mode it is reported in.
 #[derive(Clone, Debug)]
 pub(crate) struct Finding<'a> {
     /// What the disagreement means for the runtime's users.
     pub class: Class,
     /// Variants tried (`"constant indices"`, `"symbolic shapes"`) and whether each fails.
     pub variants: &'a [(String, bool)],
+    /// The runtime's modes tried (`"optimizations disabled (`optimization=disabled`)"`) and
+    /// whether each fails; empty for a runtime of one mode.
+    pub modes: &'a [(String, bool)],
+    /// The bundled adapter's options the reproducer makes its session with (a failing mode's);
+    /// `None`: those the runtime was started with.
+    pub options: Option<&'a [(String, String)]>,
 }
 
 impl Finding<'static> {
@@ -133,6 +139,8 @@ impl Finding<'static> {
         Finding {
             class,
             variants: &[],
+            modes: &[],
+            options: None,
         }
     }
 }
@@ -452,6 +460,21 @@ pub(crate) fn what_decides(
 
 /// The variants line: `Fails with: ...; passes with: ...`, empty without variants.
 pub(crate) fn variants_line(variants: &[(String, bool)]) -> String {
+    fails_and_passes(variants)
+}
+
+/// The modes line: `In the runtime's modes: fails with ...; passes with ...`, empty for a
+/// runtime of one mode.
+pub(crate) fn modes_line(modes: &[(String, bool)]) -> String {
+    let line = fails_and_passes(modes);
+    if line.is_empty() {
+        return line;
+    }
+    format!("Runtime modes: {}{}", &line[..1].to_lowercase(), &line[1..])
+}
+
+/// `Fails with: ...; passes with: ...` and a blank line, empty for an empty list.
+fn fails_and_passes(variants: &[(String, bool)]) -> String {
     if variants.is_empty() {
         return String::new();
     }
@@ -513,6 +536,7 @@ pub(crate) fn render(
         class_sentence(finding.class)
     ));
     md.push_str(&variants_line(finding.variants));
+    md.push_str(&modes_line(finding.modes));
     md.push_str(&environment_block(info, api, runtime_flag, env));
     md.push_str("\n## The model\n\n");
     let attrs: Vec<String> = s
@@ -632,7 +656,12 @@ pub(crate) fn render(
             api.runtime()
         ));
         md.push_str(&python::reproducer(s, &m.reference, api));
-        md.push_str(&python::run_and_check(api, &shows(finding.class, observed)));
+        let options = finding.options.unwrap_or_default();
+        md.push_str(&python::run_and_check(
+            api,
+            &shows(finding.class, observed),
+            options,
+        ));
         md.push_str("```\n");
     }
     md.push_str(&format!(
@@ -717,7 +746,11 @@ pub(crate) fn write_finding(
     let observed = observe(runtime, dir, &m.subject);
     let info = runtime.info();
     let env = Environment::probe(runtime_python(api).as_deref());
-    let md = render(m, &info, runtime_flag, api, &observed, &env, finding);
+    let finding = Finding {
+        options: Some(finding.options.unwrap_or(runtime.spec().options())),
+        ..finding.clone()
+    };
+    let md = render(m, &info, runtime_flag, api, &observed, &env, &finding);
     crate::fsutil::write_atomic(dir, REPORT_FILE, md.as_bytes()).map_err(|e| e.source)
 }
 
@@ -812,6 +845,22 @@ mod tests {
         assert_eq!(
             variants_line(&v),
             "Fails with: constant indices; passes with: graph-input indices, symbolic shapes.\n\n"
+        );
+    }
+
+    #[test]
+    fn modes_say_which_fail_and_which_pass() {
+        assert_eq!(modes_line(&[]), "");
+        let m = [
+            ("optimizations all (`optimization=all`)".to_string(), false),
+            (
+                "optimizations disabled (`optimization=disabled`)".to_string(),
+                true,
+            ),
+        ];
+        assert_eq!(
+            modes_line(&m),
+            "Runtime modes: fails with: optimizations disabled (`optimization=disabled`); passes with: optimizations all (`optimization=all`).\n\n"
         );
     }
 

@@ -41,6 +41,19 @@ pub(crate) struct Adapter {
     pub package: &'static str,
     /// The script.
     pub source: &'static str,
+    /// The modes a hunt runs its cases in, each taking other code paths of the runtime; the
+    /// first is what the adapter does without these options. Empty: one mode.
+    pub modes: &'static [Mode],
+}
+
+/// A way of running a bundled runtime that takes other code paths (onnxruntime with its graph
+/// optimizations disabled), as options of its adapter.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Mode {
+    /// The mode in words, for reports: `optimizations disabled`.
+    pub name: &'static str,
+    /// The adapter's options that make it (`optimization=disabled`).
+    pub options: &'static [(&'static str, &'static str)],
 }
 
 /// The common part every adapter imports.
@@ -57,6 +70,16 @@ pub(crate) const ADAPTERS: &[Adapter] = &[
         file: "onnxruntime.py",
         package: "onnxruntime",
         source: include_str!("adapters/onnxruntime.py"),
+        modes: &[
+            Mode {
+                name: "optimizations all",
+                options: &[("optimization", "all")],
+            },
+            Mode {
+                name: "optimizations disabled",
+                options: &[("optimization", "disabled")],
+            },
+        ],
     },
     Adapter {
         name: "openvino",
@@ -64,6 +87,16 @@ pub(crate) const ADAPTERS: &[Adapter] = &[
         file: "openvino.py",
         package: "openvino",
         source: include_str!("adapters/openvino.py"),
+        modes: &[
+            Mode {
+                name: "precision f32",
+                options: &[("precision", "f32")],
+            },
+            Mode {
+                name: "the device's default precision",
+                options: &[("precision", "default")],
+            },
+        ],
     },
     Adapter {
         name: "tract",
@@ -71,6 +104,7 @@ pub(crate) const ADAPTERS: &[Adapter] = &[
         file: "tract.py",
         package: "tract",
         source: include_str!("adapters/tract.py"),
+        modes: &[],
     },
     Adapter {
         name: "onnx-reference",
@@ -78,6 +112,7 @@ pub(crate) const ADAPTERS: &[Adapter] = &[
         file: "onnx_reference.py",
         package: "onnx",
         source: include_str!("adapters/onnx_reference.py"),
+        modes: &[],
     },
 ];
 
@@ -182,6 +217,39 @@ impl RuntimeSpec {
             options,
             label: spec.to_string(),
         })
+    }
+
+    /// The spec with `added` options after its own, each only where the spec does not set its
+    /// key already (the user's options win), and its label kept (the runtime's name in reports);
+    /// a command runtime takes no options and is returned as it is.
+    pub(crate) fn with_options(&self, added: &[(&str, &str)]) -> RuntimeSpec {
+        let RuntimeSpec::Bundled {
+            adapter,
+            options,
+            label,
+        } = self
+        else {
+            return self.clone();
+        };
+        let mut options = options.clone();
+        for (k, v) in added {
+            if !options.iter().any(|(key, _)| key == k) {
+                options.push((k.to_string(), v.to_string()));
+            }
+        }
+        RuntimeSpec::Bundled {
+            adapter,
+            options,
+            label: label.clone(),
+        }
+    }
+
+    /// The options of a bundled runtime (none for a command).
+    pub(crate) fn options(&self) -> &[(String, String)] {
+        match self {
+            RuntimeSpec::Bundled { options, .. } => options,
+            RuntimeSpec::Command { .. } => &[],
+        }
     }
 
     /// Parses `--runtime-cmd 'CMD ARGS'`: words split as a POSIX shell would, without
@@ -359,6 +427,8 @@ impl Drop for ScratchDir {
 /// A runtime under test: its command, what it said at the start, and its idle workers.
 pub struct Runtime {
     label: String,
+    /// The spec it was started from.
+    spec: RuntimeSpec,
     adapter: Option<&'static str>,
     argv: Vec<OsString>,
     hello: Hello,
@@ -454,6 +524,7 @@ impl Runtime {
         };
         Ok(Runtime {
             label,
+            spec: spec.clone(),
             adapter: match spec {
                 RuntimeSpec::Bundled { adapter, .. } => Some(adapter.name),
                 RuntimeSpec::Command { .. } => None,
@@ -478,6 +549,16 @@ impl Runtime {
     /// Whether its hello says it runs independent subgraphs of one model as each alone.
     pub(crate) fn batches(&self) -> bool {
         self.hello.batches
+    }
+
+    /// The spec it was started from.
+    pub(crate) fn spec(&self) -> &RuntimeSpec {
+        &self.spec
+    }
+
+    /// How long one request may take.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// The bundled adapter's name, for a bundled runtime.

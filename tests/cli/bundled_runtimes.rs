@@ -618,3 +618,51 @@ fn batched_cases_find_what_cases_run_alone_find() {
     let in_batches: u32 = shared[1].parse().unwrap();
     assert!(in_batches >= 100, "{batched_out}");
 }
+
+/// Issue 31: the modes a hunt runs the bundled runtimes in start and run a case:
+/// onnxruntime with its graph optimizations disabled, OpenVINO without its f32 precision hint;
+/// an option value the adapter does not know is refused at the start, naming the ones it knows.
+#[test]
+#[ignore = "needs the pinned runtimes (scripts/requirements-*.txt) for $ONNX_IDX_CHECK_PYTHON; run with --include-ignored"]
+fn the_second_modes_of_onnxruntime_and_openvino_start_and_run_a_case() {
+    let case = "testdata/spec-examples/gather_doc_example1_axis0_opset11";
+    let run = |runtime: &str| {
+        command()
+            .env("ONNX_IDX_CHECK_PYTHON", python())
+            .current_dir(root())
+            .args(["run", case, "--runtime", runtime, "--format", "json"])
+            .output()
+            .unwrap()
+    };
+    for (module, runtime, bad, known) in [
+        (
+            "onnxruntime",
+            "onnxruntime:optimization=disabled",
+            "onnxruntime:optimization=none",
+            "one of all, extended, basic, disabled",
+        ),
+        (
+            "openvino",
+            "openvino:precision=default",
+            "openvino:precision=f16",
+            "f32 or default",
+        ),
+    ] {
+        if installed(module, runtime).is_none() {
+            continue;
+        }
+        let out = run(runtime);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{runtime}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["summary"]["passed"], 1, "{runtime}: {report}");
+        let out = run(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(known), "{bad}: {stderr}");
+    }
+}

@@ -394,3 +394,110 @@ fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal(
     assert!(at("Refuses valid input (1)") < at("Accepts invalid input (1)"));
     assert!(at("Accepts invalid input (1)") < at("Not implemented by the runtime"));
 }
+
+/// A bug of one mode of a bundled runtime: the planted runtime stands in for the onnxruntime
+/// adapter (a stand-in Python runs it in the adapter's place, with the adapter's options), and
+/// its ScatterElements on float data is wrong only when started with `--optimization disabled`,
+/// the adapter's second mode. The hunt runs cases in both modes without a flag; the finding
+/// names the mode that shows the bug and the one that does not, and its report reruns and
+/// reproduces it in the failing mode.
+#[cfg(unix)]
+#[test]
+fn a_bug_of_one_mode_names_the_failing_mode_and_the_passing_one() {
+    use std::os::unix::fs::PermissionsExt;
+    if !crate::support::python3("hunt") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let planted = crate::support::root().join("tests/fixtures/runtime/planted_runtime.py");
+    // The adapter's script is the first argument; anything else (`-c ...`, the environment
+    // probe of the reports) is Python's.
+    let python = tmp.path().join("python");
+    std::fs::write(
+        &python,
+        format!(
+            "#!/bin/sh\ncase \"$1\" in\n  *.py) shift; exec python3 '{}' \"$@\" ;;\n  *) exec python3 \"$@\" ;;\nesac\n",
+            planted.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = tmp.path().join("hunt");
+    let r = crate::support::command()
+        .timeout(LONG)
+        .env("ONNX_IDX_CHECK_PYTHON", &python)
+        .args([
+            "hunt",
+            "--runtime",
+            "onnxruntime",
+            "--ops",
+            "ScatterElements",
+        ])
+        .args(["--max-cases", "300", "--time", "900", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let findings: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    let wrong: Vec<&Value> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["class"] == "wrong-output" && f["op"] == "ScatterElements")
+        .collect();
+    assert_eq!(wrong.len(), 1, "{stdout}");
+    let f = wrong[0];
+    assert_eq!(
+        f["modes_failing"],
+        serde_json::json!(["optimization=disabled"]),
+        "{f}"
+    );
+    assert_eq!(
+        f["modes_passing"],
+        serde_json::json!(["optimization=all"]),
+        "{f}"
+    );
+    // A bug of every mode names both as failing (the missing check of ScatterElements-11/13).
+    let accepts = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["class"] == "accepts-invalid")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(accepts["modes_passing"], serde_json::json!([]), "{accepts}");
+    assert_eq!(
+        accepts["modes_failing"].as_array().map(Vec::len),
+        Some(2),
+        "{accepts}"
+    );
+    assert!(
+        stdout.contains("; only with optimization=disabled)"),
+        "{stdout}"
+    );
+    let report =
+        std::fs::read_to_string(out.join(f["case"].as_str().unwrap()).join("REPORT.md")).unwrap();
+    assert!(
+        report.contains("Runtime modes: fails with: optimizations disabled (`optimization=disabled`); passes with: optimizations all (`optimization=all`).\n"),
+        "{report}"
+    );
+    // Rerun and reproducer in the failing mode: its option and its session option.
+    assert!(
+        report.contains("`onnx-idx-check run . --runtime onnxruntime:optimization=disabled`"),
+        "{report}"
+    );
+    assert!(
+        report
+            .contains("so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL\n"),
+        "{report}"
+    );
+    // The runtime, run again for the report, showed the wrong output in that mode.
+    let actual = report.split("## Actual").nth(1).unwrap_or_default();
+    assert!(actual.contains("element(s) differ"), "{report}");
+}

@@ -4,9 +4,14 @@ Needs the onnxruntime package (pinned by onnx-idx-check: onnxruntime==1.31.1) an
 onnx_idx_check_worker.py beside this file.
 
     python3 onnxruntime.py [--providers P1,P2] [--threads N] [--log-severity S]
+                           [--optimization all|extended|basic|disabled]
 
 One InferenceSession per model and thread count (`--providers`, CPUExecutionProvider by
 default; intra-op threads from the request, else `--threads`, else onnxruntime's default).
+`--optimization` is the session's graph optimization level (`SessionOptions.
+graph_optimization_level`: ORT_ENABLE_ALL, ORT_ENABLE_EXTENDED, ORT_ENABLE_BASIC,
+ORT_DISABLE_ALL); `all`, onnxruntime's own default, by default. A hunt runs its cases in turn with
+`all` and `disabled`: constant folding and fusions take other code paths than the kernels alone.
 Inputs of the types numpy lacks (bfloat16, float8, 4-bit, ...) go in as OrtValues holding their
 bit patterns; such outputs come back as the bits of the OrtValue's buffer. Strings go in as
 numpy arrays of str (the Python binding takes no other; a string that is not UTF-8 is refused
@@ -23,11 +28,18 @@ import onnx_idx_check_worker as worker
 
 IR_LIMIT = re.compile(r"max supported IR version: (\d+)")
 
+# --optimization -> the GraphOptimizationLevel member.
+LEVELS = {
+    "all": "ORT_ENABLE_ALL", "extended": "ORT_ENABLE_EXTENDED", "basic": "ORT_ENABLE_BASIC",
+    "disabled": "ORT_DISABLE_ALL",
+}
+
 
 class Runtime:
     name = "onnxruntime"
     threads = True
-    options = {"providers": "CPUExecutionProvider", "threads": None, "log_severity": "3"}
+    options = {"providers": "CPUExecutionProvider", "threads": None, "log_severity": "3",
+               "optimization": "all"}
 
     def __init__(self, options):
         import numpy
@@ -36,6 +48,10 @@ class Runtime:
         self.np, self.ort = numpy, onnxruntime
         self.providers = [p for p in options["providers"].split(",") if p]
         self.severity = int(options["log_severity"])
+        level = options["optimization"]
+        if level not in LEVELS:
+            raise ValueError(f"--optimization {level}: one of {', '.join(LEVELS)}")
+        self.level = getattr(onnxruntime.GraphOptimizationLevel, LEVELS[level])
         onnxruntime.set_default_logger_severity(self.severity)
 
     def version(self):
@@ -48,6 +64,7 @@ class Runtime:
     def load(self, model, threads):
         so = self.ort.SessionOptions()
         so.log_severity_level = self.severity
+        so.graph_optimization_level = self.level
         if threads is not None:
             so.intra_op_num_threads = threads
         return self.ort.InferenceSession(model, sess_options=so, providers=self.providers)

@@ -3,13 +3,15 @@
 Needs the openvino package (pinned by onnx-idx-check: openvino==2026.4.1) and
 onnx_idx_check_worker.py beside this file.
 
-    python3 openvino.py [--device CPU] [--threads N]
+    python3 openvino.py [--device CPU] [--threads N] [--precision f32|default]
 
 The model is read with `Core.read_model` (OpenVINO's ONNX frontend, or its IR frontend for an
 IR case's `model.xml`, which finds `model.bin` beside it) and compiled for the device
-with `INFERENCE_PRECISION_HINT` f32, so that a CPU with bfloat16 or float16 arithmetic does not
-run float models at lower precision (a setting, not a bug), and `INFERENCE_NUM_THREADS` from the
-request, else `--threads`, else the plugin's default. Inputs are matched by name and else by
+with `INFERENCE_PRECISION_HINT` f32 (`--precision f32`, the default), so that a CPU with bfloat16
+or float16 arithmetic does not run float models at lower precision (a setting, not a bug), or
+with no precision hint at all (`--precision default`: the device's own, bf16 or f16 on CPUs that
+have it, which a hunt also runs its cases in, for the other kernels it picks), and
+`INFERENCE_NUM_THREADS` from the request, else `--threads`, else the plugin's default. Inputs are matched by name and else by
 position (an IR v10 port may carry no tensor name), outputs by name and else by position. Tensors of the types numpy lacks cross the API as their bits: the
 Python API's `Tensor.data` of a bf16 tensor is a float16 *view* of the same 16 bits (read back
 with `.view(uint16)`, exact), f8 tensors are uint8 views, and i4/u4/u2/f4e2m1 tensors hold the
@@ -33,7 +35,7 @@ ONNX_TYPES = {v: k for k, v in OV_TYPES.items()}
 class Runtime:
     name = "openvino"
     threads = True
-    options = {"device": "CPU", "threads": None}
+    options = {"device": "CPU", "threads": None, "precision": "f32"}
 
     def __init__(self, options):
         import numpy
@@ -42,13 +44,16 @@ class Runtime:
         self.np, self.ov = numpy, openvino
         self.core = openvino.Core()
         self.device = options["device"]
+        if options["precision"] not in ("f32", "default"):
+            raise ValueError(f"--precision {options['precision']}: f32 or default")
+        self.precision = options["precision"]
 
     def version(self):
         # "2026.4.1-22982-e213a147257-releases/2026/4": the release, without the build
         return self.ov.get_version().split("-")[0]
 
     def load(self, model, threads):
-        config = {"INFERENCE_PRECISION_HINT": "f32"}
+        config = {"INFERENCE_PRECISION_HINT": "f32"} if self.precision == "f32" else {}
         if threads is not None:
             config["INFERENCE_NUM_THREADS"] = threads
         # No max_ir_version hook: OpenVINO 2026.4 reads models of any IR version.
