@@ -140,13 +140,15 @@ fn summary_text(
         }
         let _ = writeln!(t, "\n{} ({})", class.title(), of.len());
         for f in of {
-            let versions: Vec<String> = f.versions.iter().map(i64::to_string).collect();
             let dtypes: Vec<&str> = f.dtypes.iter().map(String::as_str).collect();
+            let context = f
+                .context
+                .as_ref()
+                .map_or(String::new(), |c| format!(" (in context: {c})"));
             let _ = writeln!(
                 t,
-                "  {}-{} on {}: {} ({})\n    {}",
-                f.op,
-                versions.join("/"),
+                "  {}{context} on {}: {} ({})\n    {}",
+                f.operators_text(),
                 dtypes.join(", "),
                 what(f),
                 counted(f.seen as usize, "case", "cases"),

@@ -176,6 +176,35 @@ fn attribute(a: &crate::pb::AttributeProto) -> Option<String> {
     Some(format!("{}={value}", a.name))
 }
 
+/// A tensor the model holds (a Constant's value, an initializer) as a numpy literal turned
+/// into a `TensorProto` of its name, `None` when it cannot be written out.
+fn literal(t: &crate::pb::TensorProto) -> Option<String> {
+    let ctx = crate::load::tensor::TensorContext {
+        base_dir: std::path::Path::new("."),
+        max_bytes: LITERAL_LIMIT * 16,
+    };
+    let value = crate::load::tensor::tensor_from_proto(t, &ctx).ok()?;
+    Some(format!(
+        "onnx.numpy_helper.from_array({}, {})",
+        array(&value)?,
+        py_str(t.name.as_bytes())
+    ))
+}
+
+/// `helper.make_node(...)` for `n` as the graph holds it.
+fn make_node(n: &crate::pb::NodeProto) -> String {
+    let mut args = vec![
+        py_str(n.op_type.as_bytes()),
+        format!("{:?}", n.input),
+        format!("{:?}", n.output),
+    ];
+    if !n.domain.is_empty() {
+        args.push(format!("domain={}", py_str(n.domain.as_bytes())));
+    }
+    args.extend(n.attribute.iter().filter_map(attribute));
+    format!("helper.make_node({})", args.join(", "))
+}
+
 /// The model-building part of the reproducer for `api`: imports, the model, `feeds` and
 /// `expected` (`None` where an error is required). [`run_and_check`] completes it.
 pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String {
@@ -206,7 +235,13 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
         node.map(|n| n.attribute.iter().filter_map(attribute).collect::<Vec<_>>())
             .unwrap_or_default(),
     );
-    py.push_str(&format!("\nnode = helper.make_node({})\n", args.join(", ")));
+    // A graph of several nodes (a case in context) is written node by node, below.
+    let several = s.model.graph.as_ref().is_some_and(|g| g.node.len() > 1);
+    if !several {
+        py.push_str(&format!("\nnode = helper.make_node({})\n", args.join(", ")));
+    } else {
+        py.push('\n');
+    }
     let outputs = match reference {
         Reference::Outputs(o) => Some(&o[..]),
         Reference::Error(_) => None,
@@ -232,15 +267,30 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
             })
     };
     let mut nodes = Vec::new();
-    for c in graph.node.iter().filter(|n| n.op_type == "Constant") {
+    for c in graph
+        .node
+        .iter()
+        .filter(|n| several || n.op_type == "Constant")
+    {
+        if c.op_type != "Constant" {
+            let var = format!("node_{}", nodes.len());
+            py.push_str(&format!("{var} = {}\n", make_node(c)));
+            nodes.push(var);
+            continue;
+        }
         let name = c.output.first().map_or("", String::as_str);
-        let value = tensor(
-            name,
-            format!(
-                "next(n for n in onnx.load(\"model.onnx\").graph.node if n.output[0] == {}).attribute[0].t",
-                py_str(name.as_bytes())
-            ),
+        let from_file = format!(
+            "next(n for n in onnx.load(\"model.onnx\").graph.node if n.output[0] == {}).attribute[0].t",
+            py_str(name.as_bytes())
         );
+        // A Constant of the graph itself (not an input a variant moved) holds its own value.
+        let own = c
+            .attribute
+            .iter()
+            .find(|a| a.name == "value")
+            .and_then(|a| a.t.as_ref())
+            .and_then(literal);
+        let value = tensor(name, own.unwrap_or(from_file));
         let var = format!("constant_{}", nodes.len());
         py.push_str(&format!(
             "{var} = helper.make_node(\"Constant\", [], [{}], value={value})\n",
@@ -248,18 +298,19 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
         ));
         nodes.push(var);
     }
-    nodes.push("node".into());
+    if !several {
+        nodes.push("node".into());
+    }
     let initializers: Vec<String> = graph
         .initializer
         .iter()
         .map(|i| {
-            tensor(
-                &i.name,
-                format!(
-                    "next(t for t in onnx.load(\"model.onnx\").graph.initializer if t.name == {})",
-                    py_str(i.name.as_bytes())
-                ),
-            )
+            let from_file = format!(
+                "next(t for t in onnx.load(\"model.onnx\").graph.initializer if t.name == {})",
+                py_str(i.name.as_bytes())
+            );
+            // An initializer of the graph itself (an embedding's weights) holds its own value.
+            tensor(&i.name, literal(i).unwrap_or(from_file))
         })
         .collect();
     let vi = |v: &crate::pb::ValueInfoProto| {
