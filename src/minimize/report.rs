@@ -557,7 +557,7 @@ pub(crate) fn render(
     };
     match (s.graph_nodes(), finding.context) {
         (Some(nodes), graph) => md.push_str(&format!(
-            "The `{}` node under test ({domain}), opset {} ({version}){attrs}, inside {}: a graph of {} nodes ({}); {}.\n\n",
+            "The `{}` node under test ({domain}), opset {} ({version}){attrs}, inside {}: a graph of {} node(s) ({}); {}.\n\n",
             s.def.op_type,
             s.opset,
             graph.unwrap_or("a graph"),

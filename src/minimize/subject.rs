@@ -201,11 +201,13 @@ impl Subject {
             .or_else(|| g.node.first())
     }
 
-    /// The node types of a graph of several nodes, in order (`Shape, Constant, Gather, ...`);
-    /// `None` for a single node.
+    /// The node types of a graph of its own (a case in context: several nodes, or
+    /// initializers), in order (`Shape, Constant, Gather, ...`); `None` for a single node on
+    /// the graph's inputs.
     pub(crate) fn graph_nodes(&self) -> Option<Vec<&str>> {
         let g = self.model.graph.as_ref()?;
-        (g.node.len() > 1).then(|| g.node.iter().map(|n| n.op_type.as_str()).collect())
+        (g.node.len() > 1 || !g.initializer.is_empty())
+            .then(|| g.node.iter().map(|n| n.op_type.as_str()).collect())
     }
 
     /// The index of the graph input with `role`.
@@ -311,7 +313,28 @@ impl Subject {
             Err(crate::eval::PlanError::Unsupported(e)) => return Err(e),
         };
         let inputs: Vec<Tensor> = self.inputs.iter().map(|(_, t)| t.clone()).collect();
-        match plan.evaluate(&[], &inputs, Path::new("."), DEFAULT_MAX_OUTPUT_BYTES) {
+        // A graph's own initializers (an embedding's weights, in a case in context).
+        let ctx = crate::load::tensor::TensorContext {
+            base_dir: Path::new("."),
+            max_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+        };
+        let initializers = plan
+            .initializers()
+            .iter()
+            .map(|t| {
+                Ok((
+                    t.name.clone(),
+                    crate::load::tensor::tensor_from_proto(t, &ctx)?,
+                ))
+            })
+            .collect::<Result<Vec<_>, crate::load::tensor::TensorError>>()
+            .map_err(|e| e.to_string())?;
+        match plan.evaluate(
+            &initializers,
+            &inputs,
+            Path::new("."),
+            DEFAULT_MAX_OUTPUT_BYTES,
+        ) {
             Ok(values) => Ok(Reference::Outputs(
                 values.into_iter().map(|v| v.tensor).collect(),
             )),
