@@ -362,7 +362,10 @@ fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal(
             && report.contains("fails inside a gather on a Transpose's output"),
         "{report}"
     );
-    assert!(report.contains("2 node(s) (Transpose, GatherND)"), "{report}");
+    assert!(
+        report.contains("2 node(s) (Transpose, GatherND)"),
+        "{report}"
+    );
     assert!(report.contains("\nSeen on: GatherND-"), "{report}");
     let again = run([
         "run",
