@@ -233,7 +233,8 @@ pub struct RunArgs {
     pub max_tensor_bytes: String,
     /// Seconds one case may run (fractions allowed; 0 for no limit). A case still running then
     /// is errored at its next node, data set or output, and the run goes on. With a runtime under
-    /// test: the seconds it may take to answer one data set (its worker is then killed).
+    /// test: the seconds it may take to answer one data set (its worker is then killed), times
+    /// its input elements / 4 Mi when more.
     #[arg(long, value_name = "SECS", default_value = "60")]
     pub timeout: String,
     /// Run only the selected cases that failed the gate in the last run (failed, errored, passed
@@ -464,7 +465,8 @@ pub struct MinimizeArgs {
     /// .onnx-idx-check-out.json lists; only those files are replaced.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Seconds the runtime may take for one data set (0 for no limit).
+    /// Seconds the runtime may take for one data set (0 for no limit), times its input
+    /// elements / 4 Mi when more.
     #[arg(long, value_name = "SECS", default_value = "60")]
     pub timeout: String,
     /// Run each data set N times in the runtime (nondeterminism is a disagreement to keep).
@@ -507,8 +509,9 @@ pub struct HuntArgs {
     /// Run each data set N times in the runtime (outputs that differ are a finding).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub repeat: u64,
-    /// Seconds the runtime may take for one data set (0 for no limit): shorter than `run`'s
-    /// 60, as a hunt's cases are small and a runtime that hangs on one should cost seconds.
+    /// Seconds the runtime may take for one data set (0 for no limit), times its input elements
+    /// / 4 Mi when more: shorter than `run`'s 60, as a hunt's cases are small and a runtime that
+    /// hangs on one should cost seconds.
     #[arg(long, value_name = "SECS", default_value = "20")]
     pub timeout: String,
     /// Try only the cases numbered below N in the seeded order (counted before sharding), even

@@ -141,7 +141,6 @@ fn summary_text(
         }
         let _ = writeln!(t, "\n{} ({})", class.title(), of.len());
         for f in of {
-            let versions: Vec<String> = f.versions.iter().map(i64::to_string).collect();
             let dtypes: Vec<&str> = f.dtypes.iter().map(String::as_str).collect();
             // A bug of some modes of the runtime only says which.
             let only = if f.modes_passing.is_empty() {
@@ -149,11 +148,14 @@ fn summary_text(
             } else {
                 format!("; only with {}", f.modes_failing.join(", "))
             };
+            let context = f
+                .context
+                .as_ref()
+                .map_or(String::new(), |c| format!(" (in context: {c})"));
             let _ = writeln!(
                 t,
-                "  {}-{} on {}: {} ({}{only})\n    {}",
-                f.op,
-                versions.join("/"),
+                "  {}{context} on {}: {} ({}{only})\n    {}",
+                f.operators_text(),
                 dtypes.join(", "),
                 what(f),
                 counted(f.seen as usize, "case", "cases"),

@@ -1,8 +1,12 @@
 //! A hunt's findings: one per bug, which is one [`Behaviour`] of the runtime (its class,
-//! diagnosis and symptom) on one operator, whatever the versions, data types and variants it was
-//! seen on; and `findings.json`, the list of them. Hunts on several machines (`--shard`) write
+//! diagnosis and symptom) on one operator (in one context graph, for a case in context), whatever
+//! the versions, data types and variants it was seen on; on any operator for a behaviour that
+//! shows one cause wherever it shows ([`Behaviour::any_operator`]: a panic site, a data type's
+//! precision lost); and `findings.json`, the list of them. Hunts on several machines (`--shard`) write
 //! lists of the same shape, merged by the same key.
 
+use crate::generate::cases::context::ContextKind;
+use crate::generate::cases::CaseSpec;
 use crate::minimize::behaviour::{Behaviour, Class};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -14,11 +18,16 @@ pub(crate) const FILE: &str = "findings.json";
 /// The file listing every case a hunt tried, in order.
 pub(crate) const TRIED_FILE: &str = "tried.tsv";
 
-/// What makes two disagreements one finding: the operator and the behaviour, an output on
-/// invalid input counting as one behaviour whether or not it was found unsafe.
+/// What makes two disagreements one finding: the operator, the context graph it is in, and the
+/// behaviour, an output on invalid input counting as one behaviour whether or not it was found
+/// unsafe. A behaviour of any operator is keyed without the operator and the context.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Key {
-    op: String,
+    /// `None` for a behaviour of any operator.
+    op: Option<String>,
+    /// The context graph (`shape-chain`), `None` for the node alone or a behaviour of any
+    /// operator.
+    context: Option<String>,
     invalid_output: bool,
     class: Option<Class>,
     diagnosis: &'static str,
@@ -26,11 +35,17 @@ pub(crate) struct Key {
 }
 
 impl Key {
-    /// The key of behaviour `b` of operator `op`.
-    pub(crate) fn new(op: &str, b: &Behaviour) -> Key {
+    /// The key of behaviour `b` of operator `op`, alone (`context` `None`) or in the context
+    /// graph `context` (`shape-chain`).
+    pub(crate) fn new(op: &str, context: Option<&str>, b: &Behaviour) -> Key {
         let invalid_output = matches!(b.class, Class::Unsafe | Class::AcceptsInvalid);
+        // A panic site or a data type's precision is the cause wherever it shows; anything
+        // else is the operator's, and a bug that shows only in a context graph is not the one
+        // the operator alone shows with the same symptom.
+        let anywhere = b.any_operator();
         Key {
-            op: op.to_string(),
+            op: (!anywhere).then(|| op.to_string()),
+            context: context.filter(|_| !anywhere).map(str::to_string),
             invalid_output,
             class: (!invalid_output).then_some(b.class),
             // Where the spec requires an error the rule broken is the bug; the class that
@@ -53,8 +68,16 @@ pub(crate) struct Finding {
     pub runtime_version: String,
     /// The operator (`Gather`, `org.openvinotoolkit.Gather`).
     pub op: String,
-    /// The operator versions it was seen on (their `since`).
+    /// The operator versions it was seen on (their `since`), of any of its operators.
     pub versions: BTreeSet<i64>,
+    /// Every operator version it was seen on (`Gather-11`): more than one operator for a
+    /// behaviour of any operator (a panic site, a data type's precision).
+    #[serde(default)]
+    pub operators: BTreeSet<String>,
+    /// The context graph its case puts the operator in (`shape-chain`), `None` for the node
+    /// alone.
+    #[serde(default)]
+    pub context: Option<String>,
     /// The value data types it was seen on.
     pub dtypes: BTreeSet<String>,
     /// The ids of the variants of the minimal case that show it (`input-static`, ...).
@@ -92,6 +115,86 @@ pub(crate) struct Finding {
     pub minimized: bool,
     /// Why the minimal case did not pass, as the runner says.
     pub reason: String,
+}
+
+impl Finding {
+    /// Adds a sighting on operator `op` at version `since` with data type `dtype`; whether that
+    /// listed an operator version or data type the finding did not list yet.
+    pub(crate) fn saw(&mut self, op: &str, since: i64, dtype: &str) -> bool {
+        self.seen += 1;
+        let new_version = self.versions.insert(since);
+        let new_op = self.operators.insert(format!("{op}-{since}"));
+        let new_dtype = self.dtypes.insert(dtype.to_string());
+        new_version || new_op || new_dtype
+    }
+
+    /// The operator versions it was seen on, each operator once with its versions in order:
+    /// `Gather-1/11, GatherND-12`.
+    pub(crate) fn operators_text(&self) -> String {
+        let mut by_op: Vec<(&str, Vec<i64>)> = Vec::new();
+        for o in &self.operators {
+            let Some((op, v)) = o.rsplit_once('-') else {
+                continue;
+            };
+            let v = v.parse().unwrap_or_default();
+            match by_op.iter_mut().find(|(name, _)| *name == op) {
+                Some((_, vs)) => vs.push(v),
+                None => by_op.push((op, vec![v])),
+            }
+        }
+        if by_op.is_empty() {
+            by_op.push((&self.op, self.versions.iter().copied().collect()));
+        }
+        by_op
+            .into_iter()
+            .map(|(op, mut vs)| {
+                vs.sort_unstable();
+                let vs: Vec<String> = vs.iter().map(i64::to_string).collect();
+                format!("{op}-{}", vs.join("/"))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The line of `REPORT.md` that lists where the finding was seen (kept up to date as the
+    /// hunt sees it again): `Seen on: Gather-1/11, GatherND-12; data types: double, float.`
+    pub(crate) fn seen_on_line(&self) -> String {
+        let dtypes: Vec<&str> = self.dtypes.iter().map(String::as_str).collect();
+        format!(
+            "{SEEN_ON}{}; data types: {}.",
+            self.operators_text(),
+            dtypes.join(", ")
+        )
+    }
+}
+
+/// How the line of `REPORT.md` that lists where a finding was seen starts.
+pub(crate) const SEEN_ON: &str = "Seen on: ";
+
+/// The slug of the context graph a case puts its operator in (`shape-chain`), `None` for a
+/// case of the node alone.
+pub(crate) fn context_of(spec: &CaseSpec) -> Option<String> {
+    spec.context
+        .as_ref()
+        .map(|c| c.kind.slug().replace('_', "-"))
+}
+
+/// A context graph in words, for a report: `the shape chain (Shape -> Gather -> Unsqueeze ->
+/// Concat -> Reshape)`.
+pub(crate) fn context_words(kind: ContextKind) -> &'static str {
+    match kind {
+        ContextKind::ShapeChain => {
+            "the shape chain (Shape -> Gather -> Unsqueeze -> Concat -> Reshape, as `x.view(x.size(0), -1)` exports)"
+        }
+        ContextKind::AfterTranspose => "a gather on a Transpose's output",
+        ContextKind::Embedding => {
+            "an embedding lookup (a Gather on weights that are an initializer)"
+        }
+        ContextKind::SharedIndices => "two indexing nodes sharing one indices input",
+        ContextKind::UpdateChain => {
+            "an update chain (a scatter writing into another scatter's output)"
+        }
+    }
 }
 
 /// The directory name of a finding, in characters every file system takes:
@@ -145,17 +248,161 @@ mod tests {
         };
         let rule = "index # out of range";
         assert_eq!(
-            Key::new("Gather", &b(Class::Unsafe, rule)),
-            Key::new("Gather", &b(Class::AcceptsInvalid, rule))
+            Key::new("Gather", None, &b(Class::Unsafe, rule)),
+            Key::new("Gather", None, &b(Class::AcceptsInvalid, rule))
         );
         assert_ne!(
-            Key::new("Gather", &b(Class::AcceptsInvalid, rule)),
-            Key::new("GatherND", &b(Class::AcceptsInvalid, rule))
+            Key::new("Gather", None, &b(Class::AcceptsInvalid, rule)),
+            Key::new("GatherND", None, &b(Class::AcceptsInvalid, rule))
         );
         assert_ne!(
-            Key::new("Gather", &b(Class::WrongOutput, "values: empty")),
-            Key::new("Gather", &b(Class::WrongOutput, "values: zero"))
+            Key::new("Gather", None, &b(Class::WrongOutput, "values: empty")),
+            Key::new("Gather", None, &b(Class::WrongOutput, "values: zero"))
         );
+    }
+
+    /// The behaviour of a hand-made result, the data input `data` (if any) known.
+    fn of(r: &crate::verdict::CaseResult, data: Option<crate::tensor::Tensor>) -> Behaviour {
+        crate::minimize::behaviour::behaviour(r, None, || data)
+            .unwrap()
+            .1
+    }
+
+    #[test]
+    fn one_key_for_one_cause_across_operators_and_contexts() {
+        use crate::minimize::behaviour::made::{crashed, ndarray_panic, wrong};
+        use crate::tensor::DType;
+        // tract: ScatterElements, Scatter and GatherElements die at ndarray's index check.
+        let panic = |t| of(&crashed(&ndarray_panic(t)), None);
+        let k = Key::new("ScatterElements", None, &panic(1));
+        assert_eq!(k, Key::new("Scatter", None, &panic(2)));
+        assert_eq!(
+            k,
+            Key::new("GatherElements", Some("after-transpose"), &panic(3))
+        );
+        // OpenVINO: Gather, GatherND, Scatter and ScatterElements compute double as float.
+        let rounded = Key::new(
+            "Gather",
+            None,
+            &of(&wrong(DType::Double, &[], &[(0, "5e-324", "0.0")]), None),
+        );
+        for (op, r) in [
+            (
+                "GatherND",
+                wrong(DType::Double, &[1], &[(0, "5e-324", "0.0")]),
+            ),
+            (
+                "Scatter",
+                wrong(DType::Double, &[1], &[(0, "5e-324", "0.0")]),
+            ),
+            (
+                "Gather",
+                wrong(DType::Double, &[], &[(0, "inf", "3.4028234663852886e38")]),
+            ),
+        ] {
+            assert_eq!(Key::new(op, None, &of(&r, None)), rounded, "{op}");
+        }
+        // ... and ScatterND with k = 0 returns its data, whatever the data type.
+        let int8 = of(
+            &wrong(DType::Int8, &[1], &[(0, "102", "1")]),
+            crate::tensor::Tensor::from_vec(vec![1], vec![1i8]).ok(),
+        );
+        let bool_ = of(
+            &wrong(DType::Bool, &[1], &[(0, "true", "false")]),
+            crate::tensor::Tensor::from_vec(vec![1], vec![false]).ok(),
+        );
+        assert_eq!(
+            Key::new("ScatterND", None, &int8),
+            Key::new("ScatterND", None, &bool_)
+        );
+    }
+
+    #[test]
+    fn two_bugs_of_one_operator_or_of_two_operators_stay_apart() {
+        use crate::minimize::behaviour::made::{crashed, wrong};
+        use crate::tensor::DType;
+        let site = |line| {
+            of(
+                &crashed(&format!(
+                    "thread '<unnamed>' (7) panicked at core/src/ops/array/gather_nd.rs:{line}:9: | boom"
+                )),
+                None,
+            )
+        };
+        assert_ne!(
+            Key::new("GatherND", None, &site(72)),
+            Key::new("GatherND", None, &site(28))
+        );
+        // A signal, or a wrong value of no data-type-wide kind, is the operator's.
+        let segv = of(&crashed("killed by signal 11 (SIGSEGV)"), None);
+        assert_ne!(
+            Key::new("Gather", None, &segv),
+            Key::new("GatherND", None, &segv)
+        );
+        let other = of(&wrong(DType::Float, &[2], &[(1, "1.5", "-3.0")]), None);
+        assert_ne!(
+            Key::new("Gather", None, &other),
+            Key::new("GatherElements", None, &other)
+        );
+        // The same symptom inside a context graph is another bug than the node's alone.
+        assert_ne!(
+            Key::new("Gather", None, &other),
+            Key::new("Gather", Some("shape-chain"), &other)
+        );
+        // The data unchanged on two operators is two bugs.
+        let data = crate::tensor::Tensor::from_vec(vec![1], vec![1i8]).ok();
+        let same = of(&wrong(DType::Int8, &[1], &[(0, "102", "1")]), data);
+        assert_ne!(
+            Key::new("ScatterND", None, &same),
+            Key::new("ScatterElements", None, &same)
+        );
+    }
+
+    #[test]
+    fn a_finding_lists_every_operator_version_it_was_seen_on() {
+        let mut f = Finding {
+            class: Class::WrongOutput,
+            runtime: "openvino".into(),
+            runtime_version: "2026.4.1".into(),
+            op: "Gather".into(),
+            versions: BTreeSet::from([11]),
+            operators: BTreeSet::from(["Gather-11".to_string()]),
+            context: None,
+            dtypes: BTreeSet::from(["double".to_string()]),
+            variants_failing: Vec::new(),
+            variants_passing: Vec::new(),
+            modes_failing: Vec::new(),
+            modes_passing: Vec::new(),
+            diagnosis: "none".into(),
+            symptom: "precision: double rounded to float".into(),
+            rule: None,
+            seen: 1,
+            case: "wrong-output-gather-11-double".into(),
+            original: "x".into(),
+            seed: 0,
+            original_size: 1,
+            minimal_size: 1,
+            minimized: true,
+            reason: String::new(),
+        };
+        assert!(f.saw("GatherND", 12, "double"));
+        assert!(f.saw("Gather", 1, "double"));
+        assert!(f.saw("Scatter", 9, "float"));
+        assert!(!f.saw("Gather", 1, "double"), "nothing new");
+        assert_eq!(f.seen, 5);
+        assert_eq!(f.operators_text(), "Gather-1/11, GatherND-12, Scatter-9");
+        assert_eq!(f.versions, BTreeSet::from([1, 9, 11, 12]));
+        assert_eq!(
+            f.seen_on_line(),
+            "Seen on: Gather-1/11, GatherND-12, Scatter-9; data types: double, float."
+        );
+        // A list written before operators were listed still reads, by its op and versions.
+        let json = serde_json::to_value(&f).unwrap();
+        let mut old = json.as_object().unwrap().clone();
+        old.remove("operators");
+        old.remove("context");
+        let back: Finding = serde_json::from_value(old.into()).unwrap();
+        assert_eq!(back.operators_text(), "Gather-1/9/11/12");
     }
 
     #[test]

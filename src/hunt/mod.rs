@@ -243,6 +243,24 @@ pub(crate) fn hunt(
     Ok(summary)
 }
 
+/// The data input of a case of one node (`None` in context: the graph's inputs are not the
+/// node's).
+fn data_input(spec: &CaseSpec) -> Option<crate::tensor::Tensor> {
+    if spec.context.is_some() {
+        return None;
+    }
+    spec.version
+        .input_with(Role::Data)
+        .and_then(|k| spec.inputs.get(k))
+        .cloned()
+}
+
+/// The key of behaviour `b` of `spec`'s operator, in `spec`'s context graph.
+fn key(spec: &CaseSpec, b: &Behaviour) -> Key {
+    let op = crate::generate::op_name(spec.def);
+    Key::new(&op, findings::context_of(spec).as_deref(), b)
+}
+
 /// Whether the runtime answered some data set of `result` with outputs.
 fn answered(result: &crate::verdict::CaseResult) -> bool {
     result
@@ -561,7 +579,8 @@ impl Hunt<'_> {
             .judge
             .case_repeated(&written.judged, &written.name, repeat);
         self.summary.tried += 1;
-        let found = behaviour::behaviour(&result, written.rule.as_deref()).map(|(_, b)| b);
+        let found = behaviour::behaviour(&result, written.rule.as_deref(), || data_input(spec))
+            .map(|(_, b)| b);
         if !spec.violation {
             match &found {
                 Some(b) if b.class == Class::RefusesValid => {
@@ -615,7 +634,9 @@ impl Hunt<'_> {
             return Ok(());
         };
         let result = self.judge.case(&written.judged, &written.name);
-        if let Some((_, b)) = behaviour::behaviour(&result, written.rule.as_deref()) {
+        if let Some((_, b)) =
+            behaviour::behaviour(&result, written.rule.as_deref(), || data_input(spec))
+        {
             self.consider(spec, seed, &written, b, queue, on_event)?;
         }
         let _ = std::fs::remove_dir_all(&dir);
@@ -638,8 +659,7 @@ impl Hunt<'_> {
         if matches!(b.class, Class::WrongOutput | Class::Nondeterministic) {
             queue.promote(&spec.kind);
         }
-        let op = crate::generate::op_name(spec.def);
-        if self.seen(&Key::new(&op, &b), spec)? {
+        if self.seen(spec, &b)? {
             return Ok(());
         }
         let budget = minimize::Options {
@@ -660,7 +680,9 @@ impl Hunt<'_> {
         done
     }
 
-    /// Minimizes a disagreement with a new behaviour and writes it as a finding.
+    /// Minimizes a disagreement with a new behaviour and writes it as a finding; a case in
+    /// context is written as it was generated (the minimizer shrinks one node, and the bug may
+    /// need the graph).
     fn found(
         &mut self,
         spec: &CaseSpec,
@@ -669,13 +691,16 @@ impl Hunt<'_> {
         budget: &minimize::Options,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> anyhow::Result<()> {
-        let op = crate::generate::op_name(spec.def);
-        let outcome = minimize::minimize(&written.dir, &written.name, &mut self.judge, budget);
+        let outcome = if spec.context.is_some() {
+            self.as_generated(spec, written, budget)
+        } else {
+            minimize::minimize(&written.dir, &written.name, &mut self.judge, budget)
+        };
         match outcome {
             Ok(Outcome::Minimized(mut m)) => {
                 // The minimal case's behaviour names the finding: a runtime whose outputs
                 // change from run to run may show another one there, and that may be known.
-                if self.seen(&Key::new(&op, &m.behaviour), spec)? {
+                if self.seen(spec, &m.behaviour)? {
                     return Ok(());
                 }
                 if m.behaviour.class == Class::AcceptsInvalid && self.unsafe_output(&m)? {
@@ -702,7 +727,7 @@ impl Hunt<'_> {
                 }
                 on_event(Event::Finding(&finding));
                 self.keys
-                    .insert(Key::new(&op, &m.behaviour), self.summary.findings.len());
+                    .insert(key(spec, &m.behaviour), self.summary.findings.len());
                 self.summary.findings.push(finding);
                 write_findings(self.out, &self.summary.findings)?;
             }
@@ -722,16 +747,21 @@ impl Hunt<'_> {
         Ok(())
     }
 
-    /// Whether `key` is a finding already; if so, `spec`'s version and data type are added to
-    /// it.
-    fn seen(&mut self, key: &Key, spec: &CaseSpec) -> anyhow::Result<bool> {
-        let Some(&i) = self.keys.get(key) else {
+    /// Whether behaviour `b` of `spec` is a finding already; if so, `spec`'s operator version
+    /// and data type are added to it, and to the list in its `REPORT.md`. A case in context
+    /// that shows a behaviour the operator shows alone is a sighting of that finding: only a
+    /// behaviour new to the operator makes a finding of its context.
+    fn seen(&mut self, spec: &CaseSpec, b: &Behaviour) -> anyhow::Result<bool> {
+        let op = crate::generate::op_name(spec.def);
+        let alone = self.keys.get(&Key::new(&op, None, b));
+        let Some(&i) = alone.or_else(|| self.keys.get(&key(spec, b))) else {
             return Ok(false);
         };
         let f = &mut self.summary.findings[i];
-        f.seen += 1;
-        f.versions.insert(spec.version.since);
-        f.dtypes.insert(spec.dtype.to_string());
+        if f.saw(&op, spec.version.since, &spec.dtype.to_string()) {
+            let dir = self.out.path().join(&f.case);
+            crate::minimize::report::replace_line(&dir, findings::SEEN_ON, &f.seen_on_line())?;
+        }
         self.summary.duplicates += 1;
         write_findings(self.out, &self.summary.findings)?;
         Ok(true)
@@ -790,7 +820,8 @@ impl Hunt<'_> {
             let Ok(result) = self.judge.subject(&m.subject, &m.reference) else {
                 continue;
             };
-            let fails = behaviour::behaviour(&result, rule.as_deref())
+            let data = || m.subject.tensor_of(Role::Data).cloned();
+            let fails = behaviour::behaviour(&result, rule.as_deref(), data)
                 .is_some_and(|(_, b)| b.same_as(&m.behaviour));
             seen.push((k, fails));
         }
@@ -798,6 +829,54 @@ impl Hunt<'_> {
             self.judge.set_runtime(runtime);
         }
         seen
+    }
+
+    /// A case in context as it was generated, in the variant it was shown in, judged again:
+    /// the finding's example, unminimized.
+    fn as_generated(
+        &mut self,
+        spec: &CaseSpec,
+        written: &Written,
+        budget: &minimize::Options,
+    ) -> Result<Outcome, MinimizeError> {
+        let start = Instant::now();
+        let mut subject = minimize::subject::Subject::in_graph(
+            &written.dir,
+            &written.name,
+            (spec.def, spec.version, spec.opset),
+            budget.max_tensor_bytes,
+        )?;
+        subject.variant = written.variant;
+        let reference = subject
+            .reference()
+            .map_err(|why| MinimizeError::NoReference {
+                case: written.name.clone(),
+                why,
+            })?;
+        let result = self.judge.subject(&subject, &reference)?;
+        let rule = match &reference {
+            minimize::subject::Reference::Error(e) => Some(e.to_string()),
+            minimize::subject::Reference::Outputs(_) => None,
+        };
+        let data = || subject.tensor_of(Role::Data).cloned();
+        let (Some((_, signature)), Some((_, behaviour))) = (
+            minimize::disagreement(&result),
+            behaviour::behaviour(&result, rule.as_deref(), data),
+        ) else {
+            return Ok(Outcome::Agrees(Box::new(result)));
+        };
+        Ok(Outcome::Minimized(Box::new(minimize::Minimized {
+            data_set: "test_data_set_0".to_string(),
+            original: subject.clone(),
+            subject,
+            reference,
+            signature,
+            behaviour,
+            result,
+            tried: 1,
+            taken: Vec::new(),
+            elapsed: start.elapsed(),
+        })))
     }
 
     /// Which variants of the minimal case show its behaviour: the minimal case in each of them,
@@ -824,7 +903,8 @@ impl Hunt<'_> {
                 minimize::subject::Reference::Error(e) => Some(e.to_string()),
                 minimize::subject::Reference::Outputs(_) => None,
             };
-            let fails = behaviour::behaviour(&result, rule.as_deref())
+            let data = || subject.tensor_of(Role::Data).cloned();
+            let fails = behaviour::behaviour(&result, rule.as_deref(), data)
                 .is_some_and(|(_, b)| b.same_as(&m.behaviour));
             seen.push((v, fails));
         }
@@ -920,27 +1000,14 @@ impl Hunt<'_> {
             .map_or(self.mode, |&(k, _)| k);
         let runtime = self.modes.runtime(shown)?;
         let mode = self.modes.get(shown);
-        crate::minimize::report::write_finding(
-            m,
-            &runtime,
-            &mode.flag,
-            self.chosen.api,
-            &self.out.path().join(&name),
-            &crate::minimize::report::Finding {
-                class: b.class,
-                variants: &words,
-                modes: &mode_words,
-                options: Some(&mode.options),
-            },
-        )?;
-        self.out.record_tree(&name)?;
-        let info = self.chosen.runtime.info();
-        Ok(Finding {
+        let mut finding = Finding {
             class: b.class,
-            runtime: info.name.clone(),
-            runtime_version: info.version.clone(),
-            op,
+            runtime: String::new(),
+            runtime_version: String::new(),
+            op: op.clone(),
             versions: BTreeSet::from([spec.version.since]),
+            operators: BTreeSet::from([format!("{op}-{}", spec.version.since)]),
+            context: findings::context_of(spec),
             dtypes: BTreeSet::from([dtype]),
             variants_failing: Vec::new(),
             variants_passing: Vec::new(),
@@ -953,19 +1020,43 @@ impl Hunt<'_> {
                 minimize::subject::Reference::Outputs(_) => None,
             },
             seen: 1,
-            case: name,
+            case: name.clone(),
             original: original.to_string(),
             seed,
             original_size: m.original.size(),
             minimal_size: m.subject.size(),
-            minimized: true,
+            minimized: spec.context.is_none(),
             reason: m
                 .result
                 .data_sets
                 .first()
                 .and_then(|d| d.reason.clone())
                 .unwrap_or_default(),
-        })
+        };
+        let seen_on = finding.seen_on_line();
+        crate::minimize::report::write_finding(
+            m,
+            &runtime,
+            &mode.flag,
+            self.chosen.api,
+            &self.out.path().join(&name),
+            &crate::minimize::report::Finding {
+                class: b.class,
+                variants: &words,
+                modes: &mode_words,
+                options: Some(&mode.options),
+                seen_on: &seen_on,
+                context: spec
+                    .context
+                    .as_ref()
+                    .map(|c| findings::context_words(c.kind)),
+            },
+        )?;
+        self.out.record_tree(&name)?;
+        let info = self.chosen.runtime.info();
+        finding.runtime = info.name.clone();
+        finding.runtime_version = info.version.clone();
+        Ok(finding)
     }
 }
 

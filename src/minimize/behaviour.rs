@@ -4,6 +4,7 @@
 //! numbers blanked). A hunt counts one finding per behaviour, and shrinking keeps the behaviour
 //! fixed, so that a case cannot slip from one bug to another that shares a verdict.
 
+use crate::tensor::{DType, Tensor};
 use crate::verdict::{CaseResult, DataSetResult, Fault, OutputResult, Status};
 use serde::{Deserialize, Serialize};
 
@@ -81,6 +82,19 @@ pub(crate) struct Behaviour {
 }
 
 impl Behaviour {
+    /// Whether the behaviour shows one cause whatever operator shows it, so that a finding is
+    /// keyed without its operator: a crash at one panic site (a shared library's, such as
+    /// ndarray's index check, or one file two operators share), or a wrong output that is a
+    /// precision loss of a whole data type (double computed as float, subnormals flushed to
+    /// zero). A signal, a hang, a refusal or a wrong output of another kind is the operator's.
+    pub(crate) fn any_operator(&self) -> bool {
+        match self.class {
+            Class::Crash => self.symptom.starts_with(PANIC_AT),
+            Class::WrongOutput => self.symptom.starts_with(PRECISION),
+            _ => false,
+        }
+    }
+
     /// Whether `other` is the same behaviour, an output on invalid input counting as one whether
     /// or not it was found unsafe.
     pub(crate) fn same_as(&self, other: &Behaviour) -> bool {
@@ -93,15 +107,59 @@ impl Behaviour {
 
 /// The first data set of `result` on which the runtime disagrees with the reference, and how;
 /// `rule` is why the spec requires an error for the case's inputs (`None` when it defines outputs).
-pub(crate) fn behaviour(result: &CaseResult, rule: Option<&str>) -> Option<(usize, Behaviour)> {
-    result
+/// `data` gives the data input of the case's first data set, asked for only when a wrong output
+/// there may be that input returned unchanged (`None`: not known, as in a graph of several
+/// nodes).
+pub(crate) fn behaviour(
+    result: &CaseResult,
+    rule: Option<&str>,
+    data: impl FnOnce() -> Option<Tensor>,
+) -> Option<(usize, Behaviour)> {
+    let (i, mut b, relatable) = result
         .data_sets
         .iter()
         .enumerate()
-        .find_map(|(i, ds)| of_data_set(ds, rule).map(|b| (i, b)))
+        .find_map(|(i, ds)| of_data_set(ds, rule).map(|(b, o)| (i, b, o)))?;
+    // How the wrong elements relate to the inputs says more than what they hold: the data
+    // returned unchanged holds zeros for one data type and other values for the next.
+    if let (0, Some(o)) = (i, relatable) {
+        if data().is_some_and(|d| unchanged(o, &d)) {
+            b.symptom = DATA_UNCHANGED.to_string();
+        }
+    }
+    Some((i, b))
 }
 
-fn of_data_set(ds: &DataSetResult, rule: Option<&str>) -> Option<Behaviour> {
+/// The symptom of a wrong output whose wrong elements hold the data input's values at their
+/// positions: the data returned unchanged (its updates dropped, the operator skipped).
+pub(crate) const DATA_UNCHANGED: &str = "values: the data input unchanged";
+
+/// What a wrong output's symptom says, in words for a title (`rounds double values to float`),
+/// for the symptoms that say more than what the wrong elements hold.
+pub(crate) fn symptom_words(symptom: &str) -> Option<&'static str> {
+    Some(match symptom.strip_prefix(PRECISION) {
+        Some("double rounded to float") => "rounds double values to float precision",
+        Some("int64 cut to int32") => "cuts int64 values to 32 bits",
+        Some("uint64 cut to uint32") => "cuts uint64 values to 32 bits",
+        Some("subnormals flushed to zero") => "flushes subnormal values to zero",
+        Some(_) => "loses the precision of the data type",
+        None if symptom == DATA_UNCHANGED => "returns its data input unchanged",
+        None => return None,
+    })
+}
+
+/// The start of a crash's symptom at a Rust panic's site.
+const PANIC_AT: &str = "panic at ";
+
+/// The start of a wrong output's symptom that is the precision loss of a whole data type.
+const PRECISION: &str = "precision: ";
+
+/// The behaviour on data set `ds`, and the failed output when its symptom is only what most
+/// wrong elements hold (then how they relate to the inputs may say more).
+fn of_data_set<'a>(
+    ds: &'a DataSetResult,
+    rule: Option<&str>,
+) -> Option<(Behaviour, Option<&'a OutputResult>)> {
     let failed = ds
         .outputs
         .iter()
@@ -115,6 +173,7 @@ fn of_data_set(ds: &DataSetResult, rule: Option<&str>) -> Option<Behaviour> {
     if failed.is_some_and(nan_lost) {
         diagnosis = "none";
     }
+    let mut relatable = None;
     let (class, symptom) = match (ds.status, ds.fault) {
         (_, Some(Fault::Crashed)) => (Class::Crash, crash_site(ds.reason.as_deref())),
         (_, Some(Fault::TimedOut)) => (Class::Crash, TIMED_OUT.to_string()),
@@ -125,50 +184,148 @@ fn of_data_set(ds: &DataSetResult, rule: Option<&str>) -> Option<Behaviour> {
         (_, Some(Fault::WroteNothing)) => (Class::WrongOutput, "an output missing".to_string()),
         (Status::Failed, None) => match rule {
             Some(rule) => (Class::AcceptsInvalid, blank(rule)),
-            None => (Class::WrongOutput, failed.map_or_else(String::new, how)),
+            None => match failed.map(|o| (o, how(o))) {
+                Some((o, How::Held(kind))) => {
+                    relatable = Some(o);
+                    (Class::WrongOutput, format!("values: {kind}"))
+                }
+                Some((_, How::Fixed(s))) => (Class::WrongOutput, s),
+                None => (Class::WrongOutput, String::new()),
+            },
         },
         _ => return None,
     };
-    Some(Behaviour {
-        class,
-        diagnosis,
-        symptom,
-    })
+    Some((
+        Behaviour {
+            class,
+            diagnosis,
+            symptom,
+        },
+        relatable,
+    ))
 }
 
-/// Where and how a wrong output differs: its dtype, its shape, or its values, described by what
-/// most wrong elements hold (`values: empty`).
-fn how(o: &OutputResult) -> String {
+/// What describes a wrong output.
+enum How {
+    /// Its dtype, its shape, a data type's precision lost, what a NaN lost was replaced by.
+    Fixed(String),
+    /// Only what most of its wrong elements hold (`empty`, `zero`, ...).
+    Held(&'static str),
+}
+
+/// Where and how a wrong output differs: its dtype, its shape, the precision of its data type
+/// lost, or its values, described by what most wrong elements hold (`values: empty`).
+fn how(o: &OutputResult) -> How {
     if o.actual_dtype != o.dtype {
-        return format!("dtype {} for {}", o.actual_dtype, o.dtype);
+        return How::Fixed(format!("dtype {} for {}", o.actual_dtype, o.dtype));
     }
     if o.expected_shape
         .as_deref()
         .is_some_and(|s| s != o.actual_shape)
     {
         let rank = o.expected_shape.as_ref().map_or(0, Vec::len);
-        return if rank == o.actual_shape.len() {
+        return How::Fixed(if rank == o.actual_shape.len() {
             "shape".to_string()
         } else {
             format!("rank {} for {rank}", o.actual_shape.len())
-        };
+        });
+    }
+    if let Some(loss) = precision_loss(o) {
+        return How::Fixed(format!("{PRECISION}{loss}"));
     }
     // The kind most of the shown wrong elements have: a candidate with fewer wrong elements
     // keeps it, where the set of kinds would change with every element dropped.
-    let most = |kinds: &mut dyn Iterator<Item = &'static str>| {
-        let mut counts = [0usize; 5];
-        for k in kinds {
-            counts[KINDS.iter().position(|&x| x == k).unwrap_or(4)] += 1;
-        }
-        let at = (0..KINDS.len())
-            .max_by_key(|&k| (counts[k], usize::MAX - k))
-            .unwrap_or(4);
-        KINDS[at]
+    let mut counts = [0usize; 5];
+    for m in &o.first_mismatches {
+        let k = value_kind(&m.actual);
+        counts[KINDS.iter().position(|&x| x == k).unwrap_or(4)] += 1;
+    }
+    let at = (0..KINDS.len())
+        .max_by_key(|&k| (counts[k], usize::MAX - k))
+        .unwrap_or(4);
+    // A NaN lost (a max that skips it) leaves the data where the NaN belongs: that is not the
+    // data returned unchanged, and relating it would merge it with that bug.
+    if nan_lost(o) {
+        return How::Fixed(format!("values: {}", KINDS[at]));
+    }
+    How::Held(KINDS[at])
+}
+
+/// The precision loss of a whole data type that every shown wrong element of `o` is, in words
+/// (`double rounded to float`): each is its expected value converted to a narrower type
+/// (rounded, or saturated at its largest value as some converters do), or a subnormal flushed
+/// to zero. `None` when one is not, or none is shown.
+fn precision_loss(o: &OutputResult) -> Option<&'static str> {
+    let shown = &o.first_mismatches;
+    if shown.is_empty() {
+        return None;
+    }
+    let reals: Option<Vec<(f64, f64)>> = shown
+        .iter()
+        .map(|m| Some((real(&m.expected)?, real(&m.actual)?)))
+        .collect();
+    let ints: Option<Vec<(i128, i128)>> = shown
+        .iter()
+        .map(|m| {
+            Some((
+                m.expected.trim().parse().ok()?,
+                m.actual.trim().parse().ok()?,
+            ))
+        })
+        .collect();
+    let max = f64::from(f32::MAX);
+    let as_float =
+        |e: f64, a: f64| a == f64::from(e as f32) || a == f64::from(e.clamp(-max, max) as f32);
+    let cut = |pairs: &[(i128, i128)], wrap: fn(i128) -> i128, lo: i128, hi: i128| {
+        pairs
+            .iter()
+            .all(|&(e, a)| a != e && (a == wrap(e) || a == e.clamp(lo, hi)))
     };
-    format!(
-        "values: {}",
-        most(&mut o.first_mismatches.iter().map(|m| value_kind(&m.actual)))
-    )
+    match (o.dtype, &reals, &ints) {
+        (DType::Double, Some(r), _) if r.iter().all(|&(e, a)| a != e && as_float(e, a)) => {
+            return Some("double rounded to float")
+        }
+        (DType::Int64, _, Some(p))
+            if cut(
+                p,
+                |e| i128::from(e as i32),
+                i32::MIN.into(),
+                i32::MAX.into(),
+            ) =>
+        {
+            return Some("int64 cut to int32")
+        }
+        (DType::Uint64, _, Some(p)) if cut(p, |e| i128::from(e as u32), 0, u32::MAX.into()) => {
+            return Some("uint64 cut to uint32")
+        }
+        _ => {}
+    }
+    let smallest_normal = match o.dtype {
+        DType::Double => f64::MIN_POSITIVE,
+        DType::Float | DType::Bfloat16 => f64::from(f32::MIN_POSITIVE),
+        DType::Float16 => 6.103_515_625e-5,
+        _ => return None,
+    };
+    reals?
+        .iter()
+        .all(|&(e, a)| a == 0.0 && e != 0.0 && e.abs() < smallest_normal)
+        .then_some("subnormals flushed to zero")
+}
+
+/// A rendered real element's value (`NaN`, `-inf` and `5e-324` included).
+fn real(s: &str) -> Option<f64> {
+    s.trim().parse().ok()
+}
+
+/// Whether every shown wrong element of `o` holds the value `data` has at its position: the
+/// output is the data input returned unchanged (as far as the shown elements tell).
+fn unchanged(o: &OutputResult, data: &Tensor) -> bool {
+    !o.first_mismatches.is_empty()
+        && data.dtype() == o.actual_dtype
+        && data.shape() == o.actual_shape.as_slice()
+        && o.first_mismatches.iter().all(|m| {
+            m.flat < data.numel() && crate::tensor::value::display(data, m.flat) == m.actual
+        })
 }
 
 /// Whether most of the shown wrong elements of `o` should be NaN.
@@ -217,7 +374,7 @@ fn crash_site(reason: Option<&str>) -> String {
         let parts: Vec<&str> = site.splitn(2, ".rs:").collect();
         if parts.len() == 2 {
             let line: String = parts[1].chars().take_while(char::is_ascii_digit).collect();
-            return format!("panic at {}.rs:{line}", tail(parts[0]));
+            return format!("{PANIC_AT}{}.rs:{line}", source_path(parts[0]));
         }
     }
     for sig in [
@@ -228,6 +385,20 @@ fn crash_site(reason: Option<&str>) -> String {
         }
     }
     blank(reason.lines().next().unwrap_or_default())
+}
+
+/// The part of a panic's source path that names its site: from the crate's directory for a
+/// library built from the registry (`ndarray-0.17.2/src/arraytraits`, the same in every
+/// operator that calls it), else the last two parts (`array/gather`).
+fn source_path(path: &str) -> String {
+    let parts: Vec<&str> = path.split('/').collect();
+    // `.../registry/src/index.crates.io-HASH/CRATE-VERSION/src/file`.
+    if let Some(at) = parts.iter().position(|p| p.starts_with("index.crates.io")) {
+        if at + 1 < parts.len() {
+            return parts[at + 1..].join("/");
+        }
+    }
+    tail(path)
 }
 
 /// The last two parts of a path (`array/gather`).
@@ -337,9 +508,219 @@ fn collapse_lists(s: &str) -> String {
     out
 }
 
+/// Hand-made results for the tests of behaviours and keys: what the runner reports for a wrong
+/// output or a crash, written out as real runtimes gave them.
+#[cfg(test)]
+pub(crate) mod made {
+    use crate::compare::Mismatch;
+    use crate::tensor::DType;
+    use crate::verdict::{CaseResult, DataSetResult, Fault, OutputResult, Status};
+
+    /// A case whose one output of `dtype` and `shape` differs at these (flat offset, expected,
+    /// actual) elements.
+    pub(crate) fn wrong(
+        dtype: DType,
+        shape: &[usize],
+        wrong: &[(usize, &str, &str)],
+    ) -> CaseResult {
+        let mut r = crate::expectations::testutil::case("made", Status::Failed);
+        let index = |flat: usize| {
+            let mut at = vec![0; shape.len()];
+            let mut rest = flat;
+            for (k, d) in shape.iter().enumerate().rev() {
+                at[k] = rest % d.max(&1);
+                rest /= d.max(&1);
+            }
+            at
+        };
+        r.data_sets = vec![DataSetResult {
+            name: "test_data_set_0".into(),
+            status: Status::Failed,
+            reason: Some("differs".into()),
+            fault: None,
+            outputs: vec![OutputResult {
+                name: "output".into(),
+                status: Status::Failed,
+                reason: Some("differs".into()),
+                dtype,
+                actual_dtype: dtype,
+                expected_shape: Some(shape.to_vec()),
+                actual_shape: shape.to_vec(),
+                mismatches: wrong.len(),
+                max_abs_diff: None,
+                max_rel_diff: None,
+                first_mismatches: wrong
+                    .iter()
+                    .map(|&(flat, e, a)| Mismatch {
+                        index: index(flat),
+                        expected: e.into(),
+                        actual: a.into(),
+                        source: None,
+                        flat,
+                    })
+                    .collect(),
+                tolerant: false,
+                diagnoses: Vec::new(),
+                computed: None,
+            }],
+        }];
+        r
+    }
+
+    /// A case on which the runtime died, saying `reason`.
+    pub(crate) fn crashed(reason: &str) -> CaseResult {
+        let mut r = crate::expectations::testutil::case("made", Status::Errored);
+        r.data_sets = vec![DataSetResult {
+            name: "test_data_set_0".into(),
+            status: Status::Errored,
+            reason: Some(reason.into()),
+            fault: Some(Fault::Crashed),
+            outputs: Vec::new(),
+        }];
+        r
+    }
+
+    /// tract 0.23.9's last words for its panic at ndarray's index check, as ScatterElements,
+    /// Scatter and GatherElements died on out-of-range indices (the thread number differs).
+    pub(crate) fn ndarray_panic(thread: u32) -> String {
+        format!(
+            "runtime tract crashed: killed by signal 6 (SIGABRT); its last words: thread '<unnamed>' ({thread}) panicked at /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/ndarray-0.17.2/src/arraytraits.rs:36:5: | ndarray: index out of bounds | thread '<unnamed>' ({thread}) panicked at /rustc/b940084d7eb6a299eb4bfeb8e34901bc051e7ac4/library/core/src/panicking.rs:225:5: | panic in a function that cannot unwind"
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::made::{crashed, ndarray_panic, wrong};
     use super::*;
+
+    /// The behaviour of `r` with no data input known.
+    fn of(r: &CaseResult) -> Behaviour {
+        behaviour(r, None, || None).unwrap().1
+    }
+
+    #[test]
+    fn doubles_computed_as_floats_are_one_symptom_whatever_the_operator_and_value() {
+        // OpenVINO 2026.4.1: Gather-1, GatherND-12 and Scatter-9 (a subnormal double that
+        // float rounds to zero), and Gather-11 (infinity saturated at float's largest value).
+        let cases = [
+            wrong(DType::Double, &[], &[(0, "5e-324", "0.0")]),
+            wrong(DType::Double, &[1], &[(0, "5e-324", "0.0")]),
+            wrong(DType::Double, &[], &[(0, "inf", "3.4028234663852886e38")]),
+            wrong(
+                DType::Double,
+                &[3],
+                &[(0, "0.1", "0.10000000149011612"), (2, "-1e300", "-inf")],
+            ),
+        ];
+        for r in &cases {
+            let b = of(r);
+            assert_eq!(b.symptom, "precision: double rounded to float", "{r:?}");
+            assert!(b.any_operator());
+        }
+        // A wrong double that is not the float next to the right one is the operator's.
+        let b = of(&wrong(DType::Double, &[2], &[(1, "1.5", "2.5")]));
+        assert_eq!(b.symptom, "values: other");
+        assert!(!b.any_operator());
+        // One element rounded and one plainly wrong: not a precision loss.
+        let b = of(&wrong(
+            DType::Double,
+            &[2],
+            &[(0, "5e-324", "0.0"), (1, "1.5", "7.0")],
+        ));
+        assert_eq!(b.symptom, "values: zero");
+    }
+
+    #[test]
+    fn subnormals_flushed_and_integers_cut_are_precision_losses_too() {
+        // OpenVINO's constant folding of a bfloat16 ScatterElements-16.
+        let b = of(&wrong(DType::Bfloat16, &[1], &[(0, "9.1835e-41", "0.0")]));
+        assert_eq!(b.symptom, "precision: subnormals flushed to zero");
+        assert!(b.any_operator());
+        let b = of(&wrong(DType::Float16, &[1], &[(0, "6e-8", "0.0")]));
+        assert_eq!(b.symptom, "precision: subnormals flushed to zero");
+        // A normal value turned zero is a zero, not a flush.
+        assert_eq!(
+            of(&wrong(DType::Float, &[1], &[(0, "1.0", "0.0")])).symptom,
+            "values: zero"
+        );
+        // 2^32 + 1 wraps to 1 in 32 bits; 2^40 saturates at 2^31 - 1.
+        let b = of(&wrong(
+            DType::Int64,
+            &[2],
+            &[(0, "4294967297", "1"), (1, "1099511627776", "2147483647")],
+        ));
+        assert_eq!(b.symptom, "precision: int64 cut to int32");
+        assert_eq!(
+            of(&wrong(DType::Uint64, &[1], &[(0, "4294967296", "0")])).symptom,
+            "precision: uint64 cut to uint32"
+        );
+        assert_eq!(
+            of(&wrong(DType::Int64, &[1], &[(0, "7", "1")])).symptom,
+            "values: other"
+        );
+    }
+
+    #[test]
+    fn the_data_returned_unchanged_is_one_symptom_whatever_its_elements_hold() {
+        // OpenVINO's ScatterND-16 with k = 0 (indices [1, 0]), reduction add: data [1] and
+        // update 101 should give 102, and it gives the data; on bool, true or false gives
+        // false, the data, which is a zero.
+        let int8 = wrong(DType::Int8, &[1], &[(0, "102", "1")]);
+        let bool_ = wrong(DType::Bool, &[1], &[(0, "true", "false")]);
+        let data_int8 = Tensor::from_vec(vec![1], vec![1i8]).unwrap();
+        let data_bool = Tensor::from_vec(vec![1], vec![false]).unwrap();
+        // What the elements hold alone splits them.
+        assert_ne!(of(&int8).symptom, of(&bool_).symptom);
+        let a = behaviour(&int8, None, || Some(data_int8.clone()))
+            .unwrap()
+            .1;
+        let b = behaviour(&bool_, None, || Some(data_bool.clone()))
+            .unwrap()
+            .1;
+        assert_eq!(a.symptom, DATA_UNCHANGED);
+        assert!(a.same_as(&b));
+        assert!(
+            !a.any_operator(),
+            "the data unchanged is the operator's bug"
+        );
+        // Another wrong value of the same operator stays apart.
+        let other = wrong(DType::Int8, &[1], &[(0, "102", "5")]);
+        let c = behaviour(&other, None, || Some(data_int8.clone()))
+            .unwrap()
+            .1;
+        assert_eq!(c.symptom, "values: other");
+        // A data input of another shape (a gather's) says nothing of the output.
+        let gathered = wrong(DType::Int8, &[2], &[(0, "3", "1")]);
+        let d = behaviour(&gathered, None, || Some(data_int8.clone()))
+            .unwrap()
+            .1;
+        assert_eq!(d.symptom, "values: other");
+        // A NaN that a max lost leaves the data where it belongs: not the data unchanged.
+        let nan = wrong(DType::Double, &[1], &[(0, "NaN", "1.0")]);
+        let data = Tensor::from_vec(vec![1], vec![1.0f64]).unwrap();
+        let e = behaviour(&nan, None, || Some(data)).unwrap().1;
+        assert_eq!(e.symptom, "values: other");
+    }
+
+    #[test]
+    fn one_panic_site_in_a_library_is_one_crash_whatever_operator_reaches_it() {
+        let a = of(&crashed(&ndarray_panic(28654)));
+        let b = of(&crashed(&ndarray_panic(1140)));
+        assert_eq!(a.symptom, "panic at ndarray-0.17.2/src/arraytraits.rs:36");
+        assert!(a.same_as(&b) && a.any_operator());
+        // Two sites of one operator are two bugs.
+        let c = of(&crashed("thread '<unnamed>' (1) panicked at core/src/ops/array/gather_nd.rs:72:23: | assertion failed: index < dim"));
+        let d = of(&crashed("thread '<unnamed>' (2) panicked at core/src/ops/array/gather_nd.rs:28:9: | assertion `left == right` failed"));
+        assert_eq!(c.symptom, "panic at array/gather_nd.rs:72");
+        assert!(!c.same_as(&d));
+        // A signal says nothing of where: the operator's.
+        let e = of(&crashed(
+            "runtime openvino crashed: killed by signal 11 (SIGSEGV)",
+        ));
+        assert_eq!(e.symptom, "SIGSEGV");
+        assert!(!e.any_operator());
+    }
 
     #[test]
     fn blanking_keeps_the_words_and_drops_sizes_values_names_and_paths() {

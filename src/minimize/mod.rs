@@ -337,7 +337,9 @@ pub(crate) fn minimize(
     };
     let (Some((_, signature)), Some((_, behaviour))) = (
         disagreement(&result),
-        behaviour::behaviour(&result, rule(&reference).as_deref()),
+        behaviour::behaviour(&result, rule(&reference).as_deref(), || {
+            original.tensor_of(crate::ops::Role::Data).cloned()
+        }),
     ) else {
         return Err(MinimizeError::NotReproducible {
             case: name.to_string(),
@@ -380,7 +382,8 @@ pub(crate) fn minimize(
             let result = judge.subject(&candidate, &reference)?;
             // The same bug, not merely the same verdict: a candidate that disagrees another way
             // (other elements wrong, another crash site, another rule broken) is another bug.
-            let same = behaviour::behaviour(&result, rule(&reference).as_deref())
+            let data = || candidate.tensor_of(crate::ops::Role::Data).cloned();
+            let same = behaviour::behaviour(&result, rule(&reference).as_deref(), data)
                 .is_some_and(|(_, b)| b.same_as(&best.behaviour));
             if same && disagreement(&result).map(|(_, s)| s).as_ref() == Some(&best.signature) {
                 best.subject = candidate;

@@ -115,7 +115,8 @@ pub(crate) fn rerun_command(dir: &Path, runtime_flag: &str) -> String {
 }
 
 /// What the hunt knows about a finding beyond its minimal case: its class, the variants and the
-/// runtime's modes it was tried in, and the adapter's options of the mode it is reported in.
+/// runtime's modes it was tried in, the adapter's options of the mode it is reported in, where it
+/// was seen, and the context graph of a case in context.
 #[derive(Clone, Debug)]
 pub(crate) struct Finding<'a> {
     /// What the disagreement means for the runtime's users.
@@ -128,6 +129,12 @@ pub(crate) struct Finding<'a> {
     /// The bundled adapter's options the reproducer makes its session with (a failing mode's);
     /// `None`: those the runtime was started with.
     pub options: Option<&'a [(String, String)]>,
+    /// The line listing the operator versions and data types it was seen on (`Seen on: ...`),
+    /// empty when not known.
+    pub seen_on: &'a str,
+    /// For a case in context, the graph in words (`the shape chain (Shape -> ...)`): the case
+    /// is written as generated, not minimized.
+    pub context: Option<&'a str>,
 }
 
 impl Finding<'static> {
@@ -141,6 +148,8 @@ impl Finding<'static> {
             variants: &[],
             modes: &[],
             options: None,
+            seen_on: "",
+            context: None,
         }
     }
 }
@@ -321,12 +330,17 @@ fn held(kinds: &str) -> String {
 pub(crate) fn title(
     m: &Minimized,
     info: &RuntimeInfo,
-    class: Class,
+    finding: &Finding<'_>,
     observed: &Observed,
 ) -> String {
+    let class = finding.class;
     let s = &m.subject;
     let op = s.def.version_name(s.version);
-    let dtype = data_dtype(s);
+    // In context, the graph says where; the data type of the graph's input is not the node's.
+    let subject = match finding.context {
+        Some(graph) => format!("{op} inside {}", graph.split(" (").next().unwrap_or(graph)),
+        None => format!("{op} on {} data", data_dtype(s)),
+    };
     let failed = m
         .result
         .data_sets
@@ -350,10 +364,7 @@ pub(crate) fn title(
             }
             Some(o) if o.mismatches > 0 => {
                 let total: usize = o.actual_shape.iter().product();
-                let b = behaviour::behaviour(&m.result, None)
-                    .map(|(_, b)| b.symptom)
-                    .unwrap_or_default();
-                let desc = b.strip_prefix("values: ").map(held);
+                let desc = m.behaviour.symptom.strip_prefix("values: ").map(held);
                 match (desc, m.signature.diagnosis) {
                     (_, d) if d != "none" => format!(
                         "returns a wrong output: {}",
@@ -361,6 +372,11 @@ pub(crate) fn title(
                             .iter()
                             .find(|c| c.id() == d)
                             .map_or(d, |c| c.sentence())
+                    ),
+                    _ if behaviour::symptom_words(&m.behaviour.symptom).is_some() => format!(
+                        "{} ({} of {total} output elements wrong)",
+                        behaviour::symptom_words(&m.behaviour.symptom).unwrap_or_default(),
+                        o.mismatches
                     ),
                     (Some(desc), _) if desc != "other values" => format!(
                         "returns {desc} in {} of {total} output elements",
@@ -378,9 +394,7 @@ pub(crate) fn title(
             let how = match observed {
                 Observed::TimedOut(_) => "hangs".to_string(),
                 _ => {
-                    let site = behaviour::behaviour(&m.result, None)
-                        .map(|(_, b)| b.symptom)
-                        .unwrap_or_default();
+                    let site = &m.behaviour.symptom;
                     if site.is_empty() {
                         "crashes".to_string()
                     } else {
@@ -407,10 +421,7 @@ pub(crate) fn title(
             None => "returns an output where the spec requires an error".into(),
         },
     };
-    format!(
-        "{} {}: {op} on {dtype} data {what}",
-        info.name, info.version
-    )
+    format!("{} {}: {subject} {what}", info.name, info.version)
 }
 
 /// The dtype of the subject's data (or updates).
@@ -528,15 +539,23 @@ pub(crate) fn render(
 ) -> String {
     let s = &m.subject;
     let version = s.def.version_name(s.version);
-    let mut md = format!("# {}\n\n", title(m, info, finding.class, observed));
+    let mut md = format!("# {}\n\n", title(m, info, finding, observed));
     md.push_str(&format!(
         "**{}** (`{}`). {}\n\n",
         finding.class.title(),
         finding.class.id(),
         class_sentence(finding.class)
     ));
+    if let Some(graph) = finding.context {
+        md.push_str(&format!(
+            "**In context**: {version} fails inside {graph}, a graph real models contain. The case is written as generated, not minimized.\n\n"
+        ));
+    }
     md.push_str(&variants_line(finding.variants));
     md.push_str(&modes_line(finding.modes));
+    if !finding.seen_on.is_empty() {
+        md.push_str(&format!("{}\n\n", finding.seen_on));
+    }
     md.push_str(&environment_block(info, api, runtime_flag, env));
     md.push_str("\n## The model\n\n");
     let attrs: Vec<String> = s
@@ -551,28 +570,60 @@ pub(crate) fn render(
                 .collect()
         })
         .unwrap_or_default();
-    md.push_str(&format!(
-        "One `{}` node ({}), opset {} ({version}){}; {}.\n\n",
-        s.def.op_type,
-        if s.def.domain.is_empty() {
-            "ai.onnx"
-        } else {
-            s.def.domain
-        },
-        s.opset,
-        if attrs.is_empty() {
-            String::new()
-        } else {
-            format!(", attributes: {}", attrs.join(", "))
-        },
-        s.variant.words()
-    ));
+    let domain = if s.def.domain.is_empty() {
+        "ai.onnx"
+    } else {
+        s.def.domain
+    };
+    let attrs = if attrs.is_empty() {
+        String::new()
+    } else {
+        format!(", attributes: {}", attrs.join(", "))
+    };
+    match (s.graph_nodes(), finding.context) {
+        (Some(nodes), graph) => md.push_str(&format!(
+            "The `{}` node under test ({domain}), opset {} ({version}){attrs}, inside {}: a graph of {} node(s) ({}); {}.\n\n",
+            s.def.op_type,
+            s.opset,
+            graph.unwrap_or("a graph"),
+            nodes.len(),
+            nodes.join(", "),
+            s.variant.words()
+        )),
+        (None, _) => md.push_str(&format!(
+            "One `{}` node ({domain}), opset {} ({version}){attrs}; {}.\n\n",
+            s.def.op_type,
+            s.opset,
+            s.variant.words()
+        )),
+    }
     md.push_str("Inputs:\n\n");
     for (k, (name, t)) in s.inputs.iter().enumerate() {
         md.push_str(&format!(
             "- `{name}`: {}\n",
             tensor_text(t, &format!("test_data_set_0/input_{k}.pb"))
         ));
+    }
+    // A graph's own initializers (an embedding's weights; a variant's are inputs above).
+    let own: Vec<&crate::pb::TensorProto> = s
+        .model
+        .graph
+        .as_ref()
+        .map(|g| g.initializer.iter().collect())
+        .unwrap_or_default();
+    if !own.is_empty() {
+        md.push_str("\nInitializers:\n\n");
+        for t in own {
+            let ctx = crate::load::tensor::TensorContext {
+                base_dir: Path::new("."),
+                max_bytes: crate::runner::DEFAULT_MAX_TENSOR_BYTES,
+            };
+            let text = crate::load::tensor::tensor_from_proto(t, &ctx).map_or_else(
+                |e| format!("(not readable: {e})"),
+                |v| tensor_text(&v, "model.onnx"),
+            );
+            md.push_str(&format!("- `{}`: {text}\n", t.name));
+        }
     }
     md.push_str("\n## Expected\n\n");
     match &m.reference {
@@ -664,14 +715,44 @@ pub(crate) fn render(
         ));
         md.push_str("```\n");
     }
+    let how = if finding.context.is_some() {
+        "written as generated"
+    } else {
+        "minimized from"
+    };
     md.push_str(&format!(
-        "\nFound by onnx-idx-check {} (minimized from `{}`, {}, {} elements); in this directory, `onnx-idx-check run . {runtime_flag}` judges it again.\n",
+        "\nFound by onnx-idx-check {} ({how} `{}`, {}, {} elements); in this directory, `onnx-idx-check run . {runtime_flag}` judges it again.\n",
         env!("CARGO_PKG_VERSION"),
         m.original.name,
         m.original.shapes(),
         m.original.size(),
     ));
     md
+}
+
+/// Replaces the line of `dir`'s `REPORT.md` that starts with `prefix` by `line` (a hunt keeps
+/// the list of where a finding was seen up to date); a report without one is left as it is.
+pub(crate) fn replace_line(dir: &Path, prefix: &str, line: &str) -> anyhow::Result<()> {
+    let path = dir.join(REPORT_FILE);
+    let Ok(md) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let mut found = false;
+    let replaced: Vec<&str> = md
+        .split('\n')
+        .map(|l| {
+            if !found && l.starts_with(prefix) {
+                found = true;
+                line
+            } else {
+                l
+            }
+        })
+        .collect();
+    if found {
+        crate::fsutil::write_atomic(dir, REPORT_FILE, replaced.join("\n").as_bytes())?;
+    }
+    Ok(())
 }
 
 /// One sentence on what a class means.

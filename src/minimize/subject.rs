@@ -146,9 +146,68 @@ impl Subject {
         })
     }
 
-    /// The node.
+    /// A case of several nodes (a case in context: the operator under test inside a small
+    /// graph) as it is, to be judged and reported, not shrunk: `def` at `version` is the node
+    /// under test (its first node in the graph, when there are two), imported at `opset`; the
+    /// inputs are the graph's, with their roles in that node.
+    pub(crate) fn in_graph(
+        case_dir: &Path,
+        name: &str,
+        (def, version, opset): (&'static OpDef, &'static OpVersion, i64),
+        max_bytes: usize,
+    ) -> Result<Subject, SubjectError> {
+        let limit = crate::load::file_limit(max_bytes);
+        let model = crate::load::load_model(&case_dir.join("model.onnx"), "model.onnx", limit)?;
+        let mut s = Subject {
+            name: name.to_string(),
+            model,
+            def,
+            version,
+            opset,
+            inputs: Vec::new(),
+            roles: Vec::new(),
+            variant: Variant::DEFAULT,
+        };
+        let names: Vec<String> = s.model.graph.as_ref().map_or_else(Vec::new, |g| {
+            crate::eval::data_inputs(g)
+                .iter()
+                .map(|v| v.name.clone())
+                .collect()
+        });
+        for (k, input) in names.into_iter().enumerate() {
+            let shown = format!("test_data_set_0/input_{k}.pb");
+            let (_, t) = crate::load::load_tensor_file(&case_dir.join(&shown), &shown, max_bytes)?;
+            let role = s
+                .node()
+                .and_then(|n| n.input.iter().position(|i| *i == input))
+                .and_then(|j| version.inputs.get(j))
+                .map(|spec| spec.role);
+            s.inputs.push((input, t));
+            s.roles.push(role);
+        }
+        Ok(s)
+    }
+
+    /// The node under test: the graph's first node of the subject's operator (the one node of
+    /// a single-node case).
     pub(crate) fn node(&self) -> Option<&pb::NodeProto> {
-        self.model.graph.as_ref()?.node.first()
+        let g = self.model.graph.as_ref()?;
+        g.node
+            .iter()
+            .find(|n| {
+                n.op_type == self.def.op_type
+                    && crate::ops::canonical_domain(&n.domain) == self.def.domain
+            })
+            .or_else(|| g.node.first())
+    }
+
+    /// The node types of a graph of its own (a case in context: several nodes, or
+    /// initializers), in order (`Shape, Constant, Gather, ...`); `None` for a single node on
+    /// the graph's inputs.
+    pub(crate) fn graph_nodes(&self) -> Option<Vec<&str>> {
+        let g = self.model.graph.as_ref()?;
+        (g.node.len() > 1 || !g.initializer.is_empty())
+            .then(|| g.node.iter().map(|n| n.op_type.as_str()).collect())
     }
 
     /// The index of the graph input with `role`.
@@ -254,7 +313,28 @@ impl Subject {
             Err(crate::eval::PlanError::Unsupported(e)) => return Err(e),
         };
         let inputs: Vec<Tensor> = self.inputs.iter().map(|(_, t)| t.clone()).collect();
-        match plan.evaluate(&[], &inputs, Path::new("."), DEFAULT_MAX_OUTPUT_BYTES) {
+        // A graph's own initializers (an embedding's weights, in a case in context).
+        let ctx = crate::load::tensor::TensorContext {
+            base_dir: Path::new("."),
+            max_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+        };
+        let initializers = plan
+            .initializers()
+            .iter()
+            .map(|t| {
+                Ok((
+                    t.name.clone(),
+                    crate::load::tensor::tensor_from_proto(t, &ctx)?,
+                ))
+            })
+            .collect::<Result<Vec<_>, crate::load::tensor::TensorError>>()
+            .map_err(|e| e.to_string())?;
+        match plan.evaluate(
+            &initializers,
+            &inputs,
+            Path::new("."),
+            DEFAULT_MAX_OUTPUT_BYTES,
+        ) {
             Ok(values) => Ok(Reference::Outputs(
                 values.into_iter().map(|v| v.tensor).collect(),
             )),

@@ -388,6 +388,8 @@ pub(crate) struct Request<'a> {
 #[derive(Debug)]
 pub(crate) struct Job {
     dir: ScratchDir,
+    /// The elements of its inputs: what its time limit scales with ([`scaled_timeout`]).
+    elements: usize,
     /// The request without `id`, `output_dir` and `threads`.
     body: serde_json::Map<String, serde_json::Value>,
     /// The workers (by serial number) that answered it.
@@ -455,6 +457,23 @@ impl std::fmt::Debug for Runtime {
             .field("argv", &self.argv)
             .finish_non_exhaustive()
     }
+}
+
+/// The input elements of a request that `--timeout` is for: a larger request gets `--timeout`
+/// times its elements over this.
+pub(crate) const ELEMENTS_PER_TIMEOUT: usize = 1 << 22;
+
+/// How long a request of `elements` input elements may take: `timeout` for up to
+/// [`ELEMENTS_PER_TIMEOUT`] (4 Mi) elements, and in proportion beyond, `timeout × elements /
+/// 4 Mi`. A runtime's work grows with its inputs: a correct but slow one (a Python reference
+/// reading 2^24 elements) is not hung, and a hang still ends in time bounded by the input's size,
+/// which `--max-tensor-bytes` bounds.
+pub(crate) fn scaled_timeout(timeout: Duration, elements: usize) -> Duration {
+    if elements <= ELEMENTS_PER_TIMEOUT {
+        return timeout;
+    }
+    let factor = elements as f64 / ELEMENTS_PER_TIMEOUT as f64;
+    Duration::try_from_secs_f64(timeout.as_secs_f64() * factor).unwrap_or(Duration::MAX)
 }
 
 /// How long a worker may take to say hello: importing a runtime takes seconds on a busy machine.
@@ -587,6 +606,7 @@ impl Runtime {
         let dir = ScratchDir(self.scratch.path().join("jobs").join(id.to_string()));
         std::fs::create_dir_all(dir.path())?;
         let mut inputs = Vec::with_capacity(req.inputs.len());
+        let elements = req.inputs.iter().map(|i| i.tensor.numel()).sum();
         for (k, input) in req.inputs.iter().enumerate() {
             let npy = dir.path().join(format!("input_{k}.npy"));
             feed::write_npy(&npy, input.tensor)?;
@@ -611,6 +631,7 @@ impl Runtime {
         body.insert("outputs".into(), outputs.into());
         Ok(Job {
             dir,
+            elements,
             body,
             ran_on: Mutex::new(Vec::new()),
         })
@@ -645,7 +666,7 @@ impl Runtime {
             if let Ok(mut ran_on) = job.ran_on.lock() {
                 ran_on.push(serial);
             }
-            let answer = match worker.ask(&line, self.timeout) {
+            let answer = match worker.ask(&line, scaled_timeout(self.timeout, job.elements)) {
                 Ok(a) => a,
                 Err(Death::Crashed(m)) => return Ok(Outcome::Crashed(m)),
                 Err(Death::TimedOut(t)) => return Ok(Outcome::TimedOut(t)),
@@ -850,6 +871,27 @@ fn greet(mut w: Worker, timeout: Duration) -> Result<(Worker, Hello), String> {
         ));
     }
     Ok((w, hello))
+}
+
+#[cfg(test)]
+mod scaled_timeout_tests {
+    use super::*;
+
+    #[test]
+    fn large_requests_get_time_in_proportion_to_their_inputs() {
+        let base = Duration::from_secs(20);
+        assert_eq!(scaled_timeout(base, 0), base);
+        assert_eq!(scaled_timeout(base, 1 << 22), base);
+        assert_eq!(scaled_timeout(base, 3 << 21), Duration::from_secs(30));
+        // The onnx reference's GatherElements on an axis of 2^24 + 8 uint8 elements.
+        let big = scaled_timeout(base, (1 << 24) + 20);
+        assert!(
+            big > Duration::from_secs(80) && big < Duration::from_secs(81),
+            "{big:?}"
+        );
+        // No limit stays no limit, without overflow.
+        assert_eq!(scaled_timeout(Duration::MAX, 1 << 30), Duration::MAX);
+    }
 }
 
 #[cfg(test)]

@@ -265,9 +265,10 @@ fn hunt_out_never_removes_what_it_did_not_write() {
     assert!(!crate::minimize::tree(&out).is_empty());
 }
 
-/// tests/fixtures/runtime/planted_runtime.py: six bugs modelled on upstream reports, one of each
-/// class, and types and a domain it does not implement. A hunt reports each bug once, in its
-/// class, and no refusal of what the runtime does not implement: those are the coverage table.
+/// tests/fixtures/runtime/planted_runtime.py: eight bugs modelled on upstream reports, one of each
+/// class, one that only a case in context shows, and types and a domain it does not implement.
+/// A hunt reports each bug once, in its class, and no refusal of what the runtime does not
+/// implement: those are the coverage table.
 #[test]
 fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal() {
     if !crate::support::python3("hunt") {
@@ -301,7 +302,7 @@ fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal(
     r.expect_code(0);
     let findings: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
-    let got: BTreeSet<(String, String)> = findings
+    let got: BTreeSet<(String, String, String)> = findings
         .as_array()
         .unwrap()
         .iter()
@@ -309,20 +310,22 @@ fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal(
             (
                 f["class"].as_str().unwrap().to_string(),
                 f["op"].as_str().unwrap().to_string(),
+                f["context"].as_str().unwrap_or_default().to_string(),
             )
         })
         .collect();
-    let want: BTreeSet<(String, String)> = [
-        ("crash", "GatherND"),
-        ("wrong-output", "Gather"),
-        ("wrong-output", "GatherElements"),
-        ("unsafe", "Gather"),
-        ("nondeterministic", "ScatterND"),
-        ("refuses-valid", "ScatterND"),
-        ("accepts-invalid", "ScatterElements"),
+    let want: BTreeSet<(String, String, String)> = [
+        ("crash", "GatherND", ""),
+        ("wrong-output", "Gather", ""),
+        ("wrong-output", "GatherElements", ""),
+        ("wrong-output", "GatherND", "after-transpose"),
+        ("unsafe", "Gather", ""),
+        ("nondeterministic", "ScatterND", ""),
+        ("refuses-valid", "ScatterND", ""),
+        ("accepts-invalid", "ScatterElements", ""),
     ]
     .into_iter()
-    .map(|(c, o)| (c.to_string(), o.to_string()))
+    .map(|(c, o, x)| (c.to_string(), o.to_string(), x.to_string()))
     .collect();
     assert_eq!(got, want, "{}", r.stdout);
     assert_eq!(
@@ -339,6 +342,40 @@ fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal(
         .find(|f| f["class"] == "wrong-output")
         .unwrap();
     assert!(wrong["versions"].as_array().unwrap().len() > 1, "{wrong}");
+    assert_eq!(
+        wrong["operators"].as_array().unwrap().len(),
+        wrong["versions"].as_array().unwrap().len(),
+        "{wrong}"
+    );
+    // The bug only a graph shows is written with its graph, and its report says so.
+    let in_context = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["context"] == "after-transpose")
+        .unwrap();
+    assert_eq!(in_context["minimized"], false, "{in_context}");
+    let dir = out.join(in_context["case"].as_str().unwrap());
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    assert!(
+        report.contains("**In context**: GatherND-")
+            && report.contains("fails inside a gather on a Transpose's output"),
+        "{report}"
+    );
+    assert!(
+        report.contains("2 node(s) (Transpose, GatherND)"),
+        "{report}"
+    );
+    assert!(report.contains("\nSeen on: GatherND-"), "{report}");
+    let again = run([
+        "run",
+        dir.to_str().unwrap(),
+        "--runtime-cmd",
+        &planted,
+        "--format",
+        "json",
+    ]);
+    again.expect_code(1);
     // A bug of constant indices names the variants that show it, and those that do not.
     let constant = findings
         .as_array()
@@ -389,8 +426,8 @@ fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal(
             .find(h)
             .unwrap_or_else(|| panic!("{h} missing: {}", r.stdout))
     };
-    assert!(at("Crash (1)") < at("Wrong output (2)"));
-    assert!(at("Wrong output (2)") < at("Refuses valid input (1)"));
+    assert!(at("Crash (1)") < at("Wrong output (3)"));
+    assert!(at("Wrong output (3)") < at("Refuses valid input (1)"));
     assert!(at("Refuses valid input (1)") < at("Accepts invalid input (1)"));
     assert!(at("Accepts invalid input (1)") < at("Not implemented by the runtime"));
 }

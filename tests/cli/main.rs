@@ -44,6 +44,8 @@ mod rerun;
 mod runtime;
 // `run --runtime NAME`: the bundled adapters against the real runtimes, where installed.
 mod bundled_runtimes;
+// A runtime's time limit grows with the size of the case (a slow fixture runtime).
+mod slow_runtime;
 // The fuzz crate's naive reference (fuzz/src/reference.rs): written from docs/semantics.md apart from
 // the kernels, it is the independent check of the suite `generate` writes. Included as a module,
 // so the fuzz crate need not be built; its own unit tests come along.
