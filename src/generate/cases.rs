@@ -9,6 +9,7 @@
 //! registry ([`crate::ops::REGISTRY`]).
 
 pub(crate) mod context;
+mod crossed;
 mod large;
 mod offsets;
 mod traits;
@@ -1191,6 +1192,24 @@ pub fn large(seed: u64, def: &'static OpDef, v: &'static OpVersion) -> Vec<CaseS
             pass: None,
         }
         .large_cases();
+    }
+    out
+}
+
+/// The hunt's crossed cases of one operator version, their shapes and dtype pair drawn from
+/// `seed`: see [`crossed`].
+pub fn crossed(seed: u64, def: &'static OpDef, v: &'static OpVersion) -> Vec<CaseSpec> {
+    let mut out = Vec::new();
+    if let Some(fam) = family(def, v) {
+        Builder {
+            seed,
+            def,
+            v,
+            fam,
+            out: &mut out,
+            pass: None,
+        }
+        .crossed_cases();
     }
     out
 }

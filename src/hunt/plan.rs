@@ -9,6 +9,8 @@
 use crate::generate::cases::{self, Breadth, CaseSpec};
 use crate::generate::variant::Variant;
 use crate::ops::OpDef;
+#[cfg(test)]
+use std::collections::BTreeMap;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// A small, seeded generator (splitmix64): the order must be the same on every machine.
@@ -37,12 +39,14 @@ pub(crate) fn round_seed(seed: u64, round: u64) -> u64 {
 /// --profile stress` after its first layer.
 pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64) -> Vec<CaseSpec> {
     let s = round_seed(seed, round);
-    // The operator alone, and in the small graphs real models put it in.
+    // The operator alone, in the small graphs real models put it in, and with its traits crossed
+    // on shapes drawn from the round's seed.
     let mut specs: Vec<CaseSpec> = cases::versions(ops)
         .into_iter()
         .flat_map(|(def, v)| {
             let mut c = cases::of_version(Breadth::Full, s, def, v);
             c.extend(cases::context::in_context(s, def, v));
+            c.extend(cases::crossed(s, def, v));
             c
         })
         .collect();
@@ -252,5 +256,42 @@ mod tests {
             prone.len(),
             specs.len()
         );
+    }
+
+    #[test]
+    fn later_rounds_draw_new_shapes_for_the_crossed_kinds_and_the_same_ones_every_time() {
+        let ops =
+            crate::generate::select_ops(&["GatherND".to_string(), "ScatterElements".to_string()])
+                .unwrap();
+        type Shapes = BTreeMap<String, Vec<Vec<usize>>>;
+        let shapes = |r: u64| -> Shapes {
+            round(&ops, 9, r)
+                .into_iter()
+                .filter(|c| c.traits.iter().any(|t| t == "crossed"))
+                .map(|c| {
+                    let s = c.inputs.iter().map(|t| t.shape().to_vec()).collect();
+                    (c.kind, s)
+                })
+                .collect()
+        };
+        let (zero, one) = (shapes(0), shapes(1));
+        assert_eq!(one, shapes(1));
+        // Both rounds hold the crossed kinds of both families.
+        assert!(zero.len() > 40, "{} crossed cases", zero.len());
+        // Round 1 draws data ranks and index shapes that round 0 has not for the same kind (and
+        // its dtype pair, in the name).
+        let rank = |s: &Vec<Vec<usize>>| s[0].len();
+        let ranks_differ = zero
+            .iter()
+            .filter(|(n, s)| one.get(*n).is_some_and(|t| rank(t) != rank(s)))
+            .count();
+        let index_shapes_differ = zero
+            .iter()
+            .filter(|(n, s)| one.get(*n).is_some_and(|t| t[1] != s[1]))
+            .count();
+        assert!(ranks_differ > 5, "{ranks_differ} kinds change rank");
+        assert!(index_shapes_differ > 10, "{index_shapes_differ}");
+        let all_zero: std::collections::BTreeSet<&Vec<Vec<usize>>> = zero.values().collect();
+        assert!(one.values().any(|s| !all_zero.contains(s)));
     }
 }
