@@ -942,4 +942,26 @@ mod tests {
             c.violation && update[a] == past[a] && wi.iter().any(|&w| w > 0)
         }));
     }
+
+    /// Writes every crossed case of seeds 0 to 3 into `$ONNX_IDX_CHECK_CROSSED_DIR`, valid ones
+    /// under `valid/` and violations under `violation/`, for a check of a runtime against them:
+    /// `onnx-idx-check run DIR/valid --runtime onnx-reference`.
+    #[test]
+    #[ignore = "writes the crossed cases for a runtime check; set ONNX_IDX_CHECK_CROSSED_DIR"]
+    fn write_the_crossed_cases_for_a_runtime_check() {
+        let Some(dir) = std::env::var_os("ONNX_IDX_CHECK_CROSSED_DIR") else {
+            return;
+        };
+        let dir = std::path::PathBuf::from(dir);
+        for seed in 0..4 {
+            for c in all(seed) {
+                let Some(r) = crate::generate::render_case(&c).unwrap() else {
+                    continue;
+                };
+                let sub = if c.violation { "violation" } else { "valid" };
+                r.write_to(&dir.join(sub).join(format!("seed{seed}")).join(&r.name))
+                    .unwrap();
+            }
+        }
+    }
 }
