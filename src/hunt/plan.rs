@@ -2,7 +2,8 @@
 //! operators under `--seed`, shuffled by the seed and then layered, every kind of case (operator,
 //! version and what it tests) once before any kind twice, with the stress profile's large cases
 //! (where races and index-width bugs show) after the first layer; each later round is the same
-//! cases with fresh random values (the generator under a seed of its own), shuffled again. Cases are numbered
+//! kinds with fresh random values (the generator under a seed of its own), the crossed cases with
+//! fresh shapes and types too, shuffled again. Cases are numbered
 //! across rounds; case `i` belongs to shard `i mod N + 1`, so shards never overlap and together
 //! cover the single run's cases.
 
