@@ -9,6 +9,7 @@
 //! registry ([`crate::ops::REGISTRY`]).
 
 pub(crate) mod context;
+mod crossed;
 mod large;
 mod offsets;
 mod traits;
@@ -1177,22 +1178,37 @@ pub fn of_version(
     out
 }
 
-/// The stress profile's large cases of one operator version (none unless it is the latest):
-/// see [`large`].
-pub fn large(seed: u64, def: &'static OpDef, v: &'static OpVersion) -> Vec<CaseSpec> {
+/// The cases `make` builds for one operator version (none for a version of no family).
+fn built(
+    seed: u64,
+    def: &'static OpDef,
+    v: &'static OpVersion,
+    make: impl FnOnce(&mut Builder<'_>),
+) -> Vec<CaseSpec> {
     let mut out = Vec::new();
     if let Some(fam) = family(def, v) {
-        Builder {
+        make(&mut Builder {
             seed,
             def,
             v,
             fam,
             out: &mut out,
             pass: None,
-        }
-        .large_cases();
+        });
     }
     out
+}
+
+/// The stress profile's large cases of one operator version (none unless it is the latest):
+/// see [`large`].
+pub fn large(seed: u64, def: &'static OpDef, v: &'static OpVersion) -> Vec<CaseSpec> {
+    built(seed, def, v, |b| b.large_cases())
+}
+
+/// The hunt's crossed cases of one operator version, their shapes and dtype pair drawn from
+/// `seed`: see [`crossed`].
+pub fn crossed(seed: u64, def: &'static OpDef, v: &'static OpVersion) -> Vec<CaseSpec> {
+    built(seed, def, v, |b| b.crossed_cases())
 }
 
 #[cfg(test)]

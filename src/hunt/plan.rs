@@ -1,14 +1,18 @@
 //! The order a hunt tries cases in: round 0 is every case of the full profile for the selected
 //! operators under `--seed`, shuffled by the seed and then layered, every kind of case (operator,
 //! version and what it tests) once before any kind twice, with the stress profile's large cases
-//! (where races and index-width bugs show) after the first layer; each later round is the same
-//! cases with fresh random values (the generator under a seed of its own), shuffled again. Cases are numbered
+//! (where races and index-width bugs show) after the first layer, and after them the crossed
+//! cases (traits tried alone elsewhere, crossed on shapes and types drawn from the round's seed);
+//! each later round is the same kinds with fresh random values (the generator under a seed of its
+//! own), the crossed cases with fresh shapes and types too, shuffled again. Cases are numbered
 //! across rounds; case `i` belongs to shard `i mod N + 1`, so shards never overlap and together
 //! cover the single run's cases.
 
 use crate::generate::cases::{self, Breadth, CaseSpec};
 use crate::generate::variant::Variant;
 use crate::ops::OpDef;
+#[cfg(test)]
+use std::collections::BTreeMap;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// A small, seeded generator (splitmix64): the order must be the same on every machine.
@@ -33,8 +37,8 @@ pub(crate) fn round_seed(seed: u64, round: u64) -> u64 {
     }
 }
 
-/// The cases of one round, in their shuffled order; round 0 has the large cases of `generate
-/// --profile stress` after its first layer.
+/// The cases of one round, in their shuffled order: the first layer of kinds, round 0's large
+/// cases of `generate --profile stress`, the crossed cases, then the other layers.
 pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64) -> Vec<CaseSpec> {
     let s = round_seed(seed, round);
     // The operator alone, and in the small graphs real models put it in.
@@ -48,10 +52,7 @@ pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64) -> Vec<CaseSp
         .collect();
     // Fisher-Yates with the round's seed.
     let mut rng = SplitMix(s ^ 0x5DEE_CE66_D1CE_5EED);
-    for i in (1..specs.len()).rev() {
-        let j = (rng.next() % (i as u64 + 1)) as usize;
-        specs.swap(i, j);
-    }
+    shuffle(&mut specs, &mut rng);
     // Every kind of case once (on a random dtype pair) before any kind twice: a bug that shows on
     // one kind of case is found in the first pass over the kinds, not after the crossings of
     // every dtype with every index type of the kinds before it.
@@ -67,14 +68,31 @@ pub(crate) fn round(ops: &[&'static OpDef], seed: u64, round: u64) -> Vec<CaseSp
     layered.sort_by_key(|(n, _)| *n);
     let first_layer = layered.iter().take_while(|(n, _)| *n == 1).count();
     let mut specs: Vec<CaseSpec> = layered.into_iter().map(|(_, c)| c).collect();
+    // The traits crossed, on shapes and types drawn from the round's seed (one case a kind): after
+    // the first layer (and round 0's large cases), so that each trait alone is tried first and
+    // the cases before them keep their numbers.
+    let mut crossed: Vec<CaseSpec> = cases::versions(ops)
+        .into_iter()
+        .flat_map(|(def, v)| cases::crossed(s, def, v))
+        .collect();
+    shuffle(&mut crossed, &mut rng);
     if round == 0 {
         let big: Vec<CaseSpec> = cases::versions(ops)
             .into_iter()
             .flat_map(|(def, v)| cases::large(s, def, v))
             .collect();
-        specs.splice(first_layer..first_layer, big);
+        crossed.splice(0..0, big);
     }
+    specs.splice(first_layer..first_layer, crossed);
     specs
+}
+
+/// Fisher-Yates with `rng`.
+fn shuffle(specs: &mut [CaseSpec], rng: &mut SplitMix) {
+    for i in (1..specs.len()).rev() {
+        let j = (rng.next() % (i as u64 + 1)) as usize;
+        specs.swap(i, j);
+    }
 }
 
 /// The variant case number `index` of a round seeded `seed` is shown in: the default form for
@@ -183,14 +201,29 @@ mod tests {
         assert!(a.len() > 50);
         let c: Vec<String> = round(&ops, 1, 1).into_iter().map(|c| c.name).collect();
         assert_ne!(a, c);
-        // Round 0 holds the large cases after its first layer, and round 1 none.
-        let kinds: std::collections::BTreeSet<String> =
-            round(&ops, 1, 1).into_iter().map(|c| c.kind).collect();
+        // Round 0 holds the large cases after its first layer, and round 1 none; the crossed
+        // cases come after them.
+        let kinds: std::collections::BTreeSet<String> = round(&ops, 1, 1)
+            .into_iter()
+            .filter(|c| !c.traits.iter().any(|t| t == "crossed"))
+            .map(|c| c.kind)
+            .collect();
         let at = a
             .iter()
             .position(|n| n.contains("stress"))
             .expect("a large case");
         assert_eq!(at, kinds.len(), "{:?}", &a[at]);
+        // The crossed cases follow the large ones: the first layer keeps its order and numbers.
+        let specs = round(&ops, 1, 0);
+        let crossed = |c: &CaseSpec| c.traits.iter().any(|t| t == "crossed");
+        let after = specs[at..]
+            .iter()
+            .position(|c| !c.name.contains("stress"))
+            .unwrap();
+        assert!(specs[..at].iter().all(|c| !crossed(c)));
+        let n = specs.iter().filter(|c| crossed(c)).count();
+        assert!(n > 10, "{n} crossed cases");
+        assert!(specs[at + after..at + after + n].iter().all(crossed));
         assert!(!c.iter().any(|n| n.contains("stress")));
     }
 
@@ -271,5 +304,42 @@ mod tests {
             prone.len(),
             specs.len()
         );
+    }
+
+    #[test]
+    fn later_rounds_draw_new_shapes_for_the_crossed_kinds_and_the_same_ones_every_time() {
+        let ops =
+            crate::generate::select_ops(&["GatherND".to_string(), "ScatterElements".to_string()])
+                .unwrap();
+        type Shapes = BTreeMap<String, Vec<Vec<usize>>>;
+        let shapes = |r: u64| -> Shapes {
+            round(&ops, 9, r)
+                .into_iter()
+                .filter(|c| c.traits.iter().any(|t| t == "crossed"))
+                .map(|c| {
+                    let s = c.inputs.iter().map(|t| t.shape().to_vec()).collect();
+                    (c.kind, s)
+                })
+                .collect()
+        };
+        let (zero, one) = (shapes(0), shapes(1));
+        assert_eq!(one, shapes(1));
+        // Both rounds hold the crossed kinds of both families.
+        assert!(zero.len() > 40, "{} crossed cases", zero.len());
+        // Round 1 draws data ranks and index shapes that round 0 has not for the same kind (and
+        // its dtype pair, in the name).
+        let rank = |s: &Vec<Vec<usize>>| s[0].len();
+        let ranks_differ = zero
+            .iter()
+            .filter(|(n, s)| one.get(*n).is_some_and(|t| rank(t) != rank(s)))
+            .count();
+        let index_shapes_differ = zero
+            .iter()
+            .filter(|(n, s)| one.get(*n).is_some_and(|t| t[1] != s[1]))
+            .count();
+        assert!(ranks_differ > 5, "{ranks_differ} kinds change rank");
+        assert!(index_shapes_differ > 10, "{index_shapes_differ}");
+        let all_zero: std::collections::BTreeSet<&Vec<Vec<usize>>> = zero.values().collect();
+        assert!(one.values().any(|s| !all_zero.contains(s)));
     }
 }
