@@ -466,7 +466,8 @@ pub(crate) fn blank(s: &str) -> String {
             break;
         }
     }
-    collapse_lists(&out)
+    // A scalar index breaks a rule as an index of a tensor does.
+    collapse_lists(&out.replace("indices (a scalar)", "indices[..]"))
 }
 
 /// `s` with every bracketed list of blanked numbers (`[[#, #], [#, #]]`, of any length and depth)
@@ -734,6 +735,10 @@ mod tests {
             blank("indices tensor [[1, 2]], shape=[1, 2], at [x]")
         );
         assert!(blank("at [x]").ends_with("[x]"));
+        assert_eq!(
+            blank("indices (a scalar) = -1 is negative, which Gather-1 does not allow"),
+            blank("indices[0, 2] = -3 is negative, which Gather-1 does not allow")
+        );
         assert_eq!(
             blank("node 'g0' at /tmp/x/model.onnx: axis 1.5e3 bad"),
             "node '' at PATH: axis # bad"
