@@ -431,11 +431,33 @@ fn data_dtype(s: &Subject) -> &'static str {
         .map_or("?", |t| t.dtype().name())
 }
 
-/// **What decides it**: the operator's text for the version, and the decision when one does.
+/// The decision the expected outputs of `s` rest on where the operator's text is silent: D8
+/// when a `max` or `min` reduction meets a NaN (the text says nothing of NaN there).
+pub(crate) fn output_decision(s: &Subject) -> Option<crate::ops::Decision> {
+    use crate::ops::Role;
+    use crate::tensor::value::{scalar, Scalar};
+    let reduces =
+        s.node()?.attribute.iter().any(|a| {
+            a.name == "reduction" && (a.s.as_slice() == b"max" || a.s.as_slice() == b"min")
+        });
+    let nan = |t: &crate::tensor::Tensor| {
+        (0..t.numel())
+            .any(|i| matches!(scalar(t, i), Some(Scalar::Real { value, .. }) if value.is_nan()))
+    };
+    let any_nan = [Role::Data, Role::Updates]
+        .into_iter()
+        .filter_map(|r| s.tensor_of(r))
+        .any(nan);
+    (reduces && any_nan).then_some(crate::ops::Decision::D8)
+}
+
+/// **What decides it**: the operator's text for the version, and the decision when one does
+/// (`decided`: the one the expected outputs rest on, from [`output_decision`]).
 pub(crate) fn what_decides(
     def: &crate::ops::OpDef,
     v: &crate::ops::OpVersion,
     reference: &Reference,
+    decided: Option<crate::ops::Decision>,
 ) -> String {
     let name = def.version_name(v);
     let mut md = String::from("## What decides it\n\n");
@@ -452,9 +474,18 @@ pub(crate) fn what_decides(
                 e
             )),
         },
-        Reference::Outputs(_) => md.push_str(&format!(
-            "The expected output is {name} as its text defines it (computed by onnx-idx-check's reference).\n\n"
-        )),
+        Reference::Outputs(_) => match decided {
+            Some(d) => md.push_str(&format!(
+                "The expected output rests on **onnx-idx-check's decision {d}**, not on the ONNX \
+                 text, which is silent here (a `max` or `min` reduction meeting NaN: NaN \
+                 propagates; onnx-idx-check's `docs/semantics.md#{}`). Weigh it as such; \
+                 {name}'s own text is below.\n\n",
+                d.anchor()
+            )),
+            None => md.push_str(&format!(
+                "The expected output is {name} as its text defines it (computed by onnx-idx-check's reference).\n\n"
+            )),
+        },
     }
     match crate::ops::quotes::quote(def, v) {
         Some(q) => {
@@ -691,7 +722,12 @@ pub(crate) fn render(
         ));
     }
     md.push('\n');
-    md.push_str(&what_decides(s.def, s.version, &m.reference));
+    md.push_str(&what_decides(
+        s.def,
+        s.version,
+        &m.reference,
+        output_decision(s),
+    ));
     if let Some(api) = api {
         // The reproducer reads a tensor from the case's files only when it cannot write it out.
         let reads_files = s.inputs.iter().any(|(_, t)| python::array(t).is_none())
@@ -849,13 +885,48 @@ mod tests {
     }
 
     #[test]
+    fn nan_meeting_max_or_min_is_decided_by_d8_and_said_so() {
+        let case =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/onnx-node/test_scatternd_max");
+        let mut s = Subject::load(&case, "case", "test_data_set_0", 1 << 20).unwrap();
+        assert_eq!(output_decision(&s), None, "no NaN in ONNX's own case");
+        let n = s.inputs[0].1.numel();
+        let mut values = vec![1.0f32; n];
+        values[0] = f32::NAN;
+        s.inputs[0].1 = Tensor::from_vec(s.inputs[0].1.shape().to_vec(), values).unwrap();
+        assert_eq!(output_decision(&s), Some(crate::ops::Decision::D8));
+        let md = what_decides(
+            s.def,
+            s.version,
+            &Reference::Outputs(Vec::new()),
+            output_decision(&s),
+        );
+        assert!(
+            md.contains("**onnx-idx-check's decision D8**, not on the ONNX text"),
+            "{md}"
+        );
+        assert!(
+            md.contains("docs/semantics.md#d8-reduction-order-and-arithmetic"),
+            "{md}"
+        );
+        // Without a max or min reduction the NaN is the text's business.
+        let node = &mut s.model.graph.as_mut().unwrap().node[0];
+        node.attribute
+            .iter_mut()
+            .find(|a| a.name == "reduction")
+            .unwrap()
+            .s = b"add".to_vec();
+        assert_eq!(output_decision(&s), None);
+    }
+
+    #[test]
     fn a_decision_is_named_as_one_with_its_anchor_and_never_as_the_spec() {
         let (def, v) = gather(1);
         let e = SpecError::Decision {
             rule: Decision::D2,
             message: "indices[0] = -1 is negative".into(),
         };
-        let md = what_decides(def, v, &Reference::Error(e));
+        let md = what_decides(def, v, &Reference::Error(e), None);
         assert!(
             md.contains("**onnx-idx-check's decision D2**, not by the ONNX text"),
             "{md}"
@@ -873,6 +944,7 @@ mod tests {
             &Reference::Error(SpecError::Violation(
                 "indices[0] = 3 is out of range".into(),
             )),
+            None,
         );
         assert!(md.contains("Gather-13's text requires an error for these inputs (indices[0] = 3 is out of range)"), "{md}");
         assert!(md.contains("within bounds [-s, s-1]"), "{md}");
