@@ -462,12 +462,15 @@ pub(crate) fn blank(s: &str) -> String {
             }
             _ => out.push(c),
         }
-        if out.chars().count() >= 160 {
+        // Bounded work on a long message; lists are collapsed before the cut below, so that
+        // a tensor printed at any length cuts the same.
+        if out.len() >= 4096 {
             break;
         }
     }
     // A scalar index breaks a rule as an index of a tensor does.
-    collapse_lists(&out.replace("indices (a scalar)", "indices[..]"))
+    let collapsed = collapse_lists(&out.replace("indices (a scalar)", "indices[..]"));
+    collapsed.chars().take(160).collect()
 }
 
 /// `s` with every bracketed list of blanked numbers (`[[#, #], [#, #]]`, of any length and depth)
@@ -498,6 +501,11 @@ fn collapse_lists(s: &str) -> String {
             Some(i) => {
                 out.push_str("[..]");
                 rest = &tail[i + 1..];
+            }
+            // A list of numbers cut off by the end of the message is a list all the same.
+            None if tail.chars().all(|c| matches!(c, '[' | ']' | '#' | ',' | ' ' | '.')) => {
+                out.push_str("[..]");
+                rest = "";
             }
             None => {
                 out.push('[');
@@ -735,6 +743,14 @@ mod tests {
             blank("indices tensor [[1, 2]], shape=[1, 2], at [x]")
         );
         assert!(blank("at [x]").ends_with("[x]"));
+        // A tensor printed long is cut after it is collapsed: the same symptom at any length.
+        let message = |n: usize| {
+            let list = vec!["[1, 2]"; n].join(", ");
+            format!("TractError: Evaluating #0 'n' ScatterNd Caused by: ScatterND index -2 out of bounds for data shape [3, 2] (indices tensor [{list}], shape=[{n}, 2], strides=[2, 1], layout=CFcf)")
+        };
+        assert_eq!(blank(&message(1)), blank(&message(40)));
+        assert_eq!(blank(&message(40)), blank(&message(400)));
+        assert!(blank(&message(400)).chars().count() <= 160);
         assert_eq!(
             blank("indices (a scalar) = -1 is negative, which Gather-1 does not allow"),
             blank("indices[0, 2] = -3 is negative, which Gather-1 does not allow")
