@@ -460,7 +460,7 @@ class WorkerTest(unittest.TestCase):
         a = self.start()
         self.assertEqual(a.hello(),
                          {"protocol": 1, "runtime": "fake", "version": "0.1", "threads": True,
-                          "memory_safe": False})
+                          "memory_safe": False, "batches": True})
         self.assertEqual(a.close(), 0)
 
     def test_error_hello_when_the_runtime_cannot_be_imported(self):
