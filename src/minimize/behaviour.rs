@@ -503,7 +503,10 @@ fn collapse_lists(s: &str) -> String {
                 rest = &tail[i + 1..];
             }
             // A list of numbers cut off by the end of the message is a list all the same.
-            None if tail.chars().all(|c| matches!(c, '[' | ']' | '#' | ',' | ' ' | '.')) => {
+            None if tail
+                .chars()
+                .all(|c| matches!(c, '[' | ']' | '#' | ',' | ' ' | '.')) =>
+            {
                 out.push_str("[..]");
                 rest = "";
             }
