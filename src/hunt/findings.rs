@@ -43,6 +43,15 @@ impl Key {
         // else is the operator's, and a bug that shows only in a context graph is not the one
         // the operator alone shows with the same symptom.
         let anywhere = b.any_operator();
+        // A refusal that names the operator whose code refused is that operator's, whichever
+        // case showed it (tract runs Scatter as ScatterElements and says so).
+        let bare = op.rsplit('.').next().unwrap_or(op);
+        let op = match b.class {
+            Class::RefusesValid => named_op(&b.symptom)
+                .filter(|named| !named.eq_ignore_ascii_case(bare))
+                .unwrap_or(op),
+            _ => op,
+        };
         Key {
             op: (!anywhere).then(|| op.to_string()),
             context: context.filter(|_| !anywhere).map(str::to_string),
@@ -55,6 +64,22 @@ impl Key {
             symptom: b.symptom.clone(),
         }
     }
+}
+
+/// The one indexing operator a runtime's message names as a word of its own, in any case
+/// (`ScatterNd` is ScatterND): `None` when it names none or several.
+fn named_op(message: &str) -> Option<&'static str> {
+    let words: BTreeSet<String> = message
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let mut named = crate::ops::REGISTRY
+        .iter()
+        .filter(|d| !d.plumbing && !d.context)
+        .map(|d| d.op_type)
+        .filter(|t| words.contains(&t.to_ascii_lowercase()));
+    let first = named.next()?;
+    named.all(|t| t == first).then_some(first)
 }
 
 /// One finding.
@@ -258,6 +283,59 @@ mod tests {
         assert_ne!(
             Key::new("Gather", None, &b(Class::WrongOutput, "values: empty")),
             Key::new("Gather", None, &b(Class::WrongOutput, "values: zero"))
+        );
+    }
+
+    #[test]
+    fn a_refusal_naming_the_operator_that_refused_is_that_operators() {
+        let refused = |symptom: &str| Behaviour {
+            class: Class::RefusesValid,
+            diagnosis: "none",
+            symptom: crate::minimize::behaviour::blank(symptom),
+        };
+        // tract 0.23.9 runs Scatter-9 as ScatterElements, and says so.
+        let tract = |case: &str| {
+            refused(&format!(
+                "TractError: Failed analyse for node #3 \"{case}\" ScatterElements Caused by: 0: \
+                 Infering facts 1: Applying rule inputs[1].shape == inputs[2].shape"
+            ))
+        };
+        assert_eq!(
+            Key::new("Scatter", None, &tract("test_scatter_9_float")),
+            Key::new(
+                "ScatterElements",
+                None,
+                &tract("test_scatter_elements_13_int16")
+            )
+        );
+        // tract names ScatterND `ScatterNd`.
+        let nd =
+            refused("TractError: Evaluating #4 \"x\" ScatterNd Caused by: index 3 out of bounds");
+        assert_eq!(
+            Key::new("ScatterND", None, &nd),
+            Key::new("ScatterND", None, &nd)
+        );
+        assert_eq!(named_op(&nd.symptom), Some("ScatterND"));
+        // A message naming no operator, or two, stays with the case's operator; and a dialect's
+        // operator named by its bare type is its own.
+        let plain = refused("IndexError: index 22 is out of bounds for axis 0 with size 2");
+        assert_ne!(
+            Key::new("Gather", None, &plain),
+            Key::new("GatherElements", None, &plain)
+        );
+        let two = refused("Gather and GatherElements disagree");
+        assert_ne!(
+            Key::new("Gather", None, &two),
+            Key::new("GatherND", None, &two)
+        );
+        let gather = refused("Node type Gather is not supported");
+        assert_ne!(
+            Key::new("org.openvinotoolkit.Gather", None, &gather),
+            Key::new("Gather", None, &gather)
+        );
+        assert_eq!(
+            Key::new("GatherND", None, &gather),
+            Key::new("Gather", None, &gather)
         );
     }
 

@@ -121,6 +121,8 @@ struct Hunt<'a> {
     pending: BTreeMap<Group, Vec<(CaseSpec, u64, Variant)>>,
     /// The kinds of case that hung: a hang costs `--timeout`, once per kind.
     hung: HashSet<String>,
+    /// The findings whose minimal case computes nothing (its outputs empty), by index.
+    empty_outputs: HashSet<usize>,
     /// Cases per model at most.
     batch_size: usize,
     /// Where merged batches are written.
@@ -175,6 +177,7 @@ pub(crate) fn hunt(
         keys: BTreeMap::new(),
         pending: BTreeMap::new(),
         hung: HashSet::new(),
+        empty_outputs: HashSet::new(),
         batch_size,
         scratch: scratch.path().to_path_buf(),
         log,
@@ -253,6 +256,12 @@ fn data_input(spec: &CaseSpec) -> Option<crate::tensor::Tensor> {
         .input_with(Role::Data)
         .and_then(|k| spec.inputs.get(k))
         .cloned()
+}
+
+/// Whether the spec defines outputs for minimal case `m` and every one is empty: the operator
+/// computes nothing there.
+fn computes_nothing(m: &minimize::Minimized) -> bool {
+    matches!(&m.reference, minimize::subject::Reference::Outputs(o) if o.iter().all(|t| t.numel() == 0))
 }
 
 /// The key of behaviour `b` of `spec`'s operator, in `spec`'s context graph.
@@ -590,6 +599,11 @@ impl Hunt<'_> {
                         .find_map(|d| d.reason.clone())
                         .unwrap_or_default();
                     self.coverage.refused(&g, &reason);
+                    // The refused case may exercise what the runtime refuses on purpose: its
+                    // plainest case tells whether it runs the group at all.
+                    if !self.coverage.runs(&g) {
+                        queue.probe(|c| !c.violation && c.context.is_none() && group(c) == g);
+                    }
                 }
                 // A runtime that answered with outputs (or died trying) runs the group; one
                 // that refused where a refusal is allowed (duplicates without a reduction) may
@@ -707,6 +721,10 @@ impl Hunt<'_> {
                     m.behaviour.class = Class::Unsafe;
                 }
                 let variants = self.variants(&m)?;
+                if let Some(i) = self.same_form(&m, spec, &variants) {
+                    self.keys.insert(key(spec, &m.behaviour), i);
+                    return self.sighting(i, spec);
+                }
                 let modes = self.judged_modes(&m);
                 let mut finding =
                     self.write_finding(&m, spec, &written.name, seed, &variants, &modes)?;
@@ -726,6 +744,9 @@ impl Hunt<'_> {
                     }
                 }
                 on_event(Event::Finding(&finding));
+                if computes_nothing(&m) && spec.context.is_none() {
+                    self.empty_outputs.insert(self.summary.findings.len());
+                }
                 self.keys
                     .insert(key(spec, &m.behaviour), self.summary.findings.len());
                 self.summary.findings.push(finding);
@@ -757,14 +778,50 @@ impl Hunt<'_> {
         let Some(&i) = alone.or_else(|| self.keys.get(&key(spec, b))) else {
             return Ok(false);
         };
+        self.sighting(i, spec)?;
+        Ok(true)
+    }
+
+    /// Finding `i` seen again on `spec`: its operator version and data type are added to it,
+    /// and to the list in its `REPORT.md`.
+    fn sighting(&mut self, i: usize, spec: &CaseSpec) -> anyhow::Result<()> {
+        let op = crate::generate::op_name(spec.def);
         let f = &mut self.summary.findings[i];
         if f.saw(&op, spec.version.since, &spec.dtype.to_string()) {
             let dir = self.out.path().join(&f.case);
             crate::minimize::report::replace_line(&dir, findings::SEEN_ON, &f.seen_on_line())?;
         }
         self.summary.duplicates += 1;
-        write_findings(self.out, &self.summary.findings)?;
-        Ok(true)
+        write_findings(self.out, &self.summary.findings)
+    }
+
+    /// The finding whose cause a new minimal case `m` shares by its form: a case whose outputs
+    /// are empty computes nothing, so when it fails only in some variants (with Constant nodes,
+    /// say) the cause is how the runtime takes in that form of an empty tensor, not the
+    /// operator (OpenVINO's frontend reads a zero-size Constant as a scalar, and each
+    /// operator's shape check then refuses it in its own words). One finding of the same class
+    /// that is such a case failing in the same variants is that cause.
+    fn same_form(
+        &self,
+        m: &minimize::Minimized,
+        spec: &CaseSpec,
+        variants: &[(Variant, bool)],
+    ) -> Option<usize> {
+        let failing: Vec<&str> = variants
+            .iter()
+            .filter(|(_, fails)| *fails)
+            .map(|(v, _)| v.id())
+            .collect();
+        let bound = !failing.is_empty() && failing.len() < variants.len();
+        if !bound || !computes_nothing(m) || spec.context.is_some() {
+            return None;
+        }
+        let findings = &self.summary.findings;
+        (0..findings.len()).find(|i| {
+            self.empty_outputs.contains(i)
+                && findings[*i].class == m.behaviour.class
+                && findings[*i].variants_failing == failing
+        })
     }
 
     /// Runs the judge in mode `k` (of [`modes::Modes`]) from now on, its runtime started on

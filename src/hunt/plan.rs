@@ -160,6 +160,30 @@ impl Queue {
         taken
     }
 
+    /// Moves the plainest remaining case that `wanted` accepts to the front: no empty input,
+    /// then the lowest rank, then the fewest elements, then the fewest traits. A runtime that
+    /// refused a group's first cases for what they exercise (indices smaller than the data, an
+    /// axis past 64) runs its plainest one, so the group is not taken for one it does not
+    /// implement.
+    pub(crate) fn probe(&mut self, mut wanted: impl FnMut(&CaseSpec) -> bool) {
+        let plainness = |c: &CaseSpec| {
+            let empty = c.inputs.iter().any(|t| t.numel() == 0);
+            let rank = c.inputs.iter().map(|t| t.shape().len()).max().unwrap_or(0);
+            let elements: usize = c.inputs.iter().map(|t| t.numel()).sum();
+            (empty, rank, elements, c.traits.len())
+        };
+        let best = self
+            .cases
+            .iter()
+            .enumerate()
+            .filter(|(_, (c, _))| wanted(c))
+            .min_by_key(|(at, (c, _))| (plainness(c), *at))
+            .map(|(at, _)| at);
+        if let Some(case) = best.and_then(|at| self.cases.remove(at)) {
+            self.cases.push_front(case);
+        }
+    }
+
     /// Moves the remaining cases of `kind` to the front, in their order; once per kind.
     pub(crate) fn promote(&mut self, kind: &str) {
         if !self.promoted.insert(kind.to_string()) {
@@ -225,6 +249,45 @@ mod tests {
         assert!(n > 10, "{n} crossed cases");
         assert!(specs[at + after..at + after + n].iter().all(crossed));
         assert!(!c.iter().any(|n| n.contains("stress")));
+    }
+
+    #[test]
+    fn a_probe_brings_the_plainest_case_of_a_group_to_the_front() {
+        let ops = crate::generate::select_ops(&["GatherElements".to_string()]).unwrap();
+        let mut queue: Queue = round(&ops, 3, 0).into_iter().zip(0..).collect();
+        let of_group = |c: &CaseSpec| c.version.since == 11 && !c.violation && c.context.is_none();
+        // A naive search: the lowest (empty, rank, elements, traits) among the group's cases.
+        let expected = queue
+            .cases
+            .iter()
+            .filter(|(c, _)| of_group(c))
+            .map(|(c, i)| {
+                let ranks = c.inputs.iter().map(|t| t.shape().len());
+                let sizes = c.inputs.iter().map(|t| t.shape().iter().product::<usize>());
+                let empty = c.inputs.iter().any(|t| t.shape().contains(&0));
+                (
+                    (
+                        empty,
+                        ranks.max().unwrap(),
+                        sizes.sum::<usize>(),
+                        c.traits.len(),
+                    ),
+                    *i,
+                )
+            })
+            .min()
+            .unwrap();
+        let total = queue.cases.len();
+        queue.probe(of_group);
+        let (first, i) = queue.pop().unwrap();
+        assert_eq!(i, expected.1, "{}", first.name);
+        assert_eq!(first.inputs[0].shape().len(), 1, "{}", first.name);
+        assert_eq!(queue.cases.len(), total - 1);
+        // Nothing wanted: the order stays.
+        let before: Vec<u64> = queue.cases.iter().map(|(_, i)| *i).collect();
+        queue.probe(|_| false);
+        let after: Vec<u64> = queue.cases.iter().map(|(_, i)| *i).collect();
+        assert_eq!(before, after);
     }
 
     #[test]

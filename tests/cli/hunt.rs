@@ -432,6 +432,70 @@ fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal(
     assert!(at("Accepts invalid input (1)") < at("Not implemented by the runtime"));
 }
 
+/// The planted runtime refuses zero-size data on GatherND and on ScatterElements when the other
+/// inputs are Constant nodes, each in its own words: one cause (how it takes in an empty
+/// Constant), so one finding that lists both operators and fails with Constant nodes only.
+#[test]
+fn one_cause_shown_by_empty_constants_on_two_operators_is_one_finding() {
+    if !crate::support::python3("hunt") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("hunt");
+    let planted = format!(
+        "python3 {}",
+        crate::support::root()
+            .join("tests/fixtures/runtime/planted_runtime.py")
+            .display()
+    );
+    let r = run_within(
+        LONG,
+        [
+            "hunt",
+            "--runtime-cmd",
+            &planted,
+            "--ops",
+            "GatherND,ScatterElements",
+            "--max-cases",
+            "3500",
+            "--time",
+            "900",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    r.expect_code(0);
+    let findings: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    let refusals: Vec<&Value> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["symptom"].as_str().unwrap().contains("shape inference"))
+        .collect();
+    assert_eq!(refusals.len(), 1, "{}", r.stdout);
+    let f = refusals[0];
+    assert_eq!(f["class"], "refuses-valid", "{f}");
+    let operators: Vec<&str> = f["operators"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    for op in ["GatherND-", "ScatterElements-"] {
+        assert!(operators.iter().any(|o| o.starts_with(op)), "{f}");
+    }
+    assert_eq!(
+        f["variants_failing"],
+        serde_json::json!(["constant-static", "constant-symbolic"]),
+        "{f}"
+    );
+    let report =
+        std::fs::read_to_string(out.join(f["case"].as_str().unwrap()).join("REPORT.md")).unwrap();
+    assert!(report.contains("\nSeen on: GatherND-"), "{report}");
+    assert!(report.contains("ScatterElements-"), "{report}");
+}
+
 /// A bug of one mode of a bundled runtime: the planted runtime stands in for the onnxruntime
 /// adapter (a stand-in Python runs it in the adapter's place, with the adapter's options), and
 /// its ScatterElements on float data is wrong only when started with `--optimization disabled`,
