@@ -57,6 +57,31 @@ pub struct CaseSpec {
     pub context: Option<context::Context>,
 }
 
+impl CaseSpec {
+    /// Whether an integer attribute is negative (an axis counted from the end).
+    pub(crate) fn negative_attr(&self) -> bool {
+        self.attrs
+            .iter()
+            .any(|a| matches!(a, Attr::Int(_, v) if *v < 0))
+    }
+
+    /// The integer attribute `name`, if the node has it.
+    pub(crate) fn int_attr(&self, name: &str) -> Option<i64> {
+        self.attrs.iter().find_map(|a| match a {
+            Attr::Int(n, v) if *n == name => Some(*v),
+            _ => None,
+        })
+    }
+
+    /// The string attribute `name`, if the node has it.
+    pub(crate) fn str_attr(&self, name: &str) -> Option<&str> {
+        self.attrs.iter().find_map(|a| match a {
+            Attr::Str(n, v) if *n == name => Some(v.as_str()),
+            _ => None,
+        })
+    }
+}
+
 /// How a version's inputs address the data. A version whose value input is a gradient (`dY`,
 /// with a `shape` input in place of the data) belongs to the family of its forward op: the
 /// generator makes the forward call and feeds the gradient of its output.

@@ -32,6 +32,10 @@ pub(crate) struct Key {
     class: Option<Class>,
     diagnosis: &'static str,
     symptom: String,
+    /// The decision of this project the expected outputs rest on (`None`: the text alone): a
+    /// runtime that refuses what only a decision makes valid, and refuses the same way what
+    /// the text makes valid, shows two causes.
+    decided: Option<crate::ops::Decision>,
 }
 
 impl Key {
@@ -62,7 +66,14 @@ impl Key {
             // which the finding's class tells).
             diagnosis: if invalid_output { "" } else { b.diagnosis },
             symptom: b.symptom.clone(),
+            decided: None,
         }
+    }
+
+    /// The key with the decision `d` its case's expected outputs rest on.
+    pub(crate) fn decided(mut self, d: Option<crate::ops::Decision>) -> Key {
+        self.decided = d;
+        self
     }
 }
 

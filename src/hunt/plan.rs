@@ -161,16 +161,17 @@ impl Queue {
     }
 
     /// Moves the plainest remaining case that `wanted` accepts to the front: no empty input,
-    /// then the lowest rank, then the fewest elements, then the fewest traits. A runtime that
-    /// refused a group's first cases for what they exercise (indices smaller than the data, an
-    /// axis past 64) runs its plainest one, so the group is not taken for one it does not
-    /// implement.
+    /// then no negative attribute (an axis counted from the end), then the lowest rank, then the
+    /// fewest elements, then the fewest traits. A runtime that refused a group's first cases for
+    /// what they exercise (indices smaller than the data, a negative axis, an axis past 64)
+    /// runs its plainest one, so the group is not taken for one it does not implement.
     pub(crate) fn probe(&mut self, mut wanted: impl FnMut(&CaseSpec) -> bool) {
         let plainness = |c: &CaseSpec| {
             let empty = c.inputs.iter().any(|t| t.numel() == 0);
+            let negative = c.negative_attr();
             let rank = c.inputs.iter().map(|t| t.shape().len()).max().unwrap_or(0);
             let elements: usize = c.inputs.iter().map(|t| t.numel()).sum();
-            (empty, rank, elements, c.traits.len())
+            (empty, negative, rank, elements, c.traits.len())
         };
         let best = self
             .cases
@@ -256,7 +257,8 @@ mod tests {
         let ops = crate::generate::select_ops(&["GatherElements".to_string()]).unwrap();
         let mut queue: Queue = round(&ops, 3, 0).into_iter().zip(0..).collect();
         let of_group = |c: &CaseSpec| c.version.since == 11 && !c.violation && c.context.is_none();
-        // A naive search: the lowest (empty, rank, elements, traits) among the group's cases.
+        // A naive search: the lowest (empty, negative axis, rank, elements, traits) among the
+        // group's cases.
         let expected = queue
             .cases
             .iter()
@@ -265,9 +267,11 @@ mod tests {
                 let ranks = c.inputs.iter().map(|t| t.shape().len());
                 let sizes = c.inputs.iter().map(|t| t.shape().iter().product::<usize>());
                 let empty = c.inputs.iter().any(|t| t.shape().contains(&0));
+                let negative = c.name.contains("axis_neg");
                 (
                     (
                         empty,
+                        negative,
                         ranks.max().unwrap(),
                         sizes.sum::<usize>(),
                         c.traits.len(),
@@ -282,6 +286,7 @@ mod tests {
         let (first, i) = queue.pop().unwrap();
         assert_eq!(i, expected.1, "{}", first.name);
         assert_eq!(first.inputs[0].shape().len(), 1, "{}", first.name);
+        assert!(!first.name.contains("axis_neg"), "{}", first.name);
         assert_eq!(queue.cases.len(), total - 1);
         // Nothing wanted: the order stays.
         let before: Vec<u64> = queue.cases.iter().map(|(_, i)| *i).collect();

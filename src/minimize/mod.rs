@@ -378,6 +378,13 @@ pub(crate) fn minimize(
             if reference.is_error() != best.reference.is_error() {
                 continue;
             }
+            // Nor may the outputs come to rest on a decision of this project where they rested
+            // on the text (or the other way): that is another rule, so another finding.
+            if !reference.is_error()
+                && report::output_decision(&candidate) != report::output_decision(&best.subject)
+            {
+                continue;
+            }
             best.tried += 1;
             let result = judge.subject(&candidate, &reference)?;
             // The same bug, not merely the same verdict: a candidate that disagrees another way

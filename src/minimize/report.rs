@@ -431,22 +431,62 @@ fn data_dtype(s: &Subject) -> &'static str {
         .map_or("?", |t| t.dtype().name())
 }
 
-/// The decision the expected outputs of `s` rest on where the operator's text is silent: D8
-/// when a `max` or `min` reduction meets a NaN (the text says nothing of NaN there).
+/// The decision the expected outputs of `s` rest on where the operator's text is silent
+/// ([`decision_for`]).
 pub(crate) fn output_decision(s: &Subject) -> Option<crate::ops::Decision> {
     use crate::ops::Role;
+    let reduction = s
+        .node()?
+        .attribute
+        .iter()
+        .find(|a| a.name == "reduction")
+        .map(|a| a.s.as_slice());
+    decision_for(
+        s.def.op_type,
+        |r: Role| s.tensor_of(r),
+        s.int_attr("axis"),
+        reduction,
+    )
+}
+
+/// The decision the expected outputs of a case of `op_type` rest on where the operator's text
+/// is silent, from its inputs by role, its `axis` and its `reduction`: D6 when GatherElements'
+/// or ScatterElements' indices are shorter than the data off the axis, or ScatterND's index
+/// tuples are empty (the text neither allows nor forbids either); D8 when a `max` or `min`
+/// reduction meets a NaN (the text says nothing of NaN there).
+pub(crate) fn decision_for<'a>(
+    op_type: &str,
+    input: impl Fn(crate::ops::Role) -> Option<&'a crate::tensor::Tensor>,
+    axis: Option<i64>,
+    reduction: Option<&[u8]>,
+) -> Option<crate::ops::Decision> {
+    use crate::ops::Role;
     use crate::tensor::value::{scalar, Scalar};
-    let reduces =
-        s.node()?.attribute.iter().any(|a| {
-            a.name == "reduction" && (a.s.as_slice() == b"max" || a.s.as_slice() == b"min")
-        });
+    if let (Some(data), Some(indices)) = (input(Role::Data), input(Role::Indices)) {
+        let (d, i) = (data.shape(), indices.shape());
+        let rank = d.len() as i64;
+        let shorter_off_axis = || {
+            let axis = axis.unwrap_or(0);
+            let axis = if axis < 0 { axis + rank } else { axis };
+            d.len() == i.len() && (0..d.len()).any(|k| k as i64 != axis && i[k] < d[k])
+        };
+        let decided = match op_type {
+            "GatherElements" | "ScatterElements" | "Scatter" => shorter_off_axis(),
+            "ScatterND" => i.last() == Some(&0),
+            _ => false,
+        };
+        if decided {
+            return Some(crate::ops::Decision::D6);
+        }
+    }
+    let reduces = matches!(reduction, Some(b"max" | b"min"));
     let nan = |t: &crate::tensor::Tensor| {
         (0..t.numel())
             .any(|i| matches!(scalar(t, i), Some(Scalar::Real { value, .. }) if value.is_nan()))
     };
     let any_nan = [Role::Data, Role::Updates]
         .into_iter()
-        .filter_map(|r| s.tensor_of(r))
+        .filter_map(&input)
         .any(nan);
     (reduces && any_nan).then_some(crate::ops::Decision::D8)
 }
@@ -477,9 +517,15 @@ pub(crate) fn what_decides(
         Reference::Outputs(_) => match decided {
             Some(d) => md.push_str(&format!(
                 "The expected output rests on **onnx-idx-check's decision {d}**, not on the ONNX \
-                 text, which is silent here (a `max` or `min` reduction meeting NaN: NaN \
-                 propagates; onnx-idx-check's `docs/semantics.md#{}`). Weigh it as such; \
-                 {name}'s own text is below.\n\n",
+                 text, which is silent here ({}; onnx-idx-check's `docs/semantics.md#{}`). \
+                 Weigh it as such; {name}'s own text is below.\n\n",
+                match d {
+                    crate::ops::Decision::D6 => {
+                        "indices shorter than the data off the axis, or an empty index tuple \
+                         of ScatterND, are valid"
+                    }
+                    _ => "a `max` or `min` reduction meeting NaN: NaN propagates",
+                },
                 d.anchor()
             )),
             None => md.push_str(&format!(
@@ -916,6 +962,38 @@ mod tests {
             .find(|a| a.name == "reduction")
             .unwrap()
             .s = b"add".to_vec();
+        assert_eq!(output_decision(&s), None);
+    }
+
+    #[test]
+    fn indices_shorter_than_the_data_off_the_axis_are_valid_by_d6_and_said_so() {
+        // The case the reference evaluator refuses: data [1, 2], indices [1, 1], axis 0.
+        let case =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/onnx-node/test_gather_elements_0");
+        let mut s = Subject::load(&case, "case", "test_data_set_0", 1 << 20).unwrap();
+        assert_eq!(
+            output_decision(&s),
+            None,
+            "ONNX's own case has equal shapes"
+        );
+        s.inputs[0].1 = Tensor::from_vec(vec![1, 2], vec![1.0f32, 2.0]).unwrap();
+        s.inputs[1].1 = Tensor::from_vec(vec![1, 1], vec![0i64]).unwrap();
+        let axis = s.int_attr("axis").unwrap_or(0);
+        assert!(s.set_int_attr("axis", 0) || axis == 0);
+        assert_eq!(output_decision(&s), Some(crate::ops::Decision::D6));
+        let md = what_decides(
+            s.def,
+            s.version,
+            &Reference::Outputs(Vec::new()),
+            output_decision(&s),
+        );
+        assert!(
+            md.contains("**onnx-idx-check's decision D6**, not on the ONNX text")
+                && md.contains("indices shorter than the data off the axis"),
+            "{md}"
+        );
+        // Shorter on the axis itself is the text's own case.
+        s.inputs[0].1 = Tensor::from_vec(vec![2, 1], vec![1.0f32, 2.0]).unwrap();
         assert_eq!(output_decision(&s), None);
     }
 
