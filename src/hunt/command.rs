@@ -189,7 +189,7 @@ fn summary_text(
     }
     let batched = if s.batches > 0 {
         format!(
-            " ({} of them in {})",
+            " ({} of them agreed in shared models; {} run)",
             s.batched,
             counted(s.batches as usize, "shared model", "shared models")
         )

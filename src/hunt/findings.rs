@@ -32,9 +32,9 @@ pub(crate) struct Key {
     class: Option<Class>,
     diagnosis: &'static str,
     symptom: String,
-    /// The decision of this project the expected outputs rest on (`None`: the text alone): a
-    /// runtime that refuses what only a decision makes valid, and refuses the same way what
-    /// the text makes valid, shows two causes.
+    /// For a refusal of valid input, the decision of this project the expected outputs rest on
+    /// (`None`: the text alone): a runtime that refuses what only a decision makes valid, and
+    /// refuses the same way what the text makes valid, shows two causes.
     decided: Option<crate::ops::Decision>,
 }
 
@@ -70,9 +70,10 @@ impl Key {
         }
     }
 
-    /// The key with the decision `d` its case's expected outputs rest on.
+    /// The key with the decision `d` its case's expected outputs rest on, for a refusal of valid
+    /// input (a wrong output says by its values which rule it breaks).
     pub(crate) fn decided(mut self, d: Option<crate::ops::Decision>) -> Key {
-        self.decided = d;
+        self.decided = d.filter(|_| self.class == Some(Class::RefusesValid));
         self
     }
 }
@@ -80,8 +81,10 @@ impl Key {
 /// The one indexing operator a runtime's message names as a word of its own, in any case
 /// (`ScatterNd` is ScatterND): `None` when it names none or several.
 fn named_op(message: &str) -> Option<&'static str> {
+    // A path (`gather_elements_shape_inference.hpp`) is one word, naming no operator.
     let words: BTreeSet<String> = message
-        .split(|c: char| !c.is_ascii_alphanumeric())
+        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '/' | '.')))
+        .map(|w| w.trim_end_matches('.'))
         .map(str::to_ascii_lowercase)
         .collect();
     let mut named = crate::ops::REGISTRY

@@ -121,8 +121,8 @@ struct Hunt<'a> {
     pending: BTreeMap<Group, Vec<(CaseSpec, u64, Variant)>>,
     /// The kinds of case that hung: a hang costs `--timeout`, once per kind.
     hung: HashSet<String>,
-    /// The findings whose minimal case computes nothing (its outputs empty), by index.
-    empty_outputs: HashSet<usize>,
+    /// The findings whose minimal case holds an empty tensor, by index.
+    with_empty: HashSet<usize>,
     /// Cases per model at most.
     batch_size: usize,
     /// Where merged batches are written.
@@ -177,7 +177,7 @@ pub(crate) fn hunt(
         keys: BTreeMap::new(),
         pending: BTreeMap::new(),
         hung: HashSet::new(),
-        empty_outputs: HashSet::new(),
+        with_empty: HashSet::new(),
         batch_size,
         scratch: scratch.path().to_path_buf(),
         log,
@@ -258,10 +258,11 @@ fn data_input(spec: &CaseSpec) -> Option<crate::tensor::Tensor> {
         .cloned()
 }
 
-/// Whether the spec defines outputs for minimal case `m` and every one is empty: the operator
-/// computes nothing there.
-fn computes_nothing(m: &minimize::Minimized) -> bool {
-    matches!(&m.reference, minimize::subject::Reference::Outputs(o) if o.iter().all(|t| t.numel() == 0))
+/// Whether minimal case `m` holds a zero-size tensor: an input, or every output the spec
+/// defines.
+fn holds_empty(m: &minimize::Minimized) -> bool {
+    m.subject.inputs.iter().any(|(_, t)| t.numel() == 0)
+        || matches!(&m.reference, minimize::subject::Reference::Outputs(o) if o.iter().all(|t| t.numel() == 0))
 }
 
 /// The key of behaviour `b` of `spec`'s operator, in `spec`'s context graph.
@@ -759,8 +760,8 @@ impl Hunt<'_> {
                     }
                 }
                 on_event(Event::Finding(&finding));
-                if computes_nothing(&m) && spec.context.is_none() {
-                    self.empty_outputs.insert(self.summary.findings.len());
+                if holds_empty(&m) && spec.context.is_none() {
+                    self.with_empty.insert(self.summary.findings.len());
                 }
                 self.keys
                     .insert(key(spec, &m.behaviour), self.summary.findings.len());
@@ -812,12 +813,12 @@ impl Hunt<'_> {
         write_findings(self.out, &self.summary.findings)
     }
 
-    /// The finding whose cause a new minimal case `m` shares by its form: a case whose outputs
-    /// are empty computes nothing, so when it fails only in some variants (with Constant nodes,
-    /// say) the cause is how the runtime takes in that form of an empty tensor, not the
-    /// operator (OpenVINO's frontend reads a zero-size Constant as a scalar, and each
-    /// operator's shape check then refuses it in its own words). One finding of the same class
-    /// that is such a case failing in the same variants is that cause.
+    /// The finding whose cause a new minimal case `m` shares by its form: when a case that
+    /// holds an empty tensor fails only in some variants (with Constant nodes, say), the cause
+    /// is how the runtime takes in an empty tensor in that form, not the operator (OpenVINO's
+    /// frontend reads a zero-size Constant as a scalar, and each operator's shape check then
+    /// refuses it in its own words). One finding of the same class that is such a case failing
+    /// in the same variants is that cause.
     fn same_form(
         &self,
         m: &minimize::Minimized,
@@ -830,12 +831,12 @@ impl Hunt<'_> {
             .map(|(v, _)| v.id())
             .collect();
         let bound = !failing.is_empty() && failing.len() < variants.len();
-        if !bound || !computes_nothing(m) || spec.context.is_some() {
+        if !bound || !holds_empty(m) || spec.context.is_some() {
             return None;
         }
         let findings = &self.summary.findings;
         (0..findings.len()).find(|i| {
-            self.empty_outputs.contains(i)
+            self.with_empty.contains(i)
                 && findings[*i].class == m.behaviour.class
                 && findings[*i].variants_failing == failing
         })

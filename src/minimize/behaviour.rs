@@ -134,6 +134,10 @@ pub(crate) fn behaviour(
 /// positions: the data returned unchanged (its updates dropped, the operator skipped).
 pub(crate) const DATA_UNCHANGED: &str = "values: the data input unchanged";
 
+/// The symptom of a wrong output whose wrong elements should mostly be NaN: a reduction that
+/// lost the NaN it met.
+pub(crate) const NAN_LOST: &str = "values: NaN lost";
+
 /// What a wrong output's symptom says, in words for a title (`rounds double values to float`),
 /// for the symptoms that say more than what the wrong elements hold.
 pub(crate) fn symptom_words(symptom: &str) -> Option<&'static str> {
@@ -144,6 +148,7 @@ pub(crate) fn symptom_words(symptom: &str) -> Option<&'static str> {
         Some("subnormals flushed to zero") => "flushes subnormal values to zero",
         Some(_) => "loses the precision of the data type",
         None if symptom == DATA_UNCHANGED => "returns its data input unchanged",
+        None if symptom == NAN_LOST => "loses a NaN where the output should hold it",
         None => return None,
     })
 }
@@ -244,9 +249,10 @@ fn how(o: &OutputResult) -> How {
         .max_by_key(|&k| (counts[k], usize::MAX - k))
         .unwrap_or(4);
     // A NaN lost (a max that skips it) leaves the data where the NaN belongs: that is not the
-    // data returned unchanged, and relating it would merge it with that bug.
+    // data returned unchanged, and relating it would merge it with that bug; nor is it a
+    // rounding of the same reduction, whose wrong elements hold other values too.
     if nan_lost(o) {
-        return How::Fixed(format!("values: {}", KINDS[at]));
+        return How::Fixed(NAN_LOST.to_string());
     }
     How::Held(KINDS[at])
 }
@@ -407,11 +413,41 @@ fn tail(path: &str) -> String {
     parts.into_iter().rev().collect::<Vec<_>>().join("/")
 }
 
-/// A refusal's message (after `refused: `), first line, numbers blanked.
+/// A refusal's message (after `refused: `): the last source site it names, where the check
+/// that refused sits (`refused at include/gather_elements_shape_inference.hpp:56`: OpenVINO
+/// wraps one check in other words at compile time and at inference), else its first line with
+/// numbers blanked.
 fn refusal(reason: Option<&str>) -> String {
     let reason = reason.unwrap_or_default();
     let message = reason.split_once("refused: ").map_or(reason, |(_, m)| m);
-    blank(message.lines().next().unwrap_or_default())
+    match last_source_site(message) {
+        Some((path, line)) => format!("{REFUSED_AT}{}:{line}", tail(path)),
+        None => blank(message.lines().next().unwrap_or_default()),
+    }
+}
+
+/// The start of a refusal's symptom at a source site.
+pub(crate) const REFUSED_AT: &str = "refused at ";
+
+/// The last `path.ext:LINE` of C, C++, Rust or Python source that `message` names, and its line.
+fn last_source_site(message: &str) -> Option<(&str, &str)> {
+    const SOURCES: [&str; 8] = [".cpp", ".hpp", ".cc", ".cxx", ".h", ".c", ".rs", ".py"];
+    let mut last = None;
+    for (at, _) in message.match_indices(':') {
+        let before = &message[..at];
+        let start = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')))
+            .map_or(0, |i| i + 1);
+        let path = &before[start..];
+        let after = &message[at + 1..];
+        let line = &after[..after
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(after.len())];
+        if !line.is_empty() && SOURCES.iter().any(|ext| path.ends_with(ext)) {
+            last = Some((path, line));
+        }
+    }
+    last
 }
 
 /// The first line of `s`, cut at `n` characters (`...` marks a cut).
@@ -712,7 +748,10 @@ mod tests {
         let nan = wrong(DType::Double, &[1], &[(0, "NaN", "1.0")]);
         let data = Tensor::from_vec(vec![1], vec![1.0f64]).unwrap();
         let e = behaviour(&nan, None, || Some(data)).unwrap().1;
-        assert_eq!(e.symptom, "values: other");
+        assert_eq!(e.symptom, NAN_LOST);
+        // Nor the rounding of the same reduction, whose wrong elements hold other values.
+        let rounded = wrong(DType::Float16, &[1], &[(0, "2048.0", "2052.0")]);
+        assert_eq!(of(&rounded).symptom, "values: other");
     }
 
     #[test]
@@ -732,6 +771,31 @@ mod tests {
         ));
         assert_eq!(e.symptom, "SIGSEGV");
         assert!(!e.any_operator());
+    }
+
+    #[test]
+    fn a_refusal_naming_a_source_site_is_keyed_by_its_last_one() {
+        // OpenVINO 2026.4.1 on GatherElements with indices shorter off the axis: at compile
+        // time (static shapes) through the frontend, at inference (symbolic) through the CPU
+        // plugin; one check refused both.
+        let frontend = "runtime openvino refused: RuntimeError: Exception from src/inference/src/cpp/core.cpp:84: Check 'false' failed at src/frontends/common_translators/src/unconverted_ops_report.cpp:151: FrontEnd API failed with OpConversionFailure: Model wasn't fully converted. Failed operations detailed log: -- GatherElements-13 with a message: While validating ONNX node '<Node(GatherElements): output>': Check 'output_shape.merge_into(output_shape, indices_pshape)' failed at src/core/shape_inference/include/gather_elements_shape_inference.hpp:56: While validating node 'opset6::GatherElements GatherElements_26467 (opset1::Parameter data[0]:f32[0,2], opset1::Parameter indices[0]:i32[0,1]) -> (dynamic[...])' with friendly_name 'GatherElements_26467': Shapes [0,2] and [0,1] are not consistent. Summary: -- Conversion is failed for: GatherElements-13";
+        let plugin = "runtime openvino refused: RuntimeError: Exception from src/inference/src/cpp/infer_request.cpp:224: Exception from src/plugins/intel_cpu/src/node.cpp:794: [CPU] GatherElements node with name 'output' Check 'output_shape.merge_into(output_shape, indices_pshape)' failed at src/core/shape_inference/include/gather_elements_shape_inference.hpp:56: While validating node 'opset6::GatherElements output (opset1::Parameter data[0]:i32[?,?], opset1::Constant indices_constant[0]:i32[1,1]) -> (i32[1,1])' with friendly_name 'output': Shapes {1,2} and {1,1} are not consistent";
+        let site = "refused at include/gather_elements_shape_inference.hpp:56";
+        assert_eq!(refusal(Some(frontend)), site);
+        assert_eq!(refusal(Some(plugin)), site);
+        // Another check is another site; a message without one keeps its words.
+        let nd = "RuntimeError: Check 'indices_rank != 0' failed at src/core/shape_inference/include/scatter_nd_base_shape_inference.hpp:25: Indices rank must be at least 1";
+        assert_eq!(
+            refusal(Some(nd)),
+            "refused at include/scatter_nd_base_shape_inference.hpp:25"
+        );
+        let numpy = "ValueError: Need at least 0 and at most 64 array objects.";
+        assert_eq!(
+            refusal(Some(numpy)),
+            "ValueError: Need at least # and at most # array objects."
+        );
+        // A time of day or a ratio is not a site.
+        assert_eq!(refusal(Some("took 12:30 min")), "took #:# min");
     }
 
     #[test]

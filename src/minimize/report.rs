@@ -449,6 +449,66 @@ pub(crate) fn output_decision(s: &Subject) -> Option<crate::ops::Decision> {
     )
 }
 
+/// Whether `s` reduces (`add`, `mul`) float16 or bfloat16 updates into an element more than
+/// once: its expected value rests on D8's rounding after each step, in row-major order.
+pub(crate) fn rounds_per_step(s: &Subject) -> bool {
+    use crate::ops::Role;
+    use crate::tensor::DType;
+    let reduces = s.node().is_some_and(|n| {
+        n.attribute
+            .iter()
+            .any(|a| a.name == "reduction" && matches!(a.s.as_slice(), b"add" | b"mul"))
+    });
+    let (Some(data), Some(indices)) = (s.tensor_of(Role::Data), s.tensor_of(Role::Indices)) else {
+        return false;
+    };
+    if !reduces || !matches!(data.dtype(), DType::Float16 | DType::Bfloat16) {
+        return false;
+    }
+    let Some(idx) = indices.to_i64_vec() else {
+        return false;
+    };
+    let (d, i) = (data.shape(), indices.shape());
+    // Each update's target element, its index normalized; one met twice is reduced into twice.
+    let mut targets = std::collections::HashSet::new();
+    let distinct = match s.def.op_type {
+        "ScatterND" => {
+            // With empty tuples (k = 0) every update reduces into the whole tensor.
+            let k = i.last().copied().unwrap_or(0);
+            let tuples: usize = i[..i.len().saturating_sub(1)].iter().product();
+            if k == 0 {
+                tuples < 2
+            } else {
+                idx.chunks(k).all(|t| {
+                    let t: Vec<i64> = t
+                        .iter()
+                        .zip(d)
+                        .map(|(&v, &n)| v.rem_euclid(n.max(1) as i64))
+                        .collect();
+                    targets.insert(t)
+                })
+            }
+        }
+        _ => {
+            let rank = d.len() as i64;
+            let axis = s.int_attr("axis").unwrap_or(0);
+            let axis = usize::try_from(if axis < 0 { axis + rank } else { axis }).unwrap_or(0);
+            let size = d.get(axis).copied().unwrap_or(1).max(1) as i64;
+            (0..idx.len()).all(|p| {
+                let mut at: Vec<i64> = crate::tensor::unravel(p, i)
+                    .into_iter()
+                    .map(|x| x as i64)
+                    .collect();
+                if let Some(a) = at.get_mut(axis) {
+                    *a = idx[p].rem_euclid(size);
+                }
+                targets.insert(at)
+            })
+        }
+    };
+    !distinct
+}
+
 /// The decision the expected outputs of a case of `op_type` rest on where the operator's text
 /// is silent, from its inputs by role, its `axis` and its `reduction`: D6 when GatherElements'
 /// or ScatterElements' indices are shorter than the data off the axis, or ScatterND's index
@@ -524,7 +584,10 @@ pub(crate) fn what_decides(
                         "indices shorter than the data off the axis, or an empty index tuple \
                          of ScatterND, are valid"
                     }
-                    _ => "a `max` or `min` reduction meeting NaN: NaN propagates",
+                    _ => {
+                        "a reduction's arithmetic: a `max` or `min` meeting NaN gives NaN, and \
+                         float16 and bfloat16 round after each step, in row-major order"
+                    }
                 },
                 d.anchor()
             )),
@@ -768,12 +831,16 @@ pub(crate) fn render(
         ));
     }
     md.push('\n');
-    md.push_str(&what_decides(
-        s.def,
-        s.version,
-        &m.reference,
-        output_decision(s),
-    ));
+    // A wrong value of a low-precision reduction rests on D8's arithmetic before any shape rule.
+    let decided = match m.behaviour.class {
+        behaviour::Class::WrongOutput | behaviour::Class::Nondeterministic
+            if rounds_per_step(s) =>
+        {
+            Some(crate::ops::Decision::D8)
+        }
+        _ => output_decision(s),
+    };
+    md.push_str(&what_decides(s.def, s.version, &m.reference, decided));
     if let Some(api) = api {
         // The reproducer reads a tensor from the case's files only when it cannot write it out.
         let reads_files = s.inputs.iter().any(|(_, t)| python::array(t).is_none())
@@ -963,6 +1030,35 @@ mod tests {
             .unwrap()
             .s = b"add".to_vec();
         assert_eq!(output_decision(&s), None);
+    }
+
+    #[test]
+    fn a_low_precision_reduction_into_one_element_twice_rounds_per_step_by_d8() {
+        use crate::tensor::DType;
+        // ONNX's own case: data [4, 4, 4], indices [[0], [0]], updates [2, 4, 4], add.
+        let case =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/onnx-node/test_scatternd_add");
+        let mut s = Subject::load(&case, "case", "test_data_set_0", 1 << 20).unwrap();
+        assert!(
+            !rounds_per_step(&s),
+            "float32 rounds once, as the text's loop does"
+        );
+        for k in [0, 2] {
+            let t = &s.inputs[k].1;
+            let halves = vec![half::f16::from_f32(1.0); t.numel()];
+            s.inputs[k].1 = Tensor::from_vec(t.shape().to_vec(), halves).unwrap();
+        }
+        assert_eq!(s.inputs[0].1.dtype(), DType::Float16);
+        assert!(
+            rounds_per_step(&s),
+            "two updates reduce into each element of data[0]"
+        );
+        // Distinct targets: each element receives one update, nothing to round twice.
+        s.inputs[1].1 = Tensor::from_vec(vec![2, 1], vec![0i64, 1]).unwrap();
+        assert!(!rounds_per_step(&s));
+        // A negative index names the same element as its positive twin.
+        s.inputs[1].1 = Tensor::from_vec(vec![2, 1], vec![3i64, -1]).unwrap();
+        assert!(rounds_per_step(&s));
     }
 
     #[test]

@@ -611,10 +611,12 @@ fn batched_cases_find_what_cases_run_alone_find() {
     );
     assert!(!alone.is_empty(), "{alone_out}");
     assert!(!alone_out.contains("shared model"), "{alone_out}");
-    let shared = regex::Regex::new(r"cases tried \((\d+) of them in (\d+) shared models\)")
-        .unwrap()
-        .captures(&batched_out)
-        .unwrap_or_else(|| panic!("no batches: {batched_out}"));
+    let shared = regex::Regex::new(
+        r"cases tried \((\d+) of them agreed in shared models; (\d+) shared models run\)",
+    )
+    .unwrap()
+    .captures(&batched_out)
+    .unwrap_or_else(|| panic!("no batches: {batched_out}"));
     let in_batches: u32 = shared[1].parse().unwrap();
     assert!(in_batches >= 100, "{batched_out}");
 }
