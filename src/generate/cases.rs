@@ -64,22 +64,6 @@ impl CaseSpec {
             .iter()
             .any(|a| matches!(a, Attr::Int(_, v) if *v < 0))
     }
-
-    /// The integer attribute `name`, if the node has it.
-    pub(crate) fn int_attr(&self, name: &str) -> Option<i64> {
-        self.attrs.iter().find_map(|a| match a {
-            Attr::Int(n, v) if *n == name => Some(*v),
-            _ => None,
-        })
-    }
-
-    /// The string attribute `name`, if the node has it.
-    pub(crate) fn str_attr(&self, name: &str) -> Option<&str> {
-        self.attrs.iter().find_map(|a| match a {
-            Attr::Str(n, v) if *n == name => Some(v.as_str()),
-            _ => None,
-        })
-    }
 }
 
 /// How a version's inputs address the data. A version whose value input is a gradient (`dY`,

@@ -32,10 +32,6 @@ pub(crate) struct Key {
     class: Option<Class>,
     diagnosis: &'static str,
     symptom: String,
-    /// For a refusal of valid input, the decision of this project the expected outputs rest on
-    /// (`None`: the text alone): a runtime that refuses what only a decision makes valid, and
-    /// refuses the same way what the text makes valid, shows two causes.
-    decided: Option<crate::ops::Decision>,
 }
 
 impl Key {
@@ -66,15 +62,7 @@ impl Key {
             // which the finding's class tells).
             diagnosis: if invalid_output { "" } else { b.diagnosis },
             symptom: b.symptom.clone(),
-            decided: None,
         }
-    }
-
-    /// The key with the decision `d` its case's expected outputs rest on, for a refusal of valid
-    /// input (a wrong output says by its values which rule it breaks).
-    pub(crate) fn decided(mut self, d: Option<crate::ops::Decision>) -> Key {
-        self.decided = d.filter(|_| self.class == Some(Class::RefusesValid));
-        self
     }
 }
 
@@ -305,7 +293,7 @@ mod tests {
         let refused = |symptom: &str| Behaviour {
             class: Class::RefusesValid,
             diagnosis: "none",
-            symptom: crate::minimize::behaviour::blank(symptom),
+            symptom: crate::minimize::behaviour::blank_signed(symptom),
         };
         // tract 0.23.9 runs Scatter-9 as ScatterElements, and says so.
         let tract = |case: &str| {

@@ -268,22 +268,7 @@ fn holds_empty(m: &minimize::Minimized) -> bool {
 /// The key of behaviour `b` of `spec`'s operator, in `spec`'s context graph.
 fn key(spec: &CaseSpec, b: &Behaviour) -> Key {
     let op = crate::generate::op_name(spec.def);
-    Key::new(&op, findings::context_of(spec).as_deref(), b).decided(decision_of(spec))
-}
-
-/// The decision of this project `spec`'s expected outputs rest on, where the text is silent
-/// (`None` for a case the spec requires an error for, and for a case in context, whose graph's
-/// inputs are not the node's).
-fn decision_of(spec: &CaseSpec) -> Option<crate::ops::Decision> {
-    if spec.violation || spec.context.is_some() {
-        return None;
-    }
-    crate::minimize::report::decision_for(
-        spec.def.op_type,
-        |r| spec.version.input_with(r).and_then(|k| spec.inputs.get(k)),
-        spec.int_attr("axis"),
-        spec.str_attr("reduction").map(str::as_bytes),
-    )
+    Key::new(&op, findings::context_of(spec).as_deref(), b)
 }
 
 /// Whether the runtime answered some data set of `result` with outputs.
@@ -790,9 +775,7 @@ impl Hunt<'_> {
     /// behaviour new to the operator makes a finding of its context.
     fn seen(&mut self, spec: &CaseSpec, b: &Behaviour) -> anyhow::Result<bool> {
         let op = crate::generate::op_name(spec.def);
-        let alone = self
-            .keys
-            .get(&Key::new(&op, None, b).decided(decision_of(spec)));
+        let alone = self.keys.get(&Key::new(&op, None, b));
         let Some(&i) = alone.or_else(|| self.keys.get(&key(spec, b))) else {
             return Ok(false);
         };

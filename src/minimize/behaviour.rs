@@ -424,7 +424,7 @@ fn refusal(reason: Option<&str>) -> String {
     let message = reason.split_once("refused: ").map_or(reason, |(_, m)| m);
     match last_source_site(message) {
         Some((path, line)) => format!("{REFUSED_AT}{}:{line}", tail(path)),
-        None => blank(message.lines().next().unwrap_or_default()),
+        None => blank_signed(message.lines().next().unwrap_or_default()),
     }
 }
 
@@ -465,6 +465,17 @@ pub(crate) fn clip(s: &str, n: usize) -> String {
 /// `s` with every number, quoted name and path blanked, and cut at 160 characters: what stays
 /// is the same for two cases that differ only in sizes, values or names.
 pub(crate) fn blank(s: &str) -> String {
+    blank_with(s, false)
+}
+
+/// A runtime's message blanked as [`blank`] does, keeping the sign of each number (`index -#
+/// out of bounds`): a runtime that mishandles negative indices or axes says so with a sign its
+/// other refusals lack.
+pub(crate) fn blank_signed(s: &str) -> String {
+    blank_with(s, true)
+}
+
+fn blank_with(s: &str, signed: bool) -> String {
     let mut out = String::new();
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -476,7 +487,7 @@ pub(crate) fn blank(s: &str) -> String {
                 {
                     chars.next();
                 }
-                if out.ends_with('-') {
+                if !signed && out.ends_with('-') {
                     out.pop();
                 }
                 out.push('#');
@@ -531,7 +542,7 @@ fn collapse_lists(s: &str) -> String {
                         break;
                     }
                 }
-                '#' | ',' | ' ' | '.' => {}
+                '#' | ',' | ' ' | '.' | '-' => {}
                 _ => break,
             }
         }
@@ -543,7 +554,7 @@ fn collapse_lists(s: &str) -> String {
             // A list of numbers cut off by the end of the message is a list all the same.
             None if tail
                 .chars()
-                .all(|c| matches!(c, '[' | ']' | '#' | ',' | ' ' | '.')) =>
+                .all(|c| matches!(c, '[' | ']' | '#' | ',' | ' ' | '.' | '-')) =>
             {
                 out.push_str("[..]");
                 rest = "";
@@ -811,6 +822,24 @@ mod tests {
         );
         // A time of day or a ratio is not a site.
         assert_eq!(refusal(Some("took 12:30 min")), "took #:# min");
+    }
+
+    #[test]
+    fn a_runtime_message_keeps_the_sign_of_its_numbers() {
+        // The reference evaluator refuses a negative axis where it refuses shorter indices.
+        assert_ne!(
+            refusal(Some("ValueError: Except for dimension -1, all dimensions of index and self should be the same size.")),
+            refusal(Some("ValueError: Except for dimension 0, all dimensions of index and self should be the same size."))
+        );
+        // A printed tensor of negative indices is a list all the same.
+        assert_eq!(
+            blank_signed("ScatterND index -1 out of bounds (indices tensor [[-1, -1], [-2, -2]], shape=[2, 2])"),
+            blank_signed("ScatterND index -3 out of bounds (indices tensor [[-3]], shape=[1, 1])")
+        );
+        assert_eq!(
+            blank_signed("index -1 out of bounds (indices tensor [[-1]])"),
+            "index -# out of bounds (indices tensor [..])"
+        );
     }
 
     #[test]
