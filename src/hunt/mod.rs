@@ -40,6 +40,10 @@ use std::time::{Duration, Instant};
 /// runtime that hangs costs `--timeout` per candidate, and the hunt must go on.
 const MINIMIZE_TIME: Duration = Duration::from_secs(60);
 
+/// How many times a nondeterministic disagreement is minimized before it is taken for one that
+/// does not show again.
+const RACE_ATTEMPTS: u32 = 3;
+
 /// Runs of a case where a race can show (a reduction of duplicate indices, a large case), at
 /// alternating thread counts: without any flag, a hunt finds a lost update between threads.
 const RACE_RUNS: usize = 3;
@@ -690,7 +694,13 @@ impl Hunt<'_> {
         let before = self.judge.repeat();
         // Minimizing and telling the variants apart both need the runs that show a race.
         self.judge.set_repeat(budget.repeat);
-        let done = self.found(spec, seed, written, &budget, on_event);
+        // A race shows now and then: a minimizer that does not see it at first is asked again.
+        let attempts = if b.class == Class::Nondeterministic {
+            RACE_ATTEMPTS
+        } else {
+            1
+        };
+        let done = self.found(spec, seed, written, &budget, attempts, on_event);
         self.judge.set_repeat(before);
         done
     }
@@ -704,12 +714,24 @@ impl Hunt<'_> {
         seed: u64,
         written: &Written,
         budget: &minimize::Options,
+        attempts: u32,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> anyhow::Result<()> {
-        let outcome = if spec.context.is_some() {
-            self.as_generated(spec, written, budget)
-        } else {
-            minimize::minimize(&written.dir, &written.name, &mut self.judge, budget)
+        let mut left = attempts.max(1);
+        let outcome = loop {
+            left -= 1;
+            let outcome = if spec.context.is_some() {
+                self.as_generated(spec, written, budget)
+            } else {
+                minimize::minimize(&written.dir, &written.name, &mut self.judge, budget)
+            };
+            let unseen = matches!(
+                outcome,
+                Ok(Outcome::Agrees(_)) | Err(MinimizeError::NotReproducible { .. })
+            );
+            if !unseen || left == 0 || Instant::now() >= self.deadline {
+                break outcome;
+            }
         };
         match outcome {
             Ok(Outcome::Minimized(mut m)) => {
@@ -761,6 +783,13 @@ impl Hunt<'_> {
                 "{}: not a case the minimizer shrinks ({e}): not written",
                 written.name
             ))),
+            Err(MinimizeError::NotReproducible { .. }) if attempts > 1 => {
+                on_event(Event::Note(format!(
+                    "{}: its outputs changed between runs once, and not in {attempts} more \
+                     tries: not written",
+                    written.name
+                )))
+            }
             Err(e) => on_event(Event::Note(format!(
                 "{}: could not be minimized: {e}",
                 written.name
