@@ -482,7 +482,9 @@ pub(crate) fn run_and_check(api: Api, shows: &Shows, options: &[(String, String)
             } else {
                 ", {\"INFERENCE_PRECISION_HINT\": \"f32\"}"
             };
-            py.push_str(&format!("def run():\n    core = ov.Core()\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        compiled = core.compile_model(core.read_model(path), \"CPU\"{config})\n    result = compiled(feeds)\n    return [result[o] for o in compiled.outputs]\n"));
+            // The adapter's call: strings as numpy unicode arrays (the binding refuses object
+            // arrays before the runtime sees them), through an infer request with copies.
+            py.push_str(&format!("def run():\n    core = ov.Core()\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        compiled = core.compile_model(core.read_model(path), \"CPU\"{config})\n    given = {{k: (v.astype(str) if v.dtype == object else v) for k, v in feeds.items()}}\n    request = compiled.create_infer_request()\n    result = request.infer(given, share_inputs=False, share_outputs=False)\n    return [result[o] for o in compiled.outputs]\n"));
         }
         Api::Tract => py.push_str("def run():\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        runnable = tract.onnx().load(path).into_model().into_runnable()\n    return [o.to_numpy() for o in runnable.run([feeds[i.name] for i in model.graph.input])]\n"),
         Api::Reference => py.push_str("def run():\n    return ReferenceEvaluator(model).run(None, feeds)\n"),
@@ -621,6 +623,11 @@ pub(crate) fn run_and_check(api: Api, shows: &Shows, options: &[(String, String)
             "    if kind == \"output\":\n",
             "        show(\"actual\", value[0])\n",
             "        print(\"BUG: an output where an error is required (see REPORT.md for the rule)\")\n",
+            "        sys.exit(1)\n",
+            "    # Unchecked input that kills the process this time shows the same missing check.\n",
+            "    if kind == \"crash\":\n",
+            "        print(\"BUG: no error where one is required: the runtime died (\" + str(value) + \") \"\n",
+            "              \"where it gave an output before; the missing check shows either way\")\n",
             "        sys.exit(1)\n",
             "    # An error may be the runtime's own check (the bug is fixed) or one of the binding's:\n",
             "    # either way not what was reported, so say it rather than pass.\n",
