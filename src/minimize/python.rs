@@ -482,9 +482,9 @@ pub(crate) fn run_and_check(api: Api, shows: &Shows, options: &[(String, String)
             } else {
                 ", {\"INFERENCE_PRECISION_HINT\": \"f32\"}"
             };
-            // The adapter's call: strings as numpy unicode arrays (the binding refuses object
-            // arrays before the runtime sees them), through an infer request with copies.
-            py.push_str(&format!("def run():\n    core = ov.Core()\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        compiled = core.compile_model(core.read_model(path), \"CPU\"{config})\n    given = {{k: (v.astype(str) if v.dtype == object else v) for k, v in feeds.items()}}\n    request = compiled.create_infer_request()\n    result = request.infer(given, share_inputs=False, share_outputs=False)\n    return [result[o] for o in compiled.outputs]\n"));
+            // The adapter's call, an infer request given copies: the binding takes the object
+            // arrays strings are fed as there, and refuses them in `compiled(feeds)`.
+            py.push_str(&format!("def run():\n    core = ov.Core()\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        compiled = core.compile_model(core.read_model(path), \"CPU\"{config})\n    request = compiled.create_infer_request()\n    result = request.infer(feeds, share_inputs=False, share_outputs=False)\n    return [result[o] for o in compiled.outputs]\n"));
         }
         Api::Tract => py.push_str("def run():\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        runnable = tract.onnx().load(path).into_model().into_runnable()\n    return [o.to_numpy() for o in runnable.run([feeds[i.name] for i in model.graph.input])]\n"),
         Api::Reference => py.push_str("def run():\n    return ReferenceEvaluator(model).run(None, feeds)\n"),
