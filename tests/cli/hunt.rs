@@ -3,7 +3,7 @@
 //! overlap.
 
 use crate::minimize::buggy;
-use crate::support::{run, run_within};
+use crate::support::{run, run_within, Run};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -265,15 +265,10 @@ fn hunt_out_never_removes_what_it_did_not_write() {
     assert!(!crate::minimize::tree(&out).is_empty());
 }
 
-/// tests/fixtures/runtime/planted_runtime.py: eight bugs modelled on upstream reports, one of each
-/// class, one that only a case in context shows, and types and a domain it does not implement.
-/// A hunt reports each bug once, in its class, and no refusal of what the runtime does not
-/// implement: those are the coverage table.
-#[test]
-fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal() {
-    if !crate::support::python3("hunt") {
-        return;
-    }
+/// A hunt of tests/fixtures/runtime/planted_runtime.py over `ops`, its first `cases` cases of
+/// the seeded order, however long they take on a loaded machine: its directory (the hunt in
+/// `hunt/`), the runtime's command, the run and its findings.json.
+fn planted_hunt(ops: &str, cases: u32) -> (tempfile::TempDir, String, Run, Value) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("hunt");
     let planted = format!(
@@ -282,7 +277,6 @@ fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal(
             .join("tests/fixtures/runtime/planted_runtime.py")
             .display()
     );
-    // The first 700 cases of the seeded order, however long they take on a loaded machine.
     let r = run_within(
         LONG,
         [
@@ -290,9 +284,9 @@ fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal(
             "--runtime-cmd",
             &planted,
             "--ops",
-            "Gather,GatherElements,GatherND,ScatterND,ScatterElements,org.openvinotoolkit.Gather",
+            ops,
             "--max-cases",
-            "700",
+            &cases.to_string(),
             "--time",
             "900",
             "--out",
@@ -302,6 +296,24 @@ fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal(
     r.expect_code(0);
     let findings: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
+    (tmp, planted, r, findings)
+}
+
+/// tests/fixtures/runtime/planted_runtime.py: eight bugs modelled on upstream reports, one of each
+/// class, one that only a case in context shows, and types and a domain it does not implement.
+/// A hunt reports each bug once, in its class, and no refusal of what the runtime does not
+/// implement: those are the coverage table.
+#[test]
+fn hunt_reports_each_planted_bug_once_in_its_class_and_no_unimplemented_refusal() {
+    if !crate::support::python3("hunt") {
+        return;
+    }
+    // The first 700 cases of the seeded order, however long they take on a loaded machine.
+    let (tmp, planted, r, findings) = planted_hunt(
+        "Gather,GatherElements,GatherND,ScatterND,ScatterElements,org.openvinotoolkit.Gather",
+        700,
+    );
+    let out = tmp.path().join("hunt");
     let got: BTreeSet<(String, String, String)> = findings
         .as_array()
         .unwrap()
@@ -440,33 +452,8 @@ fn one_cause_shown_by_empty_constants_on_two_operators_is_one_finding() {
     if !crate::support::python3("hunt") {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
+    let (tmp, _, r, findings) = planted_hunt("GatherND,ScatterElements", 3500);
     let out = tmp.path().join("hunt");
-    let planted = format!(
-        "python3 {}",
-        crate::support::root()
-            .join("tests/fixtures/runtime/planted_runtime.py")
-            .display()
-    );
-    let r = run_within(
-        LONG,
-        [
-            "hunt",
-            "--runtime-cmd",
-            &planted,
-            "--ops",
-            "GatherND,ScatterElements",
-            "--max-cases",
-            "3500",
-            "--time",
-            "900",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
-    r.expect_code(0);
-    let findings: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("findings.json")).unwrap()).unwrap();
     let refusals: Vec<&Value> = findings
         .as_array()
         .unwrap()
