@@ -1,5 +1,5 @@
 //! The checks behind onnx-idx-check's libFuzzer targets, kept in a library so that
-//! `cargo test` can replay the committed corpora and regressions without libFuzzer.
+//! `cargo test` can replay their seeds and regressions without libFuzzer.
 //!
 //! Each `fuzz_targets/*.rs` is one line that hands libFuzzer's bytes to a function here. A
 //! check panics only when onnx-idx-check misbehaves: a panic inside the tool, a verdict without
@@ -12,6 +12,7 @@ pub mod large;
 pub mod pipeline;
 pub mod reference;
 pub mod replay;
+pub mod seeds;
 pub mod tensor;
 
 /// The tensor size limit every target runs under: small, so that no input can make the tool
