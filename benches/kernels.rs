@@ -6,7 +6,8 @@
 //!     cargo bench --bench kernels -- gather  # a subset
 
 use divan::{black_box, Bencher};
-use onnx_idx_check::internal::ops::{invoke, resolve, Attrs, Invocation, Resolution};
+use onnx_idx_check::internal::load::attrs_of;
+use onnx_idx_check::internal::ops::{invoke, resolve, Invocation, Resolution};
 use onnx_idx_check::internal::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use onnx_idx_check::tensor::{DType, Tensor};
 
@@ -81,11 +82,10 @@ fn run(b: Bencher, op: &str, opset: i64, attrs: Vec<AttributeProto>, inputs: Vec
         let inv = Invocation {
             def,
             version,
-            attrs: Attrs::of_node(&node),
+            attrs: attrs_of(&node, std::path::Path::new("."), usize::MAX),
             outputs: node.output.len(),
             inputs: inputs.iter().map(Some).collect(),
             max_bytes: usize::MAX,
-            model_dir: std::path::Path::new("."),
         };
         black_box(invoke(&inv).unwrap())
     });

@@ -1,7 +1,8 @@
 //! Evaluation: resolve every node of a model against the registry, then run the graph in order
 //! (decision D15: initializers and Constant feed inputs, Identity passes through).
 
-use crate::ops::{self, Attrs, Evaluated, Invocation, OpDef, OpVersion, Resolution, SpecError};
+use crate::load::attrs::attrs_of;
+use crate::ops::{self, Evaluated, Invocation, OpDef, OpVersion, Resolution, SpecError};
 use crate::pb::{type_proto, GraphProto, ModelProto, NodeProto, ValueInfoProto};
 use crate::tensor::Tensor;
 use std::borrow::Cow;
@@ -80,7 +81,9 @@ impl Trace<'_> {
     /// The node and inputs as a diagnosis subject.
     pub fn subject(&self) -> crate::diagnose::Subject<'_> {
         crate::diagnose::Subject {
-            node: self.node,
+            op_type: &self.node.op_type,
+            // Diagnosis reads integers and strings only: no tensor value is decoded.
+            attrs: attrs_of(self.node, Path::new("."), 0),
             domain: self.domain,
             since: self.since,
             inputs: self.inputs.iter().map(Option::as_ref).collect(),
@@ -455,17 +458,18 @@ impl Plan<'_> {
             let inv = Invocation {
                 def: step.def,
                 version: step.version,
-                attrs: Attrs::of_node(node),
+                attrs: attrs_of(node, model_dir, max_bytes),
                 inputs: args,
                 outputs: node.output.len(),
                 max_bytes,
-                model_dir,
             };
             let Evaluated { outputs } = ops::invoke(&inv).map_err(|error| EvalError::Kernel {
                 node: label(),
                 step: index,
                 error,
             })?;
+            // The call borrows the store (its inputs); its attributes hold values to drop.
+            drop(inv);
             // Values passed through Identity keep the arithmetic flag of their source.
             let passed = step.def.plumbing
                 && node

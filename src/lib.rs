@@ -114,6 +114,7 @@ pub mod internal {
     }
     /// Reading and writing tensors and models.
     pub mod load {
+        pub use crate::load::attrs::{attrs_of, value_of};
         pub use crate::load::ir::{check_xml, load_ir, write as ir_write, IrError, IrModel};
         pub use crate::load::load_tensor_file;
         pub use crate::load::save::{encode_tensor, tensor_to_proto};

@@ -16,7 +16,8 @@
 use crate::reference::{self, Attr, AttrValue, Op, Outcome, RTensor, Word};
 use crate::MAX_TENSOR_BYTES;
 use arbitrary::{Arbitrary, Unstructured};
-use onnx_idx_check::internal::ops::{invoke, resolve, Attrs, Evaluated, Invocation, Resolution};
+use onnx_idx_check::internal::load::attrs_of;
+use onnx_idx_check::internal::ops::{invoke, resolve, Evaluated, Invocation, Resolution};
 use onnx_idx_check::internal::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use onnx_idx_check::tensor::DType;
 use onnx_idx_check::SpecError;
@@ -139,11 +140,10 @@ pub fn check_case(case: &Case) {
     let inv = Invocation {
         def,
         version,
-        attrs: Attrs::of_node(&node),
+        attrs: attrs_of(&node, std::path::Path::new("."), MAX_TENSOR_BYTES),
         outputs: node.output.len(),
         inputs: tensors.iter().map(Option::as_ref).collect(),
         max_bytes: MAX_TENSOR_BYTES,
-        model_dir: std::path::Path::new("."),
     };
     let got = invoke(&inv);
     let want = reference::evaluate(

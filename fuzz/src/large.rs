@@ -19,7 +19,8 @@ use crate::kernels::to_proto;
 use crate::reference::{Attr, AttrValue};
 use arbitrary::Unstructured;
 use bytemuck::Pod;
-use onnx_idx_check::internal::ops::{invoke, resolve, Attrs, Invocation, Resolution};
+use onnx_idx_check::internal::load::attrs_of;
+use onnx_idx_check::internal::ops::{invoke, resolve, Invocation, Resolution};
 use onnx_idx_check::internal::pb::{AttributeProto, NodeProto};
 use onnx_idx_check::tensor::{DType, Elem, Tensor};
 use onnx_idx_check::SpecError;
@@ -592,11 +593,10 @@ fn run<W: Word>(c: &Case) {
     let inv = Invocation {
         def,
         version,
-        attrs: Attrs::of_node(&node),
+        attrs: attrs_of(&node, std::path::Path::new("."), MAX_BYTES),
         outputs: node.output.len(),
         inputs: inputs.iter().map(Some).collect(),
         max_bytes: MAX_BYTES,
-        model_dir: std::path::Path::new("."),
     };
     let got = pool(c.threads).install(|| invoke(&inv));
     match (&b.want, got) {

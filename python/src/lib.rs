@@ -8,6 +8,7 @@
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use onnx_idx_check::internal::cli;
+use onnx_idx_check::internal::load::value_of;
 use onnx_idx_check::internal::ops::{call_op, find_op, Attrs};
 use onnx_idx_check::internal::pb::AttributeProto;
 use onnx_idx_check::internal::report::{failure_details, Style};
@@ -280,7 +281,10 @@ fn evaluate(
             a = match value {
                 AttrIn::Int(i) => a.with_int(name, *i),
                 AttrIn::Str(s) => a.with_str(name, s.as_str()),
-                AttrIn::Proto(p) => a.with_proto(p),
+                AttrIn::Proto(p) => a.with(
+                    p.name.as_str(),
+                    value_of(p, std::path::Path::new("."), max_bytes),
+                ),
             };
         }
         let refs: Vec<Option<&Tensor>> = tensors.iter().map(Option::as_ref).collect();

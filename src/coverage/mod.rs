@@ -10,8 +10,9 @@
 pub(crate) mod report;
 
 use crate::eval::Trace;
+use crate::load::attrs::attrs_of;
 use crate::load::StorageForm;
-use crate::ops::{resolve, Attrs, Resolution, Role};
+use crate::ops::{resolve, Resolution, Role};
 use std::collections::BTreeSet;
 
 /// The traits one evaluated node exercises; `form` tells how a named value was stored in its file.
@@ -23,7 +24,8 @@ pub fn node_traits(
     let Resolution::Found(def, v) = resolve(trace.domain, &trace.node.op_type, trace.since) else {
         return (trace.node.op_type.clone(), t);
     };
-    let attrs = Attrs::of_node(trace.node);
+    // Coverage reads integers and strings only: no tensor value is decoded.
+    let attrs = attrs_of(trace.node, std::path::Path::new("."), 0);
     let input = |i: usize| trace.inputs.get(i).and_then(Option::as_ref);
     if let Some(d) = v.value_input().and_then(input) {
         t.insert(format!("dtype:{}", d.dtype()));

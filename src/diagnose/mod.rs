@@ -9,28 +9,23 @@
 //! every quirk whose result reproduces it exactly, most specific first; each listed mismatch is
 //! explained by the provenance of its element under the correct semantics.
 //!
-//! Values under a quirk are computed by the same element copies and reduction arithmetic as the
-//! kernels ([`crate::ops::reduction`]), so a reproduction is bit-exact, not approximate.
+//! Each operator models its own provenance beside its kernel ([`crate::ops::provenance`]), and
+//! values under a quirk are computed by the same element copies and reduction arithmetic as the
+//! kernels, so a reproduction is bit-exact, not approximate.
 //!
 //! - [`class`]: the bug classes;
-//! - [`subject`]: what is diagnosed, the quirks, and the registry hook each operator fills;
-//! - [`shapes`]: the provenance shapes the operators share, and their execution;
-//! - here: the search for the classes that reproduce an output, and the mismatch sources.
+//! - here: the quirks that realise each class, the search for the classes that reproduce an
+//!   output, and the mismatch sources.
 
 pub(crate) mod class;
-mod shapes;
-mod subject;
 
+pub use crate::ops::provenance::{Quirks, Semantics, Subject};
 pub use class::BugClass;
-pub use shapes::Semantics;
-pub use shapes::{gather, gather_elements, gather_grad, gather_nd, scatter_elements, scatter_nd};
-pub use subject::{dims_of, Provenance, Quirks, Subject};
 
 use crate::compare::{compare, Mode, Tolerance};
+use crate::ops::provenance::{correct_reduction, execute, semantics, Neg, Oob};
 use crate::ops::Reduction;
 use crate::tensor::{unravel, Tensor};
-use shapes::execute;
-use subject::{correct_reduction, semantics, Neg, Oob};
 
 /// Whether two tensors are identical (dtype, shape, every element; NaN equal to NaN).
 fn identical(a: &Tensor, b: &Tensor) -> bool {
@@ -339,7 +334,8 @@ mod tests {
         let idx = i64s(&[2], &[0, -2]);
         let upd = f32s(&[2], &[1.0, 2.0]);
         let subj = Subject {
-            node: &n,
+            op_type: &n.op_type,
+            attrs: crate::load::attrs::attrs_of(&n, std::path::Path::new("."), 0),
             domain: "",
             since: 13,
             inputs: vec![Some(&data), Some(&idx), Some(&upd)],
@@ -366,7 +362,8 @@ mod tests {
         let data = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
         let idx = i64s(&[2], &[2, 0]);
         let subj = Subject {
-            node: &n,
+            op_type: &n.op_type,
+            attrs: crate::load::attrs::attrs_of(&n, std::path::Path::new("."), 0),
             domain: "",
             since: 13,
             inputs: vec![Some(&data), Some(&idx)],
@@ -387,7 +384,8 @@ mod tests {
         let data = f32s(&[3], &[1.0, 2.0, 3.0]);
         let idx = i64s(&[2], &[-1, 1]);
         let subj = Subject {
-            node: &n,
+            op_type: &n.op_type,
+            attrs: crate::load::attrs::attrs_of(&n, std::path::Path::new("."), 0),
             domain: "",
             since: 13,
             inputs: vec![Some(&data), Some(&idx)],
@@ -419,7 +417,8 @@ mod tests {
         let scalar = f32s(&[], &[1.0]);
         let idx = i64s(&[], &[0]);
         let subj = Subject {
-            node: &n,
+            op_type: &n.op_type,
+            attrs: crate::load::attrs::attrs_of(&n, std::path::Path::new("."), 0),
             domain: "",
             since: 18,
             inputs: vec![Some(&scalar), Some(&idx), Some(&scalar)],
@@ -427,7 +426,8 @@ mod tests {
         assert_eq!(classify(&subj, None, &scalar), None);
         let g = node("GatherElements", &[], None);
         let subj = Subject {
-            node: &g,
+            op_type: &g.op_type,
+            attrs: crate::load::attrs::attrs_of(&g, std::path::Path::new("."), 0),
             domain: "",
             since: 13,
             inputs: vec![Some(&scalar), Some(&idx)],
@@ -445,7 +445,8 @@ mod tests {
         let idx = i64s(&[1], &[-(1 << 41)]);
         let dy = f32s(&[1], &[1.0]);
         let subj = Subject {
-            node: &g,
+            op_type: &g.op_type,
+            attrs: crate::load::attrs::attrs_of(&g, std::path::Path::new("."), 0),
             domain: "com.microsoft",
             since: 1,
             inputs: vec![Some(&shape), Some(&idx), Some(&dy)],
@@ -456,7 +457,8 @@ mod tests {
         let data = f32s(&[1, 1 << 20], &vec![0.0; 1 << 20]);
         let idx = i64s(&[1 << 20], &vec![0; 1 << 20]);
         let subj = Subject {
-            node: &n,
+            op_type: &n.op_type,
+            attrs: crate::load::attrs::attrs_of(&n, std::path::Path::new("."), 0),
             domain: "",
             since: 13,
             inputs: vec![Some(&data), Some(&idx)],
@@ -470,7 +472,8 @@ mod tests {
         let data = f32s(&[3], &[1.0, 2.0, 3.0]);
         let idx = i64s(&[2], &[4, 0]);
         let subj = Subject {
-            node: &n,
+            op_type: &n.op_type,
+            attrs: crate::load::attrs::attrs_of(&n, std::path::Path::new("."), 0),
             domain: "",
             since: 13,
             inputs: vec![Some(&data), Some(&idx)],
@@ -496,7 +499,8 @@ mod tests {
         let upd = f32s(&[1, 2], &[5.0, 7.0]);
         let none = node("ScatterElements", &[("axis", 1)], None);
         let subj = Subject {
-            node: &none,
+            op_type: &none.op_type,
+            attrs: crate::load::attrs::attrs_of(&none, std::path::Path::new("."), 0),
             domain: "",
             since: 18,
             inputs: vec![Some(&data), Some(&idx), Some(&upd)],
@@ -516,7 +520,8 @@ mod tests {
         );
         let add = node("ScatterElements", &[("axis", 1)], Some("add"));
         let subj = Subject {
-            node: &add,
+            op_type: &add.op_type,
+            attrs: crate::load::attrs::attrs_of(&add, std::path::Path::new("."), 0),
             domain: "",
             since: 18,
             inputs: vec![Some(&data), Some(&idx), Some(&upd)],
@@ -531,7 +536,8 @@ mod tests {
         let i2 = i64s(&[1, 1], &[1]);
         let u2 = f32s(&[1, 1], &[9.0]);
         let subj = Subject {
-            node: &axis0,
+            op_type: &axis0.op_type,
+            attrs: crate::load::attrs::attrs_of(&axis0, std::path::Path::new("."), 0),
             domain: "",
             since: 18,
             inputs: vec![Some(&d2), Some(&i2), Some(&u2)],
@@ -555,7 +561,8 @@ mod tests {
         let upd = f32s(&[3], &[1.0, 1e8, -1e8]);
         let add = node("ScatterND", &[], Some("add"));
         let subj = Subject {
-            node: &add,
+            op_type: &add.op_type,
+            attrs: crate::load::attrs::attrs_of(&add, std::path::Path::new("."), 0),
             domain: "",
             since: 18,
             inputs: vec![Some(&data), Some(&idx), Some(&upd)],
@@ -576,7 +583,8 @@ mod tests {
         let idx = i64s(&[2, 1], &[1, 0]);
         let n = node("GatherND", &[("batch_dims", 1)], None);
         let subj = Subject {
-            node: &n,
+            op_type: &n.op_type,
+            attrs: crate::load::attrs::attrs_of(&n, std::path::Path::new("."), 0),
             domain: "",
             since: 13,
             inputs: vec![Some(&data), Some(&idx)],

@@ -4,6 +4,7 @@
 //! Files are opened without following symbolic links and must be regular files; decoding errors
 //! name the file (relative to the case directory) and the tensor.
 
+pub mod attrs;
 pub mod external;
 pub mod ir;
 pub mod npy;

@@ -209,7 +209,7 @@ fn scatter_nd_slices_are_deterministic() {
 /// `want`, computed by a naive loop.
 fn gather_at_every_thread_count(
     op: &str,
-    attrs: &[crate::pb::AttributeProto],
+    attrs: &[super::testutil::Attr],
     inputs: &[&Tensor],
     want: &[f32],
     what: &str,

@@ -10,12 +10,12 @@
 
 use super::fast;
 use super::index::{normalize_axis, normalize_indices, Indices, Negatives};
+use super::provenance::{resolve, IndexInfo, Quirks, Resolved, Semantics, Subject};
 use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
     OpDef, OpVersion, Role, SpecError,
 };
 use super::{CLASSIC_BF16_TIND32_64, CLASSIC_TIND32_64};
-use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::{numel, Elem, Layout, Storage, Tensor};
 
@@ -107,7 +107,68 @@ impl Gather {
 /// Each output element is one data element, picked along the axis.
 fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     let (data, indices) = (s.input(0)?, s.input(1)?);
-    diagnose::gather(data, indices, s.axis(data.rank(), q)?, 0, q)
+    semantics(data, indices, s.axis(data.rank(), q)?, 0, q)
+}
+
+/// What the ops that work like gather do, element by element.
+pub(crate) fn semantics<'a>(
+    data: &'a Tensor,
+    indices: &Tensor,
+    axis: usize,
+    b: usize,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    // A quirk (axis 0 forced) can name an axis the tensor does not have.
+    if axis >= data.rank() {
+        return None;
+    }
+    let ds = data.shape();
+    let is = indices.shape();
+    if ds.is_empty() || b > axis || b > is.len() || ds[..b] != is[..b] {
+        return None;
+    }
+    let values = indices.to_i64_vec()?;
+    let s = ds[axis];
+    let (batch, mid, inner) = (
+        numel(&ds[..b])?,
+        numel(&ds[b..axis])?,
+        numel(&ds[axis + 1..])?,
+    );
+    let per_batch = numel(&is[b..])?;
+    let count = numel(&[batch, mid, per_batch, inner])?;
+    if !q.admits(count) {
+        return None;
+    }
+    let mut origin = Vec::with_capacity(count);
+    for bi in 0..batch {
+        for m in 0..mid {
+            for j in 0..per_batch {
+                let pos = bi * per_batch + j;
+                let src = match resolve(values[pos], s, q) {
+                    Resolved::At(k) => Some(((bi * mid + m) * s + k) * inner),
+                    Resolved::Zero => None,
+                    Resolved::Invalid => return None,
+                };
+                for e in 0..inner {
+                    origin.push((src.map(|s| s + e), pos));
+                }
+            }
+        }
+    }
+    let mut shape = ds[..axis].to_vec();
+    shape.extend_from_slice(&is[b..]);
+    shape.extend_from_slice(&ds[axis + 1..]);
+    Some(Semantics::Gathered {
+        data,
+        shape,
+        origin,
+        index: IndexInfo {
+            values,
+            shape: is.to_vec(),
+            axis: Some(axis),
+            tuple: 0,
+        },
+    })
 }
 
 fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {

@@ -9,12 +9,12 @@
 
 use super::fast;
 use super::index::{normalize_axis, normalize_indices, Indices, Negatives};
+use super::provenance::{resolve, IndexInfo, Quirks, Resolved, Semantics, Subject};
 use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
     OpDef, OpVersion, Role, SpecError,
 };
 use super::{CLASSIC_BF16_TIND32_64, CLASSIC_TIND32_64};
-use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::{numel, strides, Elem, Layout, Storage, Tensor};
 
@@ -97,7 +97,46 @@ impl GatherElements {
 /// Each output element is the data element its index picks along the axis.
 fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     let (data, indices) = (s.input(0)?, s.input(1)?);
-    diagnose::gather_elements(data, indices, s.axis(data.rank(), q)?, q)
+    semantics(data, indices, s.axis(data.rank(), q)?, q)
+}
+
+/// What the ops that work like gather elements do, element by element.
+pub(crate) fn semantics<'a>(
+    data: &'a Tensor,
+    indices: &Tensor,
+    axis: usize,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    // A quirk (axis 0 forced) can name an axis the tensor does not have.
+    let (ds, is) = (data.shape(), indices.shape());
+    // The kernel's own shape rules (equal ranks, off-axis dims no larger, a real axis).
+    check_element_shapes(ds, is, axis as i64).ok()?;
+    let values = indices.to_i64_vec()?;
+    let stride = strides(ds)[axis];
+    let mut origin = Vec::with_capacity(values.len());
+    let mut ok = true;
+    for_each_element(is, ds, axis, |pos, base| {
+        let src = match resolve(values[pos], ds[axis], q) {
+            Resolved::At(k) => Some(base + k * stride),
+            Resolved::Zero => None,
+            Resolved::Invalid => {
+                ok = false;
+                None
+            }
+        };
+        origin.push((src, pos));
+    });
+    ok.then(|| Semantics::Gathered {
+        data,
+        shape: is.to_vec(),
+        origin,
+        index: IndexInfo {
+            values,
+            shape: is.to_vec(),
+            axis: Some(axis),
+            tuple: 0,
+        },
+    })
 }
 
 /// Checks the element-wise shape rule shared with ScatterElements and returns the normalised axis.

@@ -12,12 +12,12 @@
 
 use super::gather_elements::{check_element_shapes, for_each_element};
 use super::index::{normalize_axis, normalize_indices, Negatives};
+use super::provenance::{dims_of, resolve, IndexInfo, Quirks, Resolved, Semantics, Subject};
 use super::reduction::{self, Reduction, Visit};
 use super::{
     AttrSpec, Attrs, Constraint, EvalFn, Evaluated, Indexing, InputSpec, Invocation, OpDef,
     OpVersion, Role, SpecError,
 };
-use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::dtype::{INDEX32_64, INDEX64};
 use crate::tensor::{numel, strides, DType, DTypeSet, Layout, Storage, Tensor};
@@ -188,17 +188,75 @@ impl GatherElementsGrad {
 /// dX starts as zeros; each slice of dY is added where the forward Gather read it.
 fn gather_grad_provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     let (shape, indices, dy) = (s.input(0)?, s.input(1)?, s.input(2)?);
-    let shape = diagnose::dims_of(shape)?;
-    diagnose::gather_grad(&shape, indices, dy, s.axis(shape.len(), q)?, q)
+    let shape = dims_of(shape)?;
+    semantics(&shape, indices, dy, s.axis(shape.len(), q)?, q)
 }
 
 /// dX starts as zeros; each element of dY is added where the forward GatherElements read it.
 fn gather_elements_grad_provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     let (dy, shape, indices) = (s.input(0)?, s.input(1)?, s.input(2)?);
-    let shape = diagnose::dims_of(shape)?;
+    let shape = dims_of(shape)?;
     let axis = s.axis(shape.len(), q)?;
     let add = q.reduction().unwrap_or(Reduction::Add);
-    diagnose::scatter_elements(None, dy.dtype(), &shape, indices, dy, axis, add, q)
+    super::scatter_elements::semantics(None, dy.dtype(), &shape, indices, dy, axis, add, q)
+}
+
+/// What the ops that work like gather grad do, element by element.
+pub(crate) fn semantics<'a>(
+    shape: &[usize],
+    indices: &Tensor,
+    dy: &'a Tensor,
+    axis: usize,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    // A quirk (axis 0 forced) can name an axis the tensor does not have.
+    if axis >= shape.len() {
+        return None;
+    }
+    let mut want = shape[..axis].to_vec();
+    want.extend_from_slice(indices.shape());
+    want.extend_from_slice(&shape[axis + 1..]);
+    if dy.shape() != want.as_slice() || !q.admits(numel(shape)?) {
+        return None;
+    }
+    let values = indices.to_i64_vec()?;
+    let (outer, s, inner, n) = (
+        numel(&shape[..axis])?,
+        shape[axis],
+        numel(&shape[axis + 1..])?,
+        values.len(),
+    );
+    let mut pairs = Vec::new();
+    for o in 0..outer {
+        for (j, &v) in values.iter().enumerate() {
+            match resolve(v, s, q) {
+                Resolved::At(k) => {
+                    for e in 0..inner {
+                        pairs.push(((o * s + k) * inner + e, (o * n + j) * inner + e, j));
+                    }
+                }
+                Resolved::Zero => {}
+                Resolved::Invalid => return None,
+            }
+        }
+    }
+    if q.reverse {
+        pairs.reverse();
+    }
+    Some(Semantics::Scattered {
+        base: None,
+        dtype: dy.dtype(),
+        shape: shape.to_vec(),
+        updates: dy,
+        pairs,
+        reduction: q.reduction.unwrap_or(Reduction::Add),
+        index: IndexInfo {
+            values,
+            shape: indices.shape().to_vec(),
+            axis: Some(axis),
+            tuple: 0,
+        },
+    })
 }
 
 /// Reads the `shape` input: a 1-D int64 tensor of non-negative dims. Shared by the backward ops.

@@ -11,12 +11,12 @@
 //! elements, so the kernel is one block copy per tuple.
 
 use super::index::tuple_offsets;
+use super::provenance::{resolve_tuple, IndexInfo, Quirks, Semantics, Subject};
 use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
     OpDef, OpVersion, Role, SpecError,
 };
 use super::{CLASSIC_BF16_TIND64, CLASSIC_TIND64};
-use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::{numel, Elem, Layout, Storage, Tensor};
 
@@ -105,7 +105,49 @@ impl GatherNd {
 fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     let (data, indices) = (s.input(0)?, s.input(1)?);
     let b = usize::try_from(s.batch_dims(q)?).ok()?;
-    diagnose::gather_nd(data, indices, b, q)
+    semantics(data, indices, b, q)
+}
+
+/// What the ops that work like gather nd do, element by element.
+pub(crate) fn semantics<'a>(
+    data: &'a Tensor,
+    indices: &Tensor,
+    b: usize,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    let (ds, is) = (data.shape(), indices.shape());
+    // The kernel's own shape rules.
+    let (b, k) = check_nd_shapes(ds, is, i64::try_from(b).ok()?).ok()?;
+    let qr = is.len();
+    let values = indices.to_i64_vec()?;
+    let (batches, tuples) = (numel(&ds[..b])?, numel(&is[b..qr - 1])?);
+    let (block, slice) = (numel(&ds[b..])?, numel(&ds[b + k..])?);
+    if !q.admits(numel(&[batches, tuples, slice])?) {
+        return None;
+    }
+    let mut origin = Vec::new();
+    for bi in 0..batches {
+        for t in 0..tuples {
+            let pos = bi * tuples + t;
+            let off = resolve_tuple(&values[pos * k..(pos + 1) * k], &ds[b..b + k], q)?;
+            for e in 0..slice {
+                origin.push((off.map(|o| bi * block + o * slice + e), pos));
+            }
+        }
+    }
+    let mut shape = is[..qr - 1].to_vec();
+    shape.extend_from_slice(&ds[b + k..]);
+    Some(Semantics::Gathered {
+        data,
+        shape,
+        origin,
+        index: IndexInfo {
+            values,
+            shape: is.to_vec(),
+            axis: None,
+            tuple: k,
+        },
+    })
 }
 
 /// The geometry of a GatherND: `batches` x `tuples` index tuples, each selecting a slice of

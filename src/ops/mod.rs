@@ -34,6 +34,7 @@ mod openvino_gather;
 pub(crate) mod plumbing;
 #[cfg(test)]
 mod proptests;
+pub(crate) mod provenance;
 pub(crate) mod quotes;
 pub(crate) mod reduction;
 pub(crate) mod registry;
@@ -53,7 +54,7 @@ pub use scatter_elements::{Scatter, ScatterElements};
 pub use scatter_nd::ScatterNd;
 pub use tensor_scatter::{Mode, TensorScatter};
 
-pub(crate) use attr::{AttrSpec, AttrValue, Attrs};
+pub(crate) use attr::{AttrSpec, AttrValue, Attrs, TensorAttr};
 pub(crate) use registry::*;
 
 /// Every operator the tool knows, default domain first, then plumbing, then the context

@@ -14,11 +14,11 @@
 //! output block is left zero (0, false, the empty string).
 
 use super::index::normalize_axis;
+use super::provenance::{Quirks, Semantics, Subject};
 use super::{
     check_heap_bytes, AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation,
     OpDef, OpVersion, Role, SpecError,
 };
-use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
 use crate::tensor::value::{packed_code, set_packed};
 use crate::tensor::{numel, DType, DTypeSet, Elem, Layout, Storage, Tensor};
@@ -154,7 +154,7 @@ fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     } else {
         usize::try_from(b).ok()?
     };
-    diagnose::gather(data, indices, axis, b, q)
+    super::gather::semantics(data, indices, axis, b, q)
 }
 
 /// `data` seen as `[batch, mid, axis_len, inner]`, indices as `[batch, per_batch]`.

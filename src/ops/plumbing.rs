@@ -8,10 +8,8 @@ use super::{
     AttrSpec, AttrValue, Constraint, Evaluated, Indexing, InputSpec, Invocation, OpDef, OpVersion,
     Role, SpecError,
 };
-use crate::load::tensor::{tensor_from_proto, TensorContext};
-use crate::pb::attribute_proto::AttributeType;
 use crate::spec_err;
-use crate::tensor::{DType, DTypeSet, Tensor};
+use crate::tensor::{DType, DTypeSet, Storage, Tensor};
 
 const ANY: DTypeSet = DTypeSet::of(&DType::ALL);
 
@@ -84,81 +82,58 @@ fn constant(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
             inv.attrs.count()
         ));
     }
-    let Some((_, AttrValue::Proto(a))) = inv.attrs.get(0) else {
-        return Err(spec_err!(
-            "Constant's value attribute must come from a node"
-        ));
+    let Some((name, value)) = inv.attrs.get(0) else {
+        return Err(spec_err!("Constant needs exactly one value attribute"));
     };
-    let want = match a.name.as_str() {
-        "value" => AttributeType::Tensor,
-        "sparse_value" => AttributeType::SparseTensor,
-        "value_float" => AttributeType::Float,
-        "value_floats" => AttributeType::Floats,
-        "value_int" => AttributeType::Int,
-        "value_ints" => AttributeType::Ints,
-        "value_string" => AttributeType::String,
-        _ => AttributeType::Strings,
+    let want = match name {
+        "value" => "TENSOR",
+        "sparse_value" => "SPARSE_TENSOR",
+        "value_float" => "FLOAT",
+        "value_floats" => "FLOATS",
+        "value_int" => "INT",
+        "value_ints" => "INTS",
+        "value_string" => "STRING",
+        _ => "STRINGS",
     };
-    if a.r#type != want as i32 {
-        return Err(spec_err!(
-            "attribute '{}' must be {}",
-            a.name,
-            want.as_str_name()
-        ));
+    if value.type_name() != want {
+        return Err(spec_err!("attribute '{name}' must be {want}"));
     }
     let scalar = |dtype, words| Tensor::new(dtype, vec![], words);
     let list = |dtype, n: usize, words| Tensor::new(dtype, vec![n], words);
-    let t = match a.name.as_str() {
-        "value" => {
-            let proto =
-                a.t.as_ref()
-                    .ok_or_else(|| spec_err!("attribute 'value' holds no tensor"))?;
-            let ctx = TensorContext {
-                base_dir: inv.model_dir,
-                max_bytes: inv.max_bytes,
-            };
-            return tensor_from_proto(proto, &ctx)
-                .map(Evaluated::moved)
-                .map_err(|e| {
-                    if e.is_unsupported() {
-                        SpecError::Unsupported(format!("Constant value: {e}"))
-                    } else {
-                        spec_err!("Constant value: {e}")
-                    }
-                });
+    let t = match value {
+        AttrValue::Tensor(encoded) => {
+            let decoded = encoded
+                .tensor()
+                .ok_or_else(|| spec_err!("attribute 'value' holds no tensor"))?;
+            return decoded.map(Evaluated::moved).map_err(|e| match e {
+                SpecError::Unsupported(m) => SpecError::Unsupported(format!("Constant value: {m}")),
+                other => spec_err!("Constant value: {other}"),
+            });
         }
-        "sparse_value" => {
+        _ if name == "sparse_value" => {
             return Err(SpecError::Unsupported(
                 "Constant with a sparse_value is not supported".into(),
             ))
         }
-        "value_float" => scalar(
+        AttrValue::Float(f) => scalar(DType::Float, Storage::W32(vec![f.to_bits()])),
+        AttrValue::Floats(v) => list(
             DType::Float,
-            crate::tensor::Storage::W32(vec![a.f.to_bits()]),
+            v.len(),
+            Storage::W32(v.iter().map(|f| f.to_bits()).collect()),
         ),
-        "value_floats" => list(
-            DType::Float,
-            a.floats.len(),
-            crate::tensor::Storage::W32(a.floats.iter().map(|f| f.to_bits()).collect()),
-        ),
-        "value_int" => scalar(DType::Int64, crate::tensor::Storage::W64(vec![a.i as u64])),
-        "value_ints" => list(
+        AttrValue::Int(i) => scalar(DType::Int64, Storage::W64(vec![*i as u64])),
+        AttrValue::Ints(v) => list(
             DType::Int64,
-            a.ints.len(),
-            crate::tensor::Storage::W64(a.ints.iter().map(|&i| i as u64).collect()),
+            v.len(),
+            Storage::W64(v.iter().map(|&i| i as u64).collect()),
         ),
-        "value_string" => scalar(
-            DType::String,
-            crate::tensor::Storage::Str(vec![a.s.clone()]),
-        ),
-        "value_strings" => list(
-            DType::String,
-            a.strings.len(),
-            crate::tensor::Storage::Str(a.strings.clone()),
-        ),
-        other => {
+        AttrValue::Str(s) => scalar(DType::String, Storage::Str(vec![s.to_vec()])),
+        AttrValue::Strings(v) if name == "value_strings" => {
+            list(DType::String, v.len(), Storage::Str(v.to_vec()))
+        }
+        _ => {
             return Err(spec_err!(
-                "attribute '{other}' is not a Constant value attribute"
+                "attribute '{name}' is not a Constant value attribute"
             ))
         }
     }

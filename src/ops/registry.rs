@@ -250,7 +250,7 @@ pub struct OpDef {
     pub indexing: Indexing,
     /// What the op does element by element, with the switches for known wrong semantics, so
     /// that a wrong output can be diagnosed; `None` where the op is not modelled.
-    pub provenance: Option<crate::diagnose::Provenance>,
+    pub provenance: Option<super::provenance::Provenance>,
     /// The versions.
     pub versions: &'static [OpVersion],
 }
@@ -352,8 +352,6 @@ pub struct Invocation<'a> {
     pub outputs: usize,
     /// Largest output, in bytes, a kernel may create.
     pub max_bytes: usize,
-    /// Directory of the model file (for Constant tensors stored externally).
-    pub model_dir: &'a std::path::Path,
 }
 
 impl Invocation<'_> {
@@ -555,7 +553,6 @@ pub fn call_op(
         inputs: inputs.to_vec(),
         outputs,
         max_bytes,
-        model_dir: std::path::Path::new("."),
     };
     let out = invoke(&inv)?.outputs;
     if out.is_empty() {
@@ -645,14 +642,10 @@ fn check_common(inv: &Invocation<'_>) -> Result<(), SpecError> {
         let Some((name, value)) = inv.attrs.get(i) else {
             break;
         };
-        if let AttrValue::Proto(a) = value {
-            if !a.ref_attr_name.is_empty() {
-                return Err(spec_err!(
-                    "attribute '{}' refers to a function attribute ('{}'), which a main graph cannot do",
-                    a.name,
-                    a.ref_attr_name
-                ));
-            }
+        if let AttrValue::Ref(outer) = value {
+            return Err(spec_err!(
+                "attribute '{name}' refers to a function attribute ('{outer}'), which a main graph cannot do"
+            ));
         }
         if v.attr(name).is_none() {
             let later = def

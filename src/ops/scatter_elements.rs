@@ -16,6 +16,7 @@
 use super::fast::{self, IndexWord};
 use super::gather_elements::{check_element_shapes, for_each_element};
 use super::index::{normalize_indices, Indices, Negatives};
+use super::provenance::{resolve, IndexInfo, Quirks, Resolved, Semantics, Subject};
 use super::reduction::{self, deal, Reduction, Visit};
 use super::{
     AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, OpDef, OpVersion,
@@ -23,9 +24,8 @@ use super::{
 };
 use super::{CLASSIC_BF16_TIND32_64, CLASSIC_TIND32_64};
 use super::{REDUCTIONS_16 as R16, REDUCTIONS_18 as R18};
-use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
-use crate::tensor::{strides, Tensor};
+use crate::tensor::{numel, strides, DType, Tensor};
 
 /// How many updates ahead the aligned walk names destinations for prefetching: enough misses in
 /// flight to cover a trip to L3 or memory.
@@ -224,7 +224,7 @@ fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     let (data, indices, updates) = (s.input(0)?, s.input(1)?, s.input(2)?);
     let axis = s.axis(data.rank(), q)?;
     let (dtype, shape) = (data.dtype(), data.shape());
-    diagnose::scatter_elements(
+    semantics(
         Some(data),
         dtype,
         shape,
@@ -234,6 +234,54 @@ fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
         s.reduction(q)?,
         q,
     )
+}
+
+#[allow(clippy::too_many_arguments)]
+/// What the ops that work like scatter elements do, element by element.
+pub(crate) fn semantics<'a>(
+    base: Option<&'a Tensor>,
+    dtype: DType,
+    shape: &[usize],
+    indices: &Tensor,
+    updates: &'a Tensor,
+    axis: usize,
+    reduction: Reduction,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    let is = indices.shape();
+    // The kernel's own shape rules (a quirk forcing axis 0 can name an axis the data lacks).
+    if updates.shape() != is || !q.admits(numel(shape)?) {
+        return None;
+    }
+    check_element_shapes(shape, is, axis as i64).ok()?;
+    let values = indices.to_i64_vec()?;
+    let stride = strides(shape)[axis];
+    let mut pairs = Vec::with_capacity(values.len());
+    let mut ok = true;
+    for_each_element(is, shape, axis, |pos, b| {
+        match resolve(values[pos], shape[axis], q) {
+            Resolved::At(k) => pairs.push((b + k * stride, pos, pos)),
+            Resolved::Zero => {}
+            Resolved::Invalid => ok = false,
+        }
+    });
+    if q.reverse {
+        pairs.reverse();
+    }
+    ok.then(|| Semantics::Scattered {
+        base,
+        dtype,
+        shape: shape.to_vec(),
+        updates,
+        pairs,
+        reduction,
+        index: IndexInfo {
+            values,
+            shape: is.to_vec(),
+            axis: Some(axis),
+            tuple: 0,
+        },
+    })
 }
 
 fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {

@@ -12,6 +12,7 @@
 //! replaces (or reduces into) the whole tensor. Updates apply in row-major order of the tuples.
 
 use super::index::tuple_offsets;
+use super::provenance::{resolve_tuple, IndexInfo, Quirks, Semantics, Subject};
 use super::reduction::{self, Reduction, Visit};
 use super::{
     AttrSpec, Attrs, Constraint, Evaluated, Indexing, InputSpec, Invocation, OpDef, OpVersion,
@@ -19,9 +20,8 @@ use super::{
 };
 use super::{CLASSIC_BF16_TIND64, CLASSIC_TIND64};
 use super::{REDUCTIONS_16 as R16, REDUCTIONS_18 as R18};
-use crate::diagnose::{self, Quirks, Semantics, Subject};
 use crate::spec_err;
-use crate::tensor::{numel, Tensor};
+use crate::tensor::{numel, DType, Tensor};
 
 const INPUTS: &[InputSpec] = &[
     InputSpec::required("data", "T", Role::Data),
@@ -139,7 +139,7 @@ impl ScatterNd {
 fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
     let (data, indices, updates) = (s.input(0)?, s.input(1)?, s.input(2)?);
     let red = s.reduction(q)?;
-    diagnose::scatter_nd(
+    semantics(
         Some(data),
         data.dtype(),
         data.shape(),
@@ -149,6 +149,66 @@ fn provenance<'a>(s: &Subject<'a>, q: &Quirks) -> Option<Semantics<'a>> {
         red,
         q,
     )
+}
+
+/// What the ops that work like scatter nd do, element by element: the output (of `shape`)
+/// starts as `base`, or zeros, and each index tuple's slice of `updates` goes (or reduces) to the
+/// slice it names within its batch (the first `b` dims of `shape` and `indices`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn semantics<'a>(
+    base: Option<&'a Tensor>,
+    dtype: DType,
+    shape: &[usize],
+    indices: &Tensor,
+    updates: &'a Tensor,
+    b: usize,
+    reduction: Reduction,
+    q: &Quirks,
+) -> Option<Semantics<'a>> {
+    let is = indices.shape();
+    let qr = is.len();
+    if qr <= b || b > shape.len() || shape[..b] != is[..b] || !q.admits(numel(shape)?) {
+        return None;
+    }
+    let k = is[qr - 1];
+    if b + k > shape.len() {
+        return None;
+    }
+    let mut want = is[..qr - 1].to_vec();
+    want.extend_from_slice(&shape[b + k..]);
+    if updates.shape() != want.as_slice() {
+        return None;
+    }
+    let values = indices.to_i64_vec()?;
+    let dims = &shape[b..b + k];
+    let (slots, slice) = (numel(dims)?, numel(&shape[b + k..])?);
+    let per_batch = numel(&is[b..qr - 1])?;
+    let mut pairs = Vec::new();
+    for t in 0..numel(&is[..qr - 1])? {
+        if let Some(off) = resolve_tuple(&values[t * k..(t + 1) * k], dims, q)? {
+            let batch = t.checked_div(per_batch).unwrap_or(0);
+            for e in 0..slice {
+                pairs.push(((batch * slots + off) * slice + e, t * slice + e, t));
+            }
+        }
+    }
+    if q.reverse {
+        pairs.reverse();
+    }
+    Some(Semantics::Scattered {
+        base,
+        dtype,
+        shape: shape.to_vec(),
+        updates,
+        pairs,
+        reduction,
+        index: IndexInfo {
+            values,
+            shape: is.to_vec(),
+            axis: None,
+            tuple: k,
+        },
+    })
 }
 
 fn eval(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
@@ -618,5 +678,58 @@ mod tests {
             plan.visit_range(range, |d, s| plain.push((d, s)));
             assert_eq!(plain, want);
         }
+    }
+}
+
+#[cfg(test)]
+mod provenance_tests {
+    use super::*;
+    use crate::ops::provenance::execute;
+    use crate::ops::testutil::{f32s, i64s};
+
+    #[test]
+    fn scatter_nd_from_zeros_adds_each_slice_within_its_batch() {
+        // Shape [2, 2, 2], batch_dims 1, one tuple per batch: [1] in batch 0 and [0] in batch 1,
+        // each adding a slice of 2. By hand: batch 0 row 1 = [1, 2], batch 1 row 0 = [3, 4].
+        let (indices, updates) = (i64s(&[2, 1], &[1, 0]), f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0]));
+        let q = Quirks::default();
+        let sem = semantics(
+            None,
+            DType::Float,
+            &[2, 2, 2],
+            &indices,
+            &updates,
+            1,
+            Reduction::Add,
+            &q,
+        )
+        .unwrap();
+        let want = f32s(&[2, 2, 2], &[0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 0.0, 0.0]);
+        assert_eq!(execute(&sem).unwrap(), want);
+        // Batch dims that differ, or updates not shaped like the forward output, model nothing.
+        let other = i64s(&[3, 1], &[0, 0, 0]);
+        assert!(semantics(
+            None,
+            DType::Float,
+            &[2, 2, 2],
+            &other,
+            &updates,
+            1,
+            Reduction::Add,
+            &q
+        )
+        .is_none());
+        let flat = f32s(&[4], &[0.0; 4]);
+        assert!(semantics(
+            None,
+            DType::Float,
+            &[2, 2, 2],
+            &indices,
+            &flat,
+            1,
+            Reduction::Add,
+            &q
+        )
+        .is_none());
     }
 }

@@ -1,7 +1,6 @@
 //! Helpers for the kernels' unit tests: build tensors and nodes, run one op version.
 
-use super::{invoke, resolve, Attrs, Invocation, Resolution, SpecError};
-use crate::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
+use super::{invoke, resolve, AttrValue, Attrs, Invocation, Resolution, SpecError};
 use crate::tensor::{DType, Tensor};
 
 /// A float tensor.
@@ -34,31 +33,31 @@ pub fn i32s(shape: &[usize], v: &[i32]) -> Tensor {
     .unwrap()
 }
 
+/// One attribute of a node: its name and value.
+pub type Attr = (String, AttrValue<'static>);
+
 /// An INT attribute.
-pub fn int_attr(name: &str, i: i64) -> AttributeProto {
-    AttributeProto {
-        name: name.into(),
-        r#type: AttributeType::Int as i32,
-        i,
-        ..Default::default()
-    }
+pub fn int_attr(name: &str, i: i64) -> Attr {
+    (name.into(), AttrValue::Int(i))
 }
 
 /// A STRING attribute.
-pub fn str_attr(name: &str, s: &str) -> AttributeProto {
-    AttributeProto {
-        name: name.into(),
-        r#type: AttributeType::String as i32,
-        s: s.as_bytes().to_vec(),
-        ..Default::default()
-    }
+pub fn str_attr(name: &str, s: &str) -> Attr {
+    (name.into(), AttrValue::Str(s.as_bytes().to_vec().into()))
+}
+
+/// Attributes as a node gives them, in order.
+pub fn attrs_of(attrs: Vec<Attr>) -> Attrs<'static> {
+    attrs
+        .into_iter()
+        .fold(Attrs::new(), |a, (name, value)| a.with(name, value))
 }
 
 /// Runs `op` of the default domain at `opset` on `inputs`.
 pub fn run(
     op: &str,
     opset: i64,
-    attrs: Vec<AttributeProto>,
+    attrs: Vec<Attr>,
     inputs: &[&Tensor],
 ) -> Result<Tensor, SpecError> {
     run_limited(op, opset, attrs, inputs, 1 << 30)
@@ -68,7 +67,7 @@ pub fn run(
 pub fn run_limited(
     op: &str,
     opset: i64,
-    attrs: Vec<AttributeProto>,
+    attrs: Vec<Attr>,
     inputs: &[&Tensor],
     max_bytes: usize,
 ) -> Result<Tensor, SpecError> {
@@ -80,29 +79,20 @@ pub fn run_in(
     domain: &str,
     op: &str,
     opset: i64,
-    attrs: Vec<AttributeProto>,
+    attrs: Vec<Attr>,
     inputs: &[&Tensor],
     max_bytes: usize,
 ) -> Result<Tensor, SpecError> {
     let Resolution::Found(def, version) = resolve(domain, op, opset) else {
         panic!("{op} does not resolve at opset {opset}");
     };
-    let node = NodeProto {
-        op_type: op.into(),
-        domain: domain.into(),
-        input: (0..inputs.len()).map(|i| format!("in{i}")).collect(),
-        output: vec!["out".into()],
-        attribute: attrs,
-        ..Default::default()
-    };
     let inv = Invocation {
         def,
         version,
-        attrs: Attrs::of_node(&node),
+        attrs: attrs_of(attrs),
         inputs: inputs.iter().map(|t| Some(*t)).collect(),
-        outputs: node.output.len(),
+        outputs: 1,
         max_bytes,
-        model_dir: std::path::Path::new("."),
     };
     invoke(&inv).map(|mut e| e.outputs.remove(0).tensor)
 }

@@ -142,28 +142,18 @@ pub(crate) fn norm_axis(
 pub(crate) mod testutil {
     //! Calls of a context operator in tests.
 
-    use crate::ops::{call, find_op, Attrs, SpecError};
-    use crate::pb::{attribute_proto::AttributeType, AttributeProto};
+    use crate::ops::testutil::{attrs_of, Attr};
+    use crate::ops::{call, find_op, AttrValue, SpecError};
     use crate::tensor::{Element, Tensor};
 
     /// An INTS attribute.
-    pub(crate) fn ints(name: &str, v: &[i64]) -> AttributeProto {
-        AttributeProto {
-            name: name.into(),
-            r#type: AttributeType::Ints as i32,
-            ints: v.to_vec(),
-            ..Default::default()
-        }
+    pub(crate) fn ints(name: &str, v: &[i64]) -> Attr {
+        (name.into(), AttrValue::Ints(v.to_vec().into()))
     }
 
     /// An INT attribute.
-    pub(crate) fn int(name: &str, v: i64) -> AttributeProto {
-        AttributeProto {
-            name: name.into(),
-            r#type: AttributeType::Int as i32,
-            i: v,
-            ..Default::default()
-        }
+    pub(crate) fn int(name: &str, v: i64) -> Attr {
+        (name.into(), AttrValue::Int(v))
     }
 
     /// A tensor of `shape` holding `v`.
@@ -175,14 +165,11 @@ pub(crate) mod testutil {
     pub(crate) fn run(
         op: &str,
         opset: i64,
-        attrs: &[AttributeProto],
+        attrs: &[Attr],
         inputs: &[&Tensor],
     ) -> Result<Tensor, SpecError> {
         let def = find_op("", op).unwrap();
-        let mut a = Attrs::new();
-        for p in attrs {
-            a = a.with_proto(p);
-        }
+        let a = attrs_of(attrs.to_vec());
         let inputs: Vec<Option<&Tensor>> = inputs.iter().map(|t| Some(*t)).collect();
         call(def, opset, a, &inputs)
     }
