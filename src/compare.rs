@@ -412,7 +412,7 @@ fn for_each_differing(expected: &Tensor, actual: &Tensor, visit: &mut impl FnMut
     if matches!(expected.dtype().layout(), crate::tensor::Layout::String) {
         return false;
     }
-    crate::tensor::storage::dispatch_by_width!(
+    onnx_idx_check_kernels::dispatch_by_width!(
         expected.dtype(),
         false,
         words(expected, actual, visit)
@@ -428,7 +428,7 @@ fn same_words(expected: &Tensor, actual: &Tensor) -> bool {
             _ => e.storage() == a.storage(),
         }
     }
-    crate::tensor::storage::dispatch_by_width!(
+    onnx_idx_check_kernels::dispatch_by_width!(
         expected.dtype(),
         expected.storage() == actual.storage(),
         words(expected, actual)

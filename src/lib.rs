@@ -36,6 +36,9 @@
 //! ```
 
 #![warn(missing_docs)]
+// `unsafe` lives in the kernels crate; here only the modules that talk to the operating system
+// allow it (runtime/{groups,reaper,scratch,worker}.rs, load/tensor.rs).
+#![deny(unsafe_code)]
 // Without the command line, what only it uses (the reporters and the progress bar, `bench`'s
 // prepared cases, the exit codes) is unused; the default build, which has it, lints dead code.
 #![cfg_attr(not(feature = "cli"), allow(dead_code))]
@@ -65,10 +68,8 @@ pub(crate) mod generate;
 #[cfg(feature = "cli")]
 pub(crate) mod hunt;
 pub(crate) mod load;
-pub(crate) mod memory;
 #[cfg(feature = "cli")]
 pub(crate) mod minimize;
-pub mod ops;
 #[cfg(feature = "cli")]
 pub(crate) mod owned;
 pub(crate) mod pb;
@@ -80,7 +81,6 @@ pub(crate) mod runner;
 pub(crate) mod runtime;
 #[cfg(feature = "cli")]
 pub(crate) mod show;
-pub mod tensor;
 pub mod verdict;
 
 /// Not part of the library's API: what this workspace's own binary, benchmarks, fuzz targets and
@@ -102,7 +102,9 @@ pub mod internal {
     }
     /// The allocator the binary installs, and its settings.
     pub mod memory {
-        pub use crate::memory::{keep_freed_memory, HugePageAlloc, ReuseLargeAlloc};
+        pub use onnx_idx_check_kernels::alloc::{
+            keep_freed_memory, HugePageAlloc, ReuseLargeAlloc,
+        };
     }
     /// The registry below the typed structs: nodes as the model loader sees them.
     pub mod ops {
@@ -134,10 +136,7 @@ pub mod internal {
 }
 
 pub use check::{check, check_with, CheckError, CheckOptions, CheckReport};
-pub use ops::SpecError;
-
-// The kernels' macros, crate-private, at the paths the modules use (`crate::spec_err!`).
-pub(crate) use ops::index::{dispatch_words, with_indices};
-pub(crate) use ops::spec_err;
-pub(crate) use tensor::storage::dispatch_by_width;
-pub use tensor::{DType, DTypeMismatch, Element, ShapeError, Tensor};
+/// The operators and tensors: the kernels crate, re-exported so that `onnx_idx_check::ops::Gather`
+/// and `onnx_idx_check::Tensor` are the same items as `onnx_idx_check_kernels`'.
+pub use onnx_idx_check_kernels::{ops, tensor};
+pub use onnx_idx_check_kernels::{DType, DTypeMismatch, Element, ShapeError, SpecError, Tensor};

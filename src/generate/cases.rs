@@ -8,6 +8,8 @@
 //! negative indices count and whether out-of-range indices read as zeros all come from the
 //! registry ([`crate::ops::REGISTRY`]).
 
+// tidy: long file: one concern, the case builder: a table of cases per operator family, read top to bottom.
+
 pub(crate) mod context;
 mod crossed;
 mod large;

@@ -10,6 +10,8 @@ pub mod ir;
 pub mod npy;
 pub mod save;
 mod scan;
+// Tensors that share a file's buffer (`Tensor::from_shared`).
+#[allow(unsafe_code)]
 pub mod tensor;
 
 use crate::pb::{ModelProto, TensorProto};

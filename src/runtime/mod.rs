@@ -8,9 +8,15 @@
 //! - [`reaper`]: the workers' descendants that left their process group.
 
 pub(crate) mod feed;
+// The operating system's side of a runtime under test (libc: process groups, signals, waiting):
+// the only modules of the checker allowed `unsafe`.
+#[allow(unsafe_code)]
 pub(crate) mod groups;
+#[allow(unsafe_code)]
 pub(crate) mod reaper;
+#[allow(unsafe_code)]
 pub(crate) mod scratch;
+#[allow(unsafe_code)]
 pub(crate) mod worker;
 
 use crate::tensor::{DType, Tensor};

@@ -6,7 +6,7 @@
 //! binary on the suite it wrote.
 
 use crate::reference::{self, Attr, AttrValue, Op, Outcome, RTensor, Word};
-use crate::support::{files_under, run, sha256_hex};
+use crate::support::{files_under, run, run_within, sha256_hex};
 use onnx_idx_check::internal::load::{tensor_from_proto, TensorContext};
 use onnx_idx_check::internal::pb::{ModelProto, TensorProto};
 use onnx_idx_check::tensor::{Class, DType};
@@ -300,7 +300,12 @@ fn stress_leaves_out_cases_over_the_size_bound_and_the_rest_agree() {
         "--max-tensor-bytes".into(),
         "1MiB".into(),
     ];
-    let out = run(&args).expect_code(0).stdout.clone();
+    // The stress profile's large cases take a debug build tens of seconds, and more on a busy
+    // machine: a longer limit than the usual minute.
+    let out = run_within(std::time::Duration::from_secs(300), &args)
+        .expect_code(0)
+        .stdout
+        .clone();
     assert!(
         out.contains("left out 5 cases with a tensor larger than --max-tensor-bytes (1MiB)"),
         "{out}"

@@ -15,6 +15,8 @@
 //! Symbolic and hard links are never committed: the integration tests build those cases in a
 //! temporary directory at run time.
 
+// tidy: long file: data: one fixture per failing, invalid or malformed case the tests run.
+
 use crate::fsutil::{ensure_file_contents, project_root};
 use crate::pb;
 use crate::pb::tensor_proto::{DataLocation, DataType, Segment};

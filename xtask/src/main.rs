@@ -22,6 +22,8 @@ mod ir_examples;
 mod pb;
 mod spec_examples;
 mod testdata;
+#[cfg(test)]
+mod tidy;
 
 use anyhow::{bail, Result};
 

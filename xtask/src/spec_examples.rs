@@ -16,6 +16,8 @@
 //! definitions of GatherGrad and GatherElementsGrad (`com.microsoft` version 1, docs/semantics.md
 //! D14). Scatter-9 is ScatterElements-11 under its old name, so its examples are ScatterElements'.
 
+// tidy: long file: data: one case per worked example of the spec, each with its working.
+
 /// One single-node test: the node, its inputs and the outputs the spec says it must produce.
 #[derive(Debug, Clone)]
 pub struct Case {

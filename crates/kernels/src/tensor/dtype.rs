@@ -5,7 +5,7 @@ use std::fmt;
 /// Every element type of ONNX IR version 14 (`TensorProto.DataType`, without UNDEFINED).
 ///
 /// ```
-/// use onnx_idx_check::DType;
+/// use onnx_idx_check_kernels::DType;
 ///
 /// assert_eq!(DType::from_onnx(10), Some(DType::Float16));
 /// assert_eq!(DType::Float16.name(), "float16");
@@ -47,7 +47,7 @@ pub enum DType {
 /// How the elements of a dtype are laid out in memory.
 ///
 /// ```
-/// use onnx_idx_check::tensor::{DType, Layout};
+/// use onnx_idx_check_kernels::tensor::{DType, Layout};
 ///
 /// assert_eq!(DType::Complex64.layout(), Layout::Bytes(8));
 /// assert_eq!(DType::Int4.layout(), Layout::Packed(4));
@@ -66,7 +66,7 @@ pub enum Layout {
 /// The broad class of a dtype, for arithmetic and for comparison.
 ///
 /// ```
-/// use onnx_idx_check::tensor::{Class, DType};
+/// use onnx_idx_check_kernels::tensor::{Class, DType};
 ///
 /// assert_eq!(DType::Float8E5M2.class(), Class::Float);
 /// assert_eq!(DType::Uint4.class(), Class::Unsigned);
@@ -91,7 +91,7 @@ impl DType {
     /// Every dtype, in ONNX id order.
     ///
     /// ```
-    /// use onnx_idx_check::DType;
+    /// use onnx_idx_check_kernels::DType;
     ///
     /// assert_eq!(DType::ALL[0], DType::Float);
     /// assert!(DType::ALL.iter().enumerate().all(|(i, d)| d.onnx_id() == i as i32 + 1));
@@ -130,7 +130,7 @@ impl DType {
     /// The dtype with ONNX id `id`, or `None` for UNDEFINED (0) and unknown ids.
     ///
     /// ```
-    /// use onnx_idx_check::DType;
+    /// use onnx_idx_check_kernels::DType;
     ///
     /// assert_eq!(DType::from_onnx(7), Some(DType::Int64));
     /// assert_eq!(DType::from_onnx(0), None); // UNDEFINED
@@ -146,7 +146,7 @@ impl DType {
     /// The ONNX `TensorProto.DataType` id.
     ///
     /// ```
-    /// use onnx_idx_check::DType;
+    /// use onnx_idx_check_kernels::DType;
     ///
     /// assert_eq!(DType::Float.onnx_id(), 1);
     /// assert_eq!(DType::Bfloat16.onnx_id(), 16);
@@ -162,7 +162,7 @@ impl DType {
     /// The lower-case ONNX name, as in `tensor(float16)`.
     ///
     /// ```
-    /// use onnx_idx_check::DType;
+    /// use onnx_idx_check_kernels::DType;
     ///
     /// assert_eq!(DType::Float8E4M3Fn.name(), "float8e4m3fn");
     /// ```
@@ -202,7 +202,7 @@ impl DType {
     /// How elements of this dtype are stored.
     ///
     /// ```
-    /// use onnx_idx_check::tensor::{DType, Layout};
+    /// use onnx_idx_check_kernels::tensor::{DType, Layout};
     ///
     /// assert_eq!(DType::Bool.layout(), Layout::Bytes(1));
     /// assert_eq!(DType::Float6E2M3.layout(), Layout::Packed(6));
@@ -226,7 +226,7 @@ impl DType {
     /// The arithmetic class.
     ///
     /// ```
-    /// use onnx_idx_check::tensor::{Class, DType};
+    /// use onnx_idx_check_kernels::tensor::{Class, DType};
     ///
     /// assert_eq!(DType::Int2.class(), Class::Signed);
     /// assert_eq!(DType::Complex128.class(), Class::Complex);
@@ -246,7 +246,7 @@ impl DType {
     /// Bytes per element for fixed-width types, `None` for packed and string types.
     ///
     /// ```
-    /// use onnx_idx_check::DType;
+    /// use onnx_idx_check_kernels::DType;
     ///
     /// assert_eq!(DType::Complex128.byte_width(), Some(16));
     /// assert_eq!(DType::Uint4.byte_width(), None);

@@ -73,8 +73,8 @@ pub(crate) static SCATTER_ND: OpDef = OpDef {
 /// ScatterND's attributes: the typed entry to the kernel of every version.
 ///
 /// ```
-/// use onnx_idx_check::ops::{Reduction, ScatterNd};
-/// use onnx_idx_check::Tensor;
+/// use onnx_idx_check_kernels::ops::{Reduction, ScatterNd};
+/// use onnx_idx_check_kernels::Tensor;
 ///
 /// let data = Tensor::from_vec(vec![2, 2], vec![1i64, 2, 3, 4])?;
 /// let indices = Tensor::from_vec(vec![1, 1], vec![1i64])?;
@@ -98,8 +98,8 @@ impl ScatterNd {
     /// checks and kernel as a node in a model.
     ///
     /// ```
-    /// use onnx_idx_check::ops::{Reduction, ScatterNd};
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::ops::{Reduction, ScatterNd};
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// // The specification's first example.
     /// let data = Tensor::from_vec(vec![8], vec![1i64, 2, 3, 4, 5, 6, 7, 8])?;
@@ -126,7 +126,7 @@ impl ScatterNd {
             Reduction::None => Attrs::new(),
             r => Attrs::new().with_str("reduction", r.name()),
         };
-        super::call(
+        super::call_typed(
             &SCATTER_ND,
             opset,
             attrs,

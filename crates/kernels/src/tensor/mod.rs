@@ -6,25 +6,25 @@
 //! the dtype.
 //!
 //! ```
-//! use onnx_idx_check::tensor::{DType, Storage, Tensor};
+//! use onnx_idx_check_kernels::tensor::{DType, Storage, Tensor};
 //!
 //! let t = Tensor::from_vec(vec![2], vec![1.0f32, 2.0])?;
 //! // An f32 lives in Storage::W32 as its bits, like an i32 or a u32.
 //! assert_eq!(t.storage(), &Storage::W32(vec![1.0f32.to_bits(), 2.0f32.to_bits()]));
 //! assert_eq!(t.dtype(), DType::Float);
-//! # Ok::<(), onnx_idx_check::ShapeError>(())
+//! # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
 //! ```
 
-pub(crate) mod dtype;
+pub mod dtype;
 mod element;
 #[cfg(feature = "ndarray")]
 mod ndarray;
-pub(crate) mod storage;
-pub(crate) mod value;
+pub mod storage;
+pub mod value;
 
 #[cfg(feature = "ndarray")]
 pub use self::ndarray::ToArrayError;
-pub(crate) use dtype::DTypeSet;
+pub use dtype::DTypeSet;
 pub use dtype::{Class, DType, Layout};
 pub use element::{DTypeMismatch, Element};
 pub use storage::{Elem, Storage};
@@ -34,12 +34,12 @@ use thiserror::Error;
 /// A tensor whose storage is guaranteed to match its dtype and shape.
 ///
 /// ```
-/// use onnx_idx_check::{DType, Tensor};
+/// use onnx_idx_check_kernels::{DType, Tensor};
 ///
 /// let t = Tensor::from_vec(vec![2, 2], vec![1i64, 2, 3, 4])?;
 /// assert_eq!((t.dtype(), t.shape(), t.numel()), (DType::Int64, &[2, 2][..], 4));
 /// assert_eq!(t.to_vec::<i64>().unwrap(), [1, 2, 3, 4]);
-/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
 /// ```
 #[derive(Clone)]
 pub struct Tensor {
@@ -114,7 +114,7 @@ impl PartialEq for Tensor {
 /// A tensor's parts did not fit together.
 ///
 /// ```
-/// use onnx_idx_check::{ShapeError, Tensor};
+/// use onnx_idx_check_kernels::{ShapeError, Tensor};
 ///
 /// let err = Tensor::from_vec(vec![2, 2], vec![1.0f32; 3]).unwrap_err();
 /// assert!(matches!(err, ShapeError::Size { needed: 4, actual: 3, .. }));
@@ -160,13 +160,13 @@ pub enum ShapeError {
 /// does not rescue dims whose product overflows before it (`[4, 2^62, 0]` is `None`): no tensor
 /// is built with such a shape, so every product of a tensor's dims fits in `usize` and the
 /// kernels' partial products (outer, axis, inner) cannot wrap.
-pub(crate) fn numel(shape: &[usize]) -> Option<usize> {
+pub fn numel(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
 }
 
 /// The bytes that `count` elements of `dtype` occupy in memory (strings count as one pointer-sized
 /// slot each, their bytes are not known up front); `None` on overflow.
-pub(crate) fn byte_len(dtype: DType, count: usize) -> Option<usize> {
+pub fn byte_len(dtype: DType, count: usize) -> Option<usize> {
     match dtype.layout() {
         Layout::Bytes(w) => count.checked_mul(w),
         Layout::Packed(bits) => count.checked_mul(bits as usize).map(|b| b.div_ceil(8)),
@@ -182,7 +182,7 @@ const SHAPE_TAIL: usize = 2;
 /// A shape as people read it in a message: `[2, 3]`. A shape of more than
 /// `SHAPE_HEAD + SHAPE_TAIL` dims shows its first and last dims and its rank, `[1, 1, 1, 1, 1, 1,
 /// 1, 1, ..., 1, 5] (rank 200001)`, so that a hostile rank cannot make a message unbounded.
-pub(crate) struct ShapeText<'a, T>(pub &'a [T]);
+pub struct ShapeText<'a, T>(pub &'a [T]);
 
 impl<T: std::fmt::Display> std::fmt::Display for ShapeText<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -209,12 +209,12 @@ impl<T: std::fmt::Display> std::fmt::Display for ShapeText<'_, T> {
 }
 
 /// [`ShapeText`] of `dims`.
-pub(crate) fn shape_text<T>(dims: &[T]) -> ShapeText<'_, T> {
+pub fn shape_text<T>(dims: &[T]) -> ShapeText<'_, T> {
     ShapeText(dims)
 }
 
 /// Row-major strides (in elements) of `shape`.
-pub(crate) fn strides(shape: &[usize]) -> Vec<usize> {
+pub fn strides(shape: &[usize]) -> Vec<usize> {
     let mut strides = vec![1usize; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
         strides[i] = strides[i + 1].saturating_mul(shape[i + 1]);
@@ -223,7 +223,7 @@ pub(crate) fn strides(shape: &[usize]) -> Vec<usize> {
 }
 
 /// The n-d coordinates of flat offset `flat` in a row-major `shape`.
-pub(crate) fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
+pub fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
     let mut coords = vec![0usize; shape.len()];
     for (c, &d) in coords.iter_mut().zip(shape).rev() {
         if d > 0 {
@@ -238,7 +238,7 @@ impl Tensor {
     /// Builds a tensor, checking that `storage` is the right kind and size for `dtype` and `shape`.
     ///
     /// ```
-    /// use onnx_idx_check::tensor::{DType, Storage, Tensor};
+    /// use onnx_idx_check_kernels::tensor::{DType, Storage, Tensor};
     ///
     /// // An int4 tensor of three elements: two bytes, low nibble first.
     /// let t = Tensor::new(DType::Int4, vec![3], Storage::Packed(vec![0x21, 0x03]))?;
@@ -247,7 +247,7 @@ impl Tensor {
     /// assert!(Tensor::new(DType::Int4, vec![3], Storage::Packed(vec![0x21])).is_err());
     /// // float is stored in 32-bit words, not bytes.
     /// assert!(Tensor::new(DType::Float, vec![1], Storage::W8(vec![0])).is_err());
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn new(dtype: DType, shape: Vec<usize>, storage: Storage) -> Result<Tensor, ShapeError> {
         let n = numel(&shape).ok_or_else(|| ShapeError::Overflow {
@@ -296,13 +296,13 @@ impl Tensor {
     /// read the memory at any time and from any thread until the last of them is dropped.
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     /// use std::sync::Arc;
     ///
     /// let words: Arc<Vec<u32>> = Arc::new(vec![1.5f32.to_bits(), 2.5f32.to_bits()]);
     /// let ptr = words.as_ptr().cast::<u8>();
     /// // SAFETY: the Arc keeps the vector alive, and nothing writes to it.
-    /// let t = unsafe { Tensor::from_shared(onnx_idx_check::DType::Float, vec![2], ptr, words) }?;
+    /// let t = unsafe { Tensor::from_shared(onnx_idx_check_kernels::DType::Float, vec![2], ptr, words) }?;
     /// assert_eq!(t.to_vec::<f32>()?, [1.5, 2.5]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -354,12 +354,12 @@ impl Tensor {
     /// Builds a tensor from a typed element vector (the width must match the dtype).
     ///
     /// ```
-    /// use onnx_idx_check::tensor::{DType, Tensor};
+    /// use onnx_idx_check_kernels::tensor::{DType, Tensor};
     ///
     /// // bfloat16 1.0 is the word 0x3f80.
     /// let t = Tensor::from_elems(DType::Bfloat16, vec![1], vec![0x3f80u16])?;
     /// assert_eq!(t.to_vec::<half::bf16>().unwrap(), [half::bf16::ONE]);
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn from_elems<T: Elem>(
         dtype: DType,
@@ -372,7 +372,7 @@ impl Tensor {
     /// The element type.
     ///
     /// ```
-    /// use onnx_idx_check::{DType, Tensor};
+    /// use onnx_idx_check_kernels::{DType, Tensor};
     ///
     /// assert_eq!(Tensor::scalar(1u8).dtype(), DType::Uint8);
     /// ```
@@ -383,11 +383,11 @@ impl Tensor {
     /// The dims; empty for a scalar.
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// assert_eq!(Tensor::from_vec(vec![3, 0], Vec::<f32>::new())?.shape(), [3, 0]);
     /// assert!(Tensor::scalar(1.0f32).shape().is_empty());
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn shape(&self) -> &[usize] {
         &self.shape
@@ -396,10 +396,10 @@ impl Tensor {
     /// The rank.
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// assert_eq!(Tensor::from_vec(vec![1, 2, 1], vec![0i8, 1])?.rank(), 3);
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn rank(&self) -> usize {
         self.shape.len()
@@ -408,11 +408,11 @@ impl Tensor {
     /// The number of elements (the shape was checked when the tensor was built).
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// assert_eq!(Tensor::from_vec(vec![2, 3], vec![0i32; 6])?.numel(), 6);
     /// assert_eq!(Tensor::scalar(0i32).numel(), 1);
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn numel(&self) -> usize {
         numel(&self.shape).unwrap_or(0)
@@ -421,11 +421,11 @@ impl Tensor {
     /// The elements.
     ///
     /// ```
-    /// use onnx_idx_check::tensor::{Storage, Tensor};
+    /// use onnx_idx_check_kernels::tensor::{Storage, Tensor};
     ///
     /// let t = Tensor::from_vec(vec![2], vec![1.0f32, -0.0])?;
     /// assert_eq!(t.storage(), &Storage::W32(vec![0x3f80_0000, 0x8000_0000]));
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn storage(&self) -> &Storage {
         match &self.data {
@@ -441,11 +441,11 @@ impl Tensor {
     /// copying them.
     ///
     /// ```
-    /// use onnx_idx_check::tensor::{Storage, Tensor};
+    /// use onnx_idx_check_kernels::tensor::{Storage, Tensor};
     ///
     /// let t = Tensor::from_vec(vec![2], vec![7i16, -1])?;
     /// assert_eq!(t.into_storage(), Storage::W16(vec![7, 0xffff]));
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn into_storage(self) -> Storage {
         match self.data {
@@ -460,12 +460,12 @@ impl Tensor {
     /// The elements as a slice of `T`, when `T` is this dtype's storage element.
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// let t = Tensor::from_vec(vec![2], vec![7i16, -1])?;
     /// assert_eq!(t.elems::<u16>(), Some(&[7u16, 0xffff][..]));
     /// assert_eq!(t.elems::<u32>(), None);
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn elems<T: Elem>(&self) -> Option<&[T]> {
         match &self.data {
@@ -489,12 +489,12 @@ impl Tensor {
     /// Bytes the elements occupy in memory (string payloads included).
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// assert_eq!(Tensor::from_vec(vec![3], vec![0f64; 3])?.byte_size(), 24);
     /// // Strings: their bytes plus one per element.
     /// assert_eq!(Tensor::from_vec(vec![2], vec![b"ab".to_vec(), b"c".to_vec()])?.byte_size(), 5);
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn byte_size(&self) -> usize {
         if let Data::Shared(sh) = &self.data {
@@ -509,12 +509,12 @@ impl Tensor {
     /// The same elements with another shape of equal element count.
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// let t = Tensor::from_vec(vec![6], vec![0u8; 6])?.reshaped(vec![2, 3])?;
     /// assert_eq!(t.shape(), [2, 3]);
     /// assert!(t.reshaped(vec![4]).is_err());
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn reshaped(self, shape: Vec<usize>) -> Result<Tensor, ShapeError> {
         if numel(&shape) == Some(self.numel()) {
@@ -527,11 +527,11 @@ impl Tensor {
     /// a non-integer dtype.
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// assert_eq!(Tensor::from_vec(vec![2], vec![-1i32, 3])?.to_i64_vec(), Some(vec![-1, 3]));
     /// assert_eq!(Tensor::scalar(1.0f32).to_i64_vec(), None);
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn to_i64_vec(&self) -> Option<Vec<i64>> {
         use DType::*;

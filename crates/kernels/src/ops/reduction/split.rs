@@ -124,10 +124,12 @@ pub(super) fn split<W: Pod + Send + Sync, const H: usize>(
     // indices from memory the other works in cache. The steps run back to back on the same
     // threads (a parallel call per round cost 14 us each in wake-ups).
     fast::par_steps(rounds + 1, H, &|step, h| {
-        // SAFETY (for the accesses below): in a step, lane h alone writes range h of the
-        // output and the buckets of part h in generation `step % 2`; every lane reads the
-        // other generation, which no lane writes in this step; par_steps orders the steps.
+        // In a step, lane h alone writes range h of the output and the buckets of part h in
+        // generation `step % 2`; every lane reads the other generation, which no lane writes in
+        // this step; par_steps orders the steps.
+        // SAFETY: range h is within the output's capacity and lane h's alone (above).
         let range = unsafe { shared.range(starts[h], len(h)) };
+        // SAFETY: h < H, and part h of this generation is lane h's alone (above).
         let fill = unsafe { shared.part_mut(step % 2, h) };
         if step == 0 {
             fast::copy_into(range, &data[starts[h]..starts[h] + range.len()]);

@@ -9,7 +9,7 @@ use super::{OpDef, OpVersion};
 
 /// A version's own text and where it comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Quote {
+pub struct Quote {
     /// Where the text is from, for a reader who wants to check it.
     pub source: &'static str,
     /// The text, verbatim, `...` between the parts taken.
@@ -17,7 +17,7 @@ pub(crate) struct Quote {
 }
 
 /// The quote of `v`, `None` for graph plumbing and for the deprecated Scatter-11.
-pub(crate) fn quote(def: &OpDef, v: &OpVersion) -> Option<Quote> {
+pub fn quote(def: &OpDef, v: &OpVersion) -> Option<Quote> {
     let source = match def.domain {
         "" => "onnx 1.23.2, onnx.defs.get_schema(op, version): doc and input descriptions",
         "org.openvinotoolkit" => "OpenVINO's operation specification (docs/articles_en/documentation/openvino-ir-format/operation-sets/operation-specs/movement/gather-N.rst)",

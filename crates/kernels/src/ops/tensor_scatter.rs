@@ -65,7 +65,7 @@ pub(crate) static TENSOR_SCATTER: OpDef = OpDef {
 /// How TensorScatter places a sequence that runs past the end of the cache.
 ///
 /// ```
-/// use onnx_idx_check::ops::Mode;
+/// use onnx_idx_check_kernels::ops::Mode;
 ///
 /// assert_eq!(Mode::default(), Mode::Linear);
 /// assert_eq!(Mode::Circular.name(), "circular");
@@ -83,7 +83,7 @@ impl Mode {
     /// The attribute spelling.
     ///
     /// ```
-    /// use onnx_idx_check::ops::Mode;
+    /// use onnx_idx_check_kernels::ops::Mode;
     ///
     /// assert_eq!(Mode::Linear.name(), "linear");
     /// ```
@@ -98,8 +98,8 @@ impl Mode {
 /// TensorScatter's attributes: the typed entry to its kernel.
 ///
 /// ```
-/// use onnx_idx_check::ops::TensorScatter;
-/// use onnx_idx_check::Tensor;
+/// use onnx_idx_check_kernels::ops::TensorScatter;
+/// use onnx_idx_check_kernels::Tensor;
 ///
 /// // A cache of 3 positions; without write_indices every row is written from position 0.
 /// let past = Tensor::from_vec(vec![1, 3], vec![0i32; 3])?;
@@ -133,8 +133,8 @@ impl TensorScatter {
     /// `opset` (24 and later).
     ///
     /// ```
-    /// use onnx_idx_check::ops::{Mode, TensorScatter};
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::ops::{Mode, TensorScatter};
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// // Two batch rows of a cache of 4 positions, one position written per row.
     /// let past = Tensor::from_vec(vec![2, 4, 1], vec![0.0f32; 8])?;
@@ -158,7 +158,7 @@ impl TensorScatter {
         update: &Tensor,
         write_indices: Option<&Tensor>,
     ) -> Result<Tensor, SpecError> {
-        super::call(
+        super::call_typed(
             &TENSOR_SCATTER,
             opset,
             Attrs::new()

@@ -86,8 +86,8 @@ pub(crate) static GATHER_ELEMENTS_GRAD: OpDef = OpDef {
 /// GatherGrad's attributes: the typed entry to its kernel.
 ///
 /// ```
-/// use onnx_idx_check::ops::GatherGrad;
-/// use onnx_idx_check::Tensor;
+/// use onnx_idx_check_kernels::ops::GatherGrad;
+/// use onnx_idx_check_kernels::Tensor;
 ///
 /// // Gradients of rows gathered along axis 1 of a [1, 2] input.
 /// let shape = Tensor::from_vec(vec![2], vec![1i64, 2])?;
@@ -108,8 +108,8 @@ impl GatherGrad {
     /// forward op gathered them (`opset` 1 of `com.microsoft`). `shape` is a 1-D int64 tensor.
     ///
     /// ```
-    /// use onnx_idx_check::ops::GatherGrad;
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::ops::GatherGrad;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// // Index 1 was gathered twice: its gradients add up.
     /// let shape = Tensor::from_vec(vec![1], vec![3i64])?;
@@ -126,7 +126,7 @@ impl GatherGrad {
         indices: &Tensor,
         dy: &Tensor,
     ) -> Result<Tensor, SpecError> {
-        super::call(
+        super::call_typed(
             &GATHER_GRAD,
             opset,
             Attrs::new().with_int("axis", self.axis),
@@ -138,8 +138,8 @@ impl GatherGrad {
 /// GatherElementsGrad's attributes: the typed entry to its kernel.
 ///
 /// ```
-/// use onnx_idx_check::ops::GatherElementsGrad;
-/// use onnx_idx_check::Tensor;
+/// use onnx_idx_check_kernels::ops::GatherElementsGrad;
+/// use onnx_idx_check_kernels::Tensor;
 ///
 /// let dy = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 4.0])?;
 /// let shape = Tensor::from_vec(vec![1], vec![2i64])?;
@@ -159,8 +159,8 @@ impl GatherElementsGrad {
     /// where the forward op read it (`opset` 1 of `com.microsoft`).
     ///
     /// ```
-    /// use onnx_idx_check::ops::GatherElementsGrad;
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::ops::GatherElementsGrad;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// let dy = Tensor::from_vec(vec![2, 2], vec![1.0f64, 2.0, 3.0, 4.0])?;
     /// let shape = Tensor::from_vec(vec![2], vec![2i64, 3])?;
@@ -176,7 +176,7 @@ impl GatherElementsGrad {
         shape: &Tensor,
         indices: &Tensor,
     ) -> Result<Tensor, SpecError> {
-        super::call(
+        super::call_typed(
             &GATHER_ELEMENTS_GRAD,
             opset,
             Attrs::new().with_int("axis", self.axis),

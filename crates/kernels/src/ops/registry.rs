@@ -1,6 +1,7 @@
 //! The registry: `(domain, op_type)` -> the versions we implement, each with its type
 //! constraints, attributes and kernel, and the shared checks every call passes ([`resolve`], then
-//! [`invoke`]). Crate-private: callers outside the crate use the typed structs in [`super`].
+//! [`invoke`]). For front ends that read nodes; a runtime's tests mostly want the typed structs in
+//! [`super`], or [`call`].
 
 use super::{
     attr::{AttrKind, AttrValue},
@@ -510,7 +511,7 @@ pub fn invoke(inv: &Invocation<'_>) -> Result<Evaluated, SpecError> {
 
 /// Evaluates operator `def` at `opset` on `inputs` with `attrs`, as the typed API does: the same
 /// resolution (D1), shared checks and kernel as a node of a model, and the first output.
-pub(crate) fn call(
+pub(crate) fn call_typed(
     def: &'static OpDef,
     opset: i64,
     attrs: Attrs<'_>,
@@ -518,6 +519,42 @@ pub(crate) fn call(
 ) -> Result<Tensor, SpecError> {
     let mut out = call_op(def, opset, attrs, inputs, 1, DEFAULT_MAX_OUTPUT_BYTES)?;
     Ok(out.swap_remove(0))
+}
+
+/// Evaluates operator `op_type` of `domain` (`""` or `"ai.onnx"` for ONNX) at `opset` as a node
+/// with `outputs` outputs would be: the same resolution (D1), checks and kernel as a node of a
+/// model, with outputs of at most `max_bytes` each. Returns every output the kernel makes, at
+/// least one; an operator the tool does not know is [`SpecError::Unsupported`].
+///
+/// ```
+/// use onnx_idx_check_kernels::ops::{call, Attrs, DEFAULT_MAX_OUTPUT_BYTES};
+/// use onnx_idx_check_kernels::Tensor;
+///
+/// let data = Tensor::from_vec(vec![2, 2], vec![1i32, 2, 3, 4])?;
+/// let indices = Tensor::from_vec(vec![2, 1], vec![1i64, 0])?;
+/// let attrs = Attrs::new().with_int("axis", 1);
+/// let inputs = [Some(&data), Some(&indices)];
+/// let out = call("", "GatherElements", 13, attrs, &inputs, 1, DEFAULT_MAX_OUTPUT_BYTES)?;
+/// assert_eq!(out[0].to_vec::<i32>()?, [2, 3]);
+/// assert!(call("", "Gather", 13, Attrs::new(), &[], 1, 1 << 20).is_err());
+/// assert!(call("", "Conv", 13, Attrs::new(), &[], 1, 1 << 20).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn call(
+    domain: &str,
+    op_type: &str,
+    opset: i64,
+    attrs: Attrs<'_>,
+    inputs: &[Option<&Tensor>],
+    outputs: usize,
+    max_bytes: usize,
+) -> Result<Vec<Tensor>, SpecError> {
+    let def = find_op(domain, op_type).ok_or_else(|| {
+        SpecError::Unsupported(format!(
+            "{op_type} of domain '{domain}' is not an operator onnx-idx-check implements"
+        ))
+    })?;
+    call_op(def, opset, attrs, inputs, outputs, max_bytes)
 }
 
 /// Evaluates operator `def` at `opset` as a node with `outputs` outputs would be (the same
@@ -828,7 +865,7 @@ mod registry_tests {
         inputs: &[Tensor],
     ) -> Result<Tensor, SpecError> {
         let inputs: Vec<Option<&Tensor>> = inputs.iter().map(Some).collect();
-        call(def, v.since, attrs, &inputs)
+        call_typed(def, v.since, attrs, &inputs)
     }
 
     /// Whether `-1` counts from the back, as docs/semantics.md D2 (and D13, D14 for the dialects)
@@ -971,7 +1008,7 @@ mod registry_tests {
                 let attrs = Attrs::new().with_int(undeclared, 0);
                 let e = match &inputs {
                     Some(inputs) => eval(def, v, attrs, inputs),
-                    None => call(def, v.since, attrs, &[]),
+                    None => call_typed(def, v.since, attrs, &[]),
                 };
                 let e = e.expect_err(&format!("{name} accepted '{undeclared}'"));
                 assert!(

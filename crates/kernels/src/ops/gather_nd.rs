@@ -55,8 +55,8 @@ pub(crate) static GATHER_ND: OpDef = OpDef {
 /// GatherND's attributes: the typed entry to the kernel of every version.
 ///
 /// ```
-/// use onnx_idx_check::ops::GatherNd;
-/// use onnx_idx_check::Tensor;
+/// use onnx_idx_check_kernels::ops::GatherNd;
+/// use onnx_idx_check_kernels::Tensor;
 ///
 /// let data = Tensor::from_vec(vec![2, 2], vec![1i64, 2, 3, 4])?;
 /// let indices = Tensor::from_vec(vec![2, 1], vec![1i64, 0])?;
@@ -78,8 +78,8 @@ impl GatherNd {
     /// at `opset`: the same checks and kernel as a node in a model.
     ///
     /// ```
-    /// use onnx_idx_check::ops::GatherNd;
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::ops::GatherNd;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// // The specification's example 5: batch_dims = 1.
     /// let data = Tensor::from_vec(vec![2, 2, 2], vec![0i32, 1, 2, 3, 4, 5, 6, 7])?;
@@ -97,7 +97,7 @@ impl GatherNd {
             0 => Attrs::new(),
             b => Attrs::new().with_int("batch_dims", b),
         };
-        super::call(&GATHER_ND, opset, attrs, &[Some(data), Some(indices)])
+        super::call_typed(&GATHER_ND, opset, attrs, &[Some(data), Some(indices)])
     }
 }
 

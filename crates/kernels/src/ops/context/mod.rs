@@ -4,7 +4,7 @@
 //! under test inside such a graph. They are plumbing (`OpDef::plumbing`, left out of coverage,
 //! `generate` and the per-operator summary) with `OpDef::context` set: a graph of context
 //! operators alone has no operator under test and is skipped
-//! ([`crate::eval::plan`]).
+//! (the checker's evaluation plan).
 //!
 //! | operator | versions | evaluated |
 //! |---|---|---|
@@ -143,7 +143,7 @@ pub(crate) mod testutil {
     //! Calls of a context operator in tests.
 
     use crate::ops::testutil::{attrs_of, Attr};
-    use crate::ops::{call, find_op, AttrValue, SpecError};
+    use crate::ops::{call_typed as call, find_op, AttrValue, SpecError};
     use crate::tensor::{Element, Tensor};
 
     /// An INTS attribute.

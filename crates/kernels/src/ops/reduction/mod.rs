@@ -31,8 +31,8 @@ use walk::combine;
 /// A scatter reduction.
 ///
 /// ```
-/// use onnx_idx_check::ops::{Reduction, ScatterElements};
-/// use onnx_idx_check::Tensor;
+/// use onnx_idx_check_kernels::ops::{Reduction, ScatterElements};
+/// use onnx_idx_check_kernels::Tensor;
 ///
 /// let data = Tensor::from_vec(vec![2], vec![5i32, 5])?;
 /// let indices = Tensor::from_vec(vec![2], vec![1i64, 1])?;
@@ -62,7 +62,7 @@ impl Reduction {
     /// The attribute spelling.
     ///
     /// ```
-    /// use onnx_idx_check::ops::Reduction;
+    /// use onnx_idx_check_kernels::ops::Reduction;
     ///
     /// assert_eq!(Reduction::Mul.name(), "mul");
     /// assert_eq!(Reduction::default().name(), "none");

@@ -34,7 +34,7 @@ impl Tensor {
     ///
     /// ```
     /// use ndarray::{array, s};
-    /// use onnx_idx_check::{DType, Tensor};
+    /// use onnx_idx_check_kernels::{DType, Tensor};
     ///
     /// let a = array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]];
     /// // The transpose is read in its own row-major order, not in memory order.
@@ -44,7 +44,7 @@ impl Tensor {
     /// // Every other column.
     /// let t = Tensor::from_array(a.slice(s![.., ..;2]));
     /// assert_eq!(t.to_vec::<f32>()?, [1.0, 3.0, 4.0, 6.0]);
-    /// # Ok::<(), onnx_idx_check::DTypeMismatch>(())
+    /// # Ok::<(), onnx_idx_check_kernels::DTypeMismatch>(())
     /// ```
     pub fn from_array<S, D>(array: ArrayBase<S, D>) -> Tensor
     where
@@ -83,7 +83,7 @@ impl Tensor {
     ///
     /// ```
     /// use ndarray::{array, ArrayD};
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// let t = Tensor::from_vec(vec![2, 2], vec![1i64, 2, 3, 4])?;
     /// let a: ArrayD<i64> = t.to_array()?;
@@ -103,11 +103,11 @@ impl Tensor {
 ///
 /// ```
 /// use ndarray::array;
-/// use onnx_idx_check::Tensor;
+/// use onnx_idx_check_kernels::Tensor;
 ///
 /// let t: Tensor = array![true, false].into();
 /// assert_eq!(t.to_vec::<bool>()?, [true, false]);
-/// # Ok::<(), onnx_idx_check::DTypeMismatch>(())
+/// # Ok::<(), onnx_idx_check_kernels::DTypeMismatch>(())
 /// ```
 impl<S, D> From<ArrayBase<S, D>> for Tensor
 where
@@ -124,12 +124,12 @@ where
 ///
 /// ```
 /// use ndarray::ArrayD;
-/// use onnx_idx_check::Tensor;
+/// use onnx_idx_check_kernels::Tensor;
 ///
 /// let t = Tensor::scalar(2.5f64);
 /// let a = ArrayD::<f64>::try_from(&t)?;
 /// assert_eq!((a.ndim(), a[[]]), (0, 2.5));
-/// # Ok::<(), onnx_idx_check::tensor::ToArrayError>(())
+/// # Ok::<(), onnx_idx_check_kernels::tensor::ToArrayError>(())
 /// ```
 impl<T: Element> TryFrom<&Tensor> for ArrayD<T> {
     type Error = ToArrayError;

@@ -79,8 +79,8 @@ pub(crate) static OPENVINO_GATHER: OpDef = OpDef {
 /// OpenVINO Gather-8's attributes: the typed entry to its kernel.
 ///
 /// ```
-/// use onnx_idx_check::ops::OpenVinoGather;
-/// use onnx_idx_check::Tensor;
+/// use onnx_idx_check_kernels::ops::OpenVinoGather;
+/// use onnx_idx_check_kernels::Tensor;
 ///
 /// let data = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0])?;
 /// let indices = Tensor::from_vec(vec![3], vec![-1i64, 5, 0])?;
@@ -104,8 +104,8 @@ impl OpenVinoGather {
     /// opset 1 takes no `batch_dims`).
     ///
     /// ```
-    /// use onnx_idx_check::ops::OpenVinoGather;
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::ops::OpenVinoGather;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// // Example 7 of the specification: indices out of range give zeros.
     /// let data = Tensor::from_vec(vec![5], vec![1i32, 2, 3, 4, 5])?;
@@ -129,7 +129,7 @@ impl OpenVinoGather {
         } else {
             Attrs::new().with_int("batch_dims", self.batch_dims)
         };
-        super::call(
+        super::call_typed(
             &OPENVINO_GATHER,
             opset,
             attrs,

@@ -53,8 +53,8 @@ pub(crate) static GATHER: OpDef = OpDef {
 /// Gather's attributes: the typed entry to the kernel of every version.
 ///
 /// ```
-/// use onnx_idx_check::ops::Gather;
-/// use onnx_idx_check::{SpecError, Tensor};
+/// use onnx_idx_check_kernels::ops::Gather;
+/// use onnx_idx_check_kernels::{SpecError, Tensor};
 ///
 /// let data = Tensor::from_vec(vec![3], vec![10i32, 20, 30])?;
 /// let last = Tensor::from_vec(vec![1], vec![-1i64])?;
@@ -63,7 +63,7 @@ pub(crate) static GATHER: OpDef = OpDef {
 /// assert_eq!(Gather::default().eval(13, &data, &last)?.to_vec::<i32>()?, [30]);
 /// assert!(matches!(
 ///     Gather::default().eval(1, &data, &last),
-///     Err(SpecError::Decision { rule: onnx_idx_check::ops::Decision::D2, .. })
+///     Err(SpecError::Decision { rule: onnx_idx_check_kernels::ops::Decision::D2, .. })
 /// ));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -79,8 +79,8 @@ impl Gather {
     /// node in a model.
     ///
     /// ```
-    /// use onnx_idx_check::ops::Gather;
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::ops::Gather;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// // The specification's first example.
     /// let data = Tensor::from_vec(vec![3, 2], vec![1.0f32, 1.2, 2.3, 3.4, 4.5, 5.7])?;
@@ -95,7 +95,7 @@ impl Gather {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn eval(&self, opset: i64, data: &Tensor, indices: &Tensor) -> Result<Tensor, SpecError> {
-        super::call(
+        super::call_typed(
             &GATHER,
             opset,
             Attrs::new().with_int("axis", self.axis),

@@ -6,12 +6,12 @@ use super::{DType, Layout};
 /// (an `f32` is its bit pattern in a `u32`), so data movement is the same code for every type.
 ///
 /// ```
-/// use onnx_idx_check::tensor::{DType, Storage, Tensor};
+/// use onnx_idx_check_kernels::tensor::{DType, Storage, Tensor};
 ///
 /// // int64 and double share 64-bit words; the dtype says what the bits mean.
 /// let t = Tensor::new(DType::Int64, vec![2], Storage::W64(vec![5, u64::MAX]))?;
 /// assert_eq!(t.to_vec::<i64>().unwrap(), [5, -1]);
-/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Storage {
@@ -50,7 +50,7 @@ impl Storage {
     /// Elements held (bytes for packed storage).
     ///
     /// ```
-    /// use onnx_idx_check::tensor::Storage;
+    /// use onnx_idx_check_kernels::tensor::Storage;
     ///
     /// assert_eq!(Storage::W16(vec![1, 2, 3]).len(), 3);
     /// // Packed storage counts bytes: five int4 elements take three.
@@ -70,7 +70,7 @@ impl Storage {
     /// Whether there are no elements.
     ///
     /// ```
-    /// use onnx_idx_check::tensor::Storage;
+    /// use onnx_idx_check_kernels::tensor::Storage;
     ///
     /// assert!(Storage::Str(vec![]).is_empty());
     /// assert!(!Storage::W8(vec![0]).is_empty());
@@ -82,7 +82,7 @@ impl Storage {
     /// Bytes of fixed-width data (for strings: one byte per element, a lower bound).
     ///
     /// ```
-    /// use onnx_idx_check::tensor::Storage;
+    /// use onnx_idx_check_kernels::tensor::Storage;
     ///
     /// assert_eq!(Storage::W64(vec![0; 2]).byte_size(), 16);
     /// assert_eq!(Storage::W128(vec![0]).byte_size(), 16);
@@ -122,13 +122,13 @@ mod sealed {
 /// byte strings (`u8`, `u16`, `u32`, `u64`, `u128`, `Vec<u8>`). Sealed: no other type implements it.
 ///
 /// ```
-/// use onnx_idx_check::tensor::{DType, Tensor};
+/// use onnx_idx_check_kernels::tensor::{DType, Tensor};
 ///
 /// // Float bits live in the unsigned word of their width.
 /// let t = Tensor::from_elems(DType::Float, vec![2], vec![1.5f32.to_bits(), 0])?;
 /// assert_eq!(t.elems::<u32>(), Some(&[0x3fc0_0000u32, 0][..]));
 /// assert_eq!(t.elems::<u64>(), None);
-/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
 /// ```
 pub trait Elem: sealed::Sealed + Clone + Send + Sync + 'static {
     // The kernels' plumbing, hidden: a caller names `Elem` only to pick a width.
@@ -220,6 +220,7 @@ impl Elem for Vec<u8> {
 
 /// Calls the generic function `$f::<T>($args)` with `T` the storage element of `$dtype`;
 /// packed sub-byte dtypes evaluate `$packed` instead.
+#[macro_export]
 macro_rules! dispatch_by_width {
     ($dtype:expr, $packed:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
         match $dtype.layout() {
@@ -233,4 +234,4 @@ macro_rules! dispatch_by_width {
         }
     };
 }
-pub(crate) use dispatch_by_width;
+pub use crate::dispatch_by_width;

@@ -48,8 +48,8 @@ pub(crate) static GATHER_ELEMENTS: OpDef = OpDef {
 /// GatherElements' attributes: the typed entry to the kernel of every version.
 ///
 /// ```
-/// use onnx_idx_check::ops::GatherElements;
-/// use onnx_idx_check::{SpecError, Tensor};
+/// use onnx_idx_check_kernels::ops::GatherElements;
+/// use onnx_idx_check_kernels::{SpecError, Tensor};
 ///
 /// let data = Tensor::from_vec(vec![2], vec![1.0f32, 2.0])?;
 /// let indices = Tensor::from_vec(vec![1], vec![2i64])?;
@@ -69,8 +69,8 @@ impl GatherElements {
     /// checks and kernel as a node in a model.
     ///
     /// ```
-    /// use onnx_idx_check::ops::GatherElements;
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::ops::GatherElements;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// // The specification's first example.
     /// let data = Tensor::from_vec(vec![2, 2], vec![1i32, 2, 3, 4])?;
@@ -85,7 +85,7 @@ impl GatherElements {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn eval(&self, opset: i64, data: &Tensor, indices: &Tensor) -> Result<Tensor, SpecError> {
-        super::call(
+        super::call_typed(
             &GATHER_ELEMENTS,
             opset,
             Attrs::new().with_int("axis", self.axis),

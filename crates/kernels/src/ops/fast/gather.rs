@@ -57,8 +57,8 @@ pub(crate) fn gather<T: Copy + Send + Sync, I: IndexWord>(
     let stream = streams::<T>(total, inner);
     let row_prefetch = (inner * std::mem::size_of::<T>()).min(ROW_PREFETCH_MAX_BYTES);
     let ahead_rows = (ROWS_AHEAD_BYTES / row_prefetch.max(1)).clamp(MIN_ROWS_AHEAD, MAX_ROWS_AHEAD);
-    // SAFETY: chunks are whole rows of `inner` (total = outer * n * inner), each row filled by a
-    // copy of a source slice of its length, or the fill returns false.
+    // Chunks are whole rows of `inner` (total = outer * n * inner), each row filled by a copy of a
+    // source slice of its length, or the fill returns false.
     let fill = |start: usize, chunk: &mut [MaybeUninit<T>]| {
         let first = start / inner;
         let rows = chunk.len() / inner;
@@ -84,6 +84,7 @@ pub(crate) fn gather<T: Copy + Send + Sync, I: IndexWord>(
         }
         true
     };
+    // SAFETY: `fill` fills every row of its chunk, or returns false (above).
     unsafe { build(total, inner, fill) }
 }
 
@@ -556,6 +557,7 @@ pub(crate) fn gather_nd<T: Copy + Send + Sync>(
         }
         true
     };
+    // SAFETY: `fill` copies a whole slice into every row of its chunk, or returns false.
     unsafe { build(total, slice, fill) }
 }
 

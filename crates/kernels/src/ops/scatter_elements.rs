@@ -106,8 +106,8 @@ pub(crate) static SCATTER_ELEMENTS: OpDef = OpDef {
 /// The deprecated Scatter's attributes: the typed entry to its kernel (opset 9 and 10).
 ///
 /// ```
-/// use onnx_idx_check::ops::Scatter;
-/// use onnx_idx_check::Tensor;
+/// use onnx_idx_check_kernels::ops::Scatter;
+/// use onnx_idx_check_kernels::Tensor;
 ///
 /// let data = Tensor::from_vec(vec![3], vec![0i32; 3])?;
 /// let indices = Tensor::from_vec(vec![1], vec![2i64])?;
@@ -128,8 +128,8 @@ impl Scatter {
     /// or 10; from 11 on the operator is deprecated and every call is an error).
     ///
     /// ```
-    /// use onnx_idx_check::ops::Scatter;
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::ops::Scatter;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// let data = Tensor::from_vec(vec![1, 5], vec![1.0f32, 2.0, 3.0, 4.0, 5.0])?;
     /// let indices = Tensor::from_vec(vec![1, 2], vec![1i64, 3])?;
@@ -146,7 +146,7 @@ impl Scatter {
         indices: &Tensor,
         updates: &Tensor,
     ) -> Result<Tensor, SpecError> {
-        super::call(
+        super::call_typed(
             &SCATTER,
             opset,
             Attrs::new().with_int("axis", self.axis),
@@ -158,8 +158,8 @@ impl Scatter {
 /// ScatterElements' attributes: the typed entry to the kernel of every version.
 ///
 /// ```
-/// use onnx_idx_check::ops::{Reduction, ScatterElements};
-/// use onnx_idx_check::Tensor;
+/// use onnx_idx_check_kernels::ops::{Reduction, ScatterElements};
+/// use onnx_idx_check_kernels::Tensor;
 ///
 /// let data = Tensor::from_vec(vec![3], vec![1.0f32; 3])?;
 /// let indices = Tensor::from_vec(vec![2], vec![0i64, 0])?;
@@ -184,8 +184,8 @@ impl ScatterElements {
     /// model.
     ///
     /// ```
-    /// use onnx_idx_check::ops::{Reduction, ScatterElements};
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::ops::{Reduction, ScatterElements};
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// // The specification's reduction example: duplicates add up.
     /// let data = Tensor::from_vec(vec![1, 5], vec![1.0f32, 2.0, 3.0, 4.0, 5.0])?;
@@ -210,7 +210,7 @@ impl ScatterElements {
             Reduction::None => attrs,
             r => attrs.with_str("reduction", r.name()),
         };
-        super::call(
+        super::call_typed(
             &SCATTER_ELEMENTS,
             opset,
             attrs,

@@ -63,6 +63,7 @@ pub(super) struct SharedOut<T>(pub(super) *mut MaybeUninit<T>);
 
 // SAFETY: tasks write disjoint elements, and the vector is not touched until they finish.
 unsafe impl<T: Send> Send for SharedOut<T> {}
+// SAFETY: as for Send: shared only among tasks that write disjoint elements.
 unsafe impl<T: Send> Sync for SharedOut<T> {}
 
 impl<T> SharedOut<T> {
@@ -73,6 +74,7 @@ impl<T> SharedOut<T> {
     #[allow(clippy::mut_from_ref)]
     #[inline(always)]
     pub(super) unsafe fn chunk(&self, start: usize, len: usize) -> &mut [MaybeUninit<T>] {
+        // SAFETY: within the capacity and unshared, by this function's contract.
         unsafe { std::slice::from_raw_parts_mut(self.0.add(start), len) }
     }
 }

@@ -22,18 +22,18 @@ mod sealed {
 ///
 /// ```
 /// use half::f16;
-/// use onnx_idx_check::{DType, Element, Tensor};
+/// use onnx_idx_check_kernels::{DType, Element, Tensor};
 ///
 /// assert_eq!(<f16 as Element>::DTYPE, DType::Float16);
 /// let t = Tensor::from_vec(vec![2], vec![f16::from_f32(0.5), f16::from_f32(-2.0)])?;
 /// assert_eq!(t.dtype(), DType::Float16);
-/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
 /// ```
 pub trait Element: Clone + sealed::Sealed + 'static {
     /// The dtype this type stands for.
     ///
     /// ```
-    /// use onnx_idx_check::{DType, Element};
+    /// use onnx_idx_check_kernels::{DType, Element};
     ///
     /// assert_eq!(<i32 as Element>::DTYPE, DType::Int32);
     /// assert_eq!(<Vec<u8> as Element>::DTYPE, DType::String);
@@ -135,13 +135,13 @@ impl Element for Vec<u8> {
 /// A tensor was read as an element type other than its own.
 ///
 /// ```
-/// use onnx_idx_check::{DType, DTypeMismatch, Tensor};
+/// use onnx_idx_check_kernels::{DType, DTypeMismatch, Tensor};
 ///
 /// let t = Tensor::from_vec(vec![1], vec![1.0f64])?;
 /// let err = t.to_vec::<f32>().unwrap_err();
 /// assert_eq!(err, DTypeMismatch { requested: DType::Float, actual: DType::Double });
 /// assert_eq!(err.to_string(), "the tensor is double, not float");
-/// # Ok::<(), onnx_idx_check::ShapeError>(())
+/// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
 /// ```
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[error("the tensor is {actual}, not {requested}")]
@@ -156,13 +156,13 @@ impl Tensor {
     /// A tensor of `T`'s dtype from its elements in row-major order.
     ///
     /// ```
-    /// use onnx_idx_check::{DType, Tensor};
+    /// use onnx_idx_check_kernels::{DType, Tensor};
     ///
     /// let t = Tensor::from_vec(vec![2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
     /// assert_eq!((t.dtype(), t.shape()), (DType::Float, &[2, 3][..]));
     /// // The element count must match the shape.
     /// assert!(Tensor::from_vec(vec![4], vec![1i64, 2, 3]).is_err());
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn from_vec<T: Element>(shape: Vec<usize>, data: Vec<T>) -> Result<Tensor, ShapeError> {
         Tensor::new(T::DTYPE, shape, T::Word::into_storage(T::into_words(data)))
@@ -171,11 +171,11 @@ impl Tensor {
     /// [`Tensor::from_vec`] from a slice.
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// let t = Tensor::from_slice(&[3], &[true, false, true])?;
     /// assert_eq!(t.to_vec::<bool>().unwrap(), [true, false, true]);
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn from_slice<T: Element>(shape: &[usize], data: &[T]) -> Result<Tensor, ShapeError> {
         Tensor::from_vec(shape.to_vec(), data.to_vec())
@@ -184,7 +184,7 @@ impl Tensor {
     /// A rank-0 tensor holding `value`.
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// let t = Tensor::scalar(7i64);
     /// assert!(t.shape().is_empty());
@@ -201,7 +201,7 @@ impl Tensor {
     /// The elements as `T`, in row-major order, when `T` is this tensor's element type.
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// let t = Tensor::from_vec(vec![2], vec![-1i32, 5])?;
     /// assert_eq!(t.to_vec::<i32>()?, [-1, 5]);
@@ -216,12 +216,12 @@ impl Tensor {
     /// and a plain number (`None` for bool and string tensors: use [`Tensor::to_vec`]).
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// let t = Tensor::from_vec(vec![3], vec![1.5f64, 2.5, 3.5])?;
     /// assert_eq!(t.as_slice::<f64>(), Some(&[1.5, 2.5, 3.5][..]));
     /// assert_eq!(t.as_slice::<u64>(), None);
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn as_slice<T: Element>(&self) -> Option<&[T]> {
         T::view(self.words::<T>().ok()?)
@@ -243,13 +243,13 @@ impl Tensor {
     /// be exactly what the shape needs.
     ///
     /// ```
-    /// use onnx_idx_check::{DType, Tensor};
+    /// use onnx_idx_check_kernels::{DType, Tensor};
     ///
     /// // Three int4 values (1, -2, 3) in two bytes.
     /// let t = Tensor::from_le_bytes(DType::Int4, vec![3], &[0xe1, 0x03])?;
     /// assert_eq!(t.to_le_bytes().unwrap(), [0xe1, 0x03]);
     /// assert!(Tensor::from_le_bytes(DType::Float, vec![2], &[0; 7]).is_err());
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn from_le_bytes(
         dtype: DType,
@@ -322,12 +322,12 @@ impl Tensor {
     /// The elements as little-endian bytes (`None` for strings).
     ///
     /// ```
-    /// use onnx_idx_check::Tensor;
+    /// use onnx_idx_check_kernels::Tensor;
     ///
     /// let t = Tensor::from_vec(vec![2], vec![1u16, 0x0203])?;
     /// assert_eq!(t.to_le_bytes(), Some(vec![1, 0, 3, 2]));
     /// assert_eq!(Tensor::scalar(b"x".to_vec()).to_le_bytes(), None);
-    /// # Ok::<(), onnx_idx_check::ShapeError>(())
+    /// # Ok::<(), onnx_idx_check_kernels::ShapeError>(())
     /// ```
     pub fn to_le_bytes(&self) -> Option<Vec<u8>> {
         fn bytes<W: Copy, const N: usize>(v: &[W], f: fn(W) -> [u8; N]) -> Vec<u8> {

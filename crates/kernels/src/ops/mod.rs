@@ -2,15 +2,18 @@
 //! struct per operator ([`Gather`], [`ScatterElements`], ...) whose `eval` takes typed tensors,
 //! the attributes and the opset, and returns the output or a [`SpecError`].
 //!
-//! Behind the structs is one registry (crate-private) that carries everything the tool knows
-//! about each operator version: type constraints, attributes, inputs and their roles, the kernel.
+//! Behind the structs is one registry ([`REGISTRY`], [`registry`]) that carries everything the
+//! tool knows about each operator version: type constraints, attributes, inputs and their roles,
+//! the kernel, the provenance a diagnosis replays. A front end that reads nodes (a model loader,
+//! the Python package) calls an operator by name through [`call`], or resolves and invokes it
+//! step by step ([`resolve`], [`invoke`]).
 //! Version resolution (decision D1) and the checks every version shares (input count, type
 //! constraints D4, attributes the version does not define D5) live there, once; the kernels only
 //! see inputs that passed them. The typed API and the command line go through the same checks.
 //!
 //! ```
-//! use onnx_idx_check::ops::Gather;
-//! use onnx_idx_check::Tensor;
+//! use onnx_idx_check_kernels::ops::Gather;
+//! use onnx_idx_check_kernels::Tensor;
 //!
 //! let data = Tensor::from_vec(vec![3, 2], vec![1.0f32, 1.2, 2.3, 3.4, 4.5, 5.7])?;
 //! let indices = Tensor::from_vec(vec![2, 2], vec![0i64, 1, 1, 2])?;
@@ -20,8 +23,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub(crate) mod attr;
-pub(crate) mod context;
+pub mod attr;
+pub mod context;
 #[cfg(test)]
 mod determinism;
 pub(crate) mod fast;
@@ -34,10 +37,10 @@ mod openvino_gather;
 pub(crate) mod plumbing;
 #[cfg(test)]
 mod proptests;
-pub(crate) mod provenance;
-pub(crate) mod quotes;
+pub mod provenance;
+pub mod quotes;
 pub(crate) mod reduction;
-pub(crate) mod registry;
+pub mod registry;
 mod scatter_elements;
 mod scatter_nd;
 mod tensor_scatter;
@@ -54,12 +57,12 @@ pub use scatter_elements::{Scatter, ScatterElements};
 pub use scatter_nd::ScatterNd;
 pub use tensor_scatter::{Mode, TensorScatter};
 
-pub(crate) use attr::{AttrSpec, AttrValue, Attrs, TensorAttr};
-pub(crate) use registry::*;
+pub use attr::{AttrKind, AttrSpec, AttrValue, Attrs, TensorAttr};
+pub use registry::*;
 
 /// Every operator the tool knows, default domain first, then plumbing, then the context
 /// operators.
-pub(crate) static REGISTRY: &[&OpDef] = &[
+pub static REGISTRY: &[&OpDef] = &[
     &gather::GATHER,
     &gather_elements::GATHER_ELEMENTS,
     &gather_nd::GATHER_ND,
@@ -92,8 +95,8 @@ use thiserror::Error;
 /// (size 4)`.
 ///
 /// ```
-/// use onnx_idx_check::ops::{ScatterElements, Reduction};
-/// use onnx_idx_check::{SpecError, Tensor};
+/// use onnx_idx_check_kernels::ops::{ScatterElements, Reduction};
+/// use onnx_idx_check_kernels::{SpecError, Tensor};
 ///
 /// let data = Tensor::from_vec(vec![2], vec![b"a".to_vec(), b"b".to_vec()])?;
 /// let indices = Tensor::from_vec(vec![1], vec![4i64])?;
@@ -151,8 +154,8 @@ impl SpecError {
 /// is silent, ambiguous, or leaves the behaviour to the runtime.
 ///
 /// ```
-/// use onnx_idx_check::ops::{Decision, Gather};
-/// use onnx_idx_check::{SpecError, Tensor};
+/// use onnx_idx_check_kernels::ops::{Decision, Gather};
+/// use onnx_idx_check_kernels::{SpecError, Tensor};
 ///
 /// let data = Tensor::from_vec(vec![3], vec![1.0f32, 2.0, 3.0])?;
 /// let minus_one = Tensor::from_vec(vec![1], vec![-1i64])?;
@@ -245,8 +248,8 @@ pub(crate) use decision_err;
 /// The largest output the typed API creates: 4 GiB, the CLI's default `--max-tensor-bytes`.
 ///
 /// ```
-/// use onnx_idx_check::ops::{Gather, DEFAULT_MAX_OUTPUT_BYTES};
-/// use onnx_idx_check::{SpecError, Tensor};
+/// use onnx_idx_check_kernels::ops::{Gather, DEFAULT_MAX_OUTPUT_BYTES};
+/// use onnx_idx_check_kernels::{SpecError, Tensor};
 ///
 /// // Gathering one f32 row of 2^20 elements 2^11 times over is 8 GiB: too large, refused before
 /// // anything is allocated.
