@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Run the GitHub Actions workflow that README.md shows, on this machine (called by
+"""Run the GitHub Actions workflow that docs/guide/ci.md shows, on this machine (called by
 .ci/readme-workflow).
 
 The workflow is the one ```yaml block between <!-- workflow:begin --> and <!-- workflow:end --> in
-README.md. Nothing about its steps is written here: each job runs once per matrix value, its
-steps in order, in a fresh temporary workspace, with the actions it uses emulated as follows:
+docs/guide/ci.md (the README links it). Nothing about its steps is written here: each job runs
+once per matrix value, its steps in order, in a fresh temporary workspace, with the actions it
+uses emulated as follows:
 
   actions/checkout        copies the repository's files (those git would commit: tracked, and
                           untracked but not ignored, as they are in the work tree) into the
@@ -35,6 +36,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+# The page that shows the workflow, relative to the repository.
+PAGE = "docs/guide/ci.md"
 BEGIN, END = "<!-- workflow:begin -->", "<!-- workflow:end -->"
 # Only to parse the workflow, in a venv of its own so that the workflow's venv stays as fresh as
 # setup-python's.
@@ -45,20 +48,20 @@ EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
 class Failure(Exception):
-    """Ends the run: the message says which step, or what in the README, is wrong."""
+    """Ends the run: the message says which step, or what in the page, is wrong."""
 
 
 def say(message):
     print(f"readme-workflow: {message}", flush=True)
 
 
-def extract_workflow(readme):
+def extract_workflow(page):
     try:
-        start = readme.index(BEGIN) + len(BEGIN)
-        end = readme.index(END, start)
+        start = page.index(BEGIN) + len(BEGIN)
+        end = page.index(END, start)
     except ValueError:
-        raise Failure(f"README.md has no {BEGIN} ... {END} section") from None
-    blocks = re.findall(r"^```ya?ml\n(.*?)^```", readme[start:end], re.S | re.M)
+        raise Failure(f"{PAGE} has no {BEGIN} ... {END} section") from None
+    blocks = re.findall(r"^```ya?ml\n(.*?)^```", page[start:end], re.S | re.M)
     if len(blocks) != 1:
         raise Failure(f"expected one ```yaml block between the markers, found {len(blocks)}")
     return blocks[0]
@@ -282,7 +285,7 @@ def main():
     started = time.monotonic()
     tools = Path(tempfile.mkdtemp(prefix="readme-workflow-tools-"))
     try:
-        workflow_text = extract_workflow((REPO / "README.md").read_text(encoding="utf-8"))
+        workflow_text = extract_workflow((REPO / PAGE).read_text(encoding="utf-8"))
         say(f"installing {PYYAML} into a venv of its own, to read the workflow")
         make_venv(tools / "venv", [PYYAML])
         workflow = parse_yaml(workflow_text, str(tools / "venv" / "bin" / "python"))

@@ -157,7 +157,7 @@ pub struct RunArgs {
     /// nondeterministic.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub repeat: usize,
-    /// Known failures: a TOML file of expected verdicts (see the README). A listed case that
+    /// Known failures: a TOML file of expected verdicts (see docs/guide/ci.md). A listed case that
     /// still fails the same way does not fail the run; one that now passes, fails differently or
     /// whose entry has expired does.
     #[arg(long, value_name = "FILE")]
@@ -418,7 +418,7 @@ pub struct ShowArgs {
 pub enum Format {
     /// One line per case, failure details and a summary.
     Human,
-    /// One JSON document (schema_version 1, documented in the README).
+    /// One JSON document (schema_version 1, documented in docs/report-schema.md).
     Json,
     /// JUnit XML, one test case per case.
     Junit,

@@ -574,8 +574,8 @@ def test_output_too_large_is_refused_before_allocation():
 
 
 def test_duplicate_indices_do_not_raise_and_the_last_write_wins():
-    """The README: duplicates under no reduction are not a SpecError; the last write in
-    row-major order of the indices wins (expected values worked out by hand)."""
+    """docs/semantics.md (D7): duplicates under no reduction are not a SpecError; the last
+    write in row-major order of the indices wins (expected values worked out by hand)."""
     got = oic.scatter_nd(np.zeros(3), np.array([[1], [1]]), np.array([5.0, 7.0]))
     assert got.tolist() == [0.0, 7.0, 0.0]
     got = oic.scatter_elements(np.zeros(3), np.array([2, 2]), np.array([5.0, 7.0]), opset=11)

@@ -719,7 +719,8 @@ class OpenvinoAdapterTest(RealAdapter, unittest.TestCase):
     script, module, runtime, hello_threads = "openvino.py", "openvino", "openvino", True
     cases = COMMON_CASES + ["gather_bfloat16_opset13", "gather_string_opset13"]
     refused = {
-        # Its ONNX frontend has no conversion rule for its own Gather-8 domain (see the README).
+        # Its ONNX frontend has no conversion rule for its own Gather-8 domain
+        # (see docs/results/2026-11.md).
         "openvino_gather8_example1_opset13": "org.openvinotoolkit.Gather",
         # Strings go in (Gather runs on them) but the CPU plugin's ScatterElements takes none.
         "scatter_elements_string_opset13": "does not support string",

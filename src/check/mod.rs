@@ -217,7 +217,7 @@ impl CheckReport {
         self.gate.passed()
     }
 
-    /// The JSON report (schema_version 1, described in the README): the document
+    /// The JSON report (schema_version 1, described in docs/report-schema.md): the document
     /// `onnx-idx-check run --format json` writes for the same run, pretty-printed, with a
     /// trailing newline.
     ///

@@ -147,7 +147,7 @@ fn openvino_refuses_tensor_scatter_and_string_scatters() {
         // org.openvinotoolkit dialect, and agrees on all but one. On Gather-8's Example 7 (int64 data [1, 2, 3, 4, 5],
         // indices [3, 10, -20]) its CPU plugin gives the first element right and, for the two
         // indices out of range, values read from outside the data instead of zeros (they change
-        // from run to run): the known read past the end of 1-D integer data (README).
+        // from run to run): the known read past the end of 1-D integer data (docs/guide/hunt.md).
         for name in &OPENVINO_IR[..12] {
             assert_eq!(case(&r, name)["status"], "passed", "{name}");
         }

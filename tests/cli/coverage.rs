@@ -65,7 +65,8 @@ const MISSING: [&str; 16] = [
     "zero-size-dims",
 ];
 
-/// The operator versions a row can show, counted by hand from the README's support matrix:
+/// The operator versions a row can show, counted by hand from the support matrix of
+/// docs/operators.md:
 /// Gather 1/11/13, GatherElements 11/13, GatherND 11/12/13, Scatter 9 (11 is deprecated),
 /// ScatterElements 11/13/16/18, ScatterND 11/13/16/18, TensorScatter 24, OpenVINO's Gather-8 and
 /// onnxruntime's GatherGrad-1 and GatherElementsGrad-1; in the order of `run`'s per-operator

@@ -7,8 +7,8 @@ use crate::support::{case, copy_case, fixture, fixtures, run, run_json};
 use serde_json::Value;
 use std::path::Path;
 
-/// What `run` says of a case without any `test_data_set_N` directory, as the README's `run`
-/// section shows it: the words `list` must repeat.
+/// What `run` says of a case without any `test_data_set_N` directory, as the `list` sample of
+/// docs/guide/inspect.md shows it: the words `list` must repeat.
 const NO_DATA_SET: &str = "no test_data_set_N directory: nothing to check";
 
 /// A tree of three cases: `good` (a passing fixture), `no_data` (its model alone) and

@@ -111,7 +111,7 @@ fn a_malformed_shard_is_a_usage_error() {
     }
 }
 
-/// The README's CI example runs each shard with the same expectations file. An entry whose
+/// The CI example of docs/guide/ci.md runs each shard with the same expectations file. An entry whose
 /// case exists but falls in another shard is reported as matching no case (unmatched is
 /// judged on the shard's results only), so with `--strict-expectations` every shard fails even
 /// when every listed case fails exactly as listed.
