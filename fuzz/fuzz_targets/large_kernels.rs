@@ -1,5 +1,5 @@
 #![no_main]
-// The kernels' parallel paths on megabyte-sized tensors against a naive loop, with the process's
+// The kernels' parallel paths on megabyte-sized tensors against the naive reference, with the process's
 // huge-page allocator (as the binary runs them).
 #[global_allocator]
 static ALLOC: onnx_idx_check::internal::memory::HugePageAlloc =

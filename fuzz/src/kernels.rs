@@ -1,5 +1,5 @@
 //! Targets `gather_kernels` and `scatter_kernels`: one node of an indexing operator, run through
-//! the tool's registry (`resolve` + `invoke`) and through the naive [`reference`], which must
+//! the tool's registry (`resolve` + `invoke`) and through the naive [`reference`] model, which must
 //! agree exactly.
 //!
 //! The bytes are decoded with `arbitrary` into a [`Case`]: op, opset (the usual ones, versions
@@ -13,14 +13,16 @@
 //! reference Unsupported <=> `SpecError::Unsupported`; reference TooLarge <=> `TooLarge` (or
 //! `Spec`, when the kernel finds another error first: both are "errored", D12).
 
-use crate::reference::{self, Attr, AttrValue, Op, Outcome, RTensor, Word};
+use crate::convert;
 use crate::MAX_TENSOR_BYTES;
 use arbitrary::{Arbitrary, Unstructured};
 use onnx_idx_check::internal::load::attrs_of;
 use onnx_idx_check::internal::ops::{invoke, resolve, Evaluated, Invocation, Resolution};
 use onnx_idx_check::internal::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
-use onnx_idx_check::tensor::DType;
 use onnx_idx_check::SpecError;
+use onnx_idx_check_reference::{
+    self as reference, Attr, AttrValue, DType, Op, Outcome, RTensor, Word,
+};
 
 /// One node to run.
 #[derive(Clone, Debug)]
@@ -135,7 +137,7 @@ pub fn check_case(case: &Case) {
     let tensors: Vec<Option<_>> = case
         .inputs
         .iter()
-        .map(|t| t.as_ref().map(RTensor::to_tensor))
+        .map(|t| t.as_ref().map(convert::to_tensor))
         .collect();
     let inv = Invocation {
         def,
@@ -167,25 +169,10 @@ fn describe(got: &Result<Evaluated, SpecError>) -> String {
             "Ok({:?})",
             ev.outputs
                 .iter()
-                .map(|v| (v.arithmetic, RTensor::from_tensor(&v.tensor)))
+                .map(|v| (v.arithmetic, convert::from_tensor(&v.tensor)))
                 .collect::<Vec<_>>()
         ),
         Err(e) => format!("{e:?}"),
-    }
-}
-
-/// Whether bits `w` of `dtype` are a NaN (any float format the generator produces).
-fn is_nan(dtype: DType, w: &Word) -> bool {
-    let Word::Bits(b) = *w else { return false };
-    match dtype {
-        DType::Float => f32::from_bits(b as u32).is_nan(),
-        DType::Double => f64::from_bits(b).is_nan(),
-        DType::Float16 => b & 0x7c00 == 0x7c00 && b & 0x3ff != 0,
-        DType::Bfloat16 => f32::from_bits((b as u32) << 16).is_nan(),
-        DType::Complex64 => {
-            f32::from_bits(b as u32).is_nan() || f32::from_bits((b >> 32) as u32).is_nan()
-        }
-        _ => false,
     }
 }
 
@@ -203,7 +190,7 @@ fn agree(want: &Outcome, got: &Result<Evaluated, SpecError>) -> Result<(), Strin
                 ));
             }
             let t = &ev.outputs[0].tensor;
-            if t.dtype() != out.dtype || t.shape() != out.shape.as_slice() {
+            if convert::dtype(t.dtype()) != out.dtype || t.shape() != out.shape.as_slice() {
                 return Err(format!(
                     "output {}{:?}, expected {}{:?}",
                     t.dtype(),
@@ -212,9 +199,11 @@ fn agree(want: &Outcome, got: &Result<Evaluated, SpecError>) -> Result<(), Strin
                     out.shape
                 ));
             }
-            let got = RTensor::from_tensor(t);
+            let got = convert::from_tensor(t);
             for (i, (g, w)) in got.words.iter().zip(&out.words).enumerate() {
-                let nan_ok = *arithmetic && is_nan(out.dtype, g) && is_nan(out.dtype, w);
+                let nan_ok = *arithmetic
+                    && reference::is_nan(out.dtype, g)
+                    && reference::is_nan(out.dtype, w);
                 if g != w && !nan_ok {
                     return Err(format!(
                         "element {i}: kernel {}, reference {}",
@@ -1004,7 +993,14 @@ fn gen_scatter(g: &mut Gen<'_, '_>) -> Case {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::testing::{f32s, i64s};
+
+    fn f32s(shape: &[usize], v: &[f32]) -> RTensor {
+        RTensor::f32s(shape, v)
+    }
+
+    fn i64s(shape: &[usize], v: &[i64]) -> RTensor {
+        RTensor::i64s(shape, v)
+    }
 
     #[test]
     fn hand_written_cases_agree_with_the_kernels() {

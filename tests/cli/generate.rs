@@ -1,15 +1,14 @@
 //! `generate OUTDIR` and `generate --verify OUTDIR`. The generated expected outputs come from the
-//! tool's own kernels, so they are checked here against the naive reference of the fuzz crate
-//! (`fuzz/src/reference.rs`, written from docs/semantics.md one coordinate at a time, sharing no code
-//! with the kernels), case by case; the backward ops of `com.microsoft`, which that reference
-//! does not model, against [`grad`] below, written the same way from D14. The rest runs the real
-//! binary on the suite it wrote.
+//! tool's own kernels, so they are checked here against the naive reference
+//! ([`onnx_idx_check_reference`], written from docs/semantics.md one coordinate at a time, sharing
+//! no code with the kernels), case by case. The rest runs the real binary on the suite it wrote.
 
-use crate::reference::{self, Attr, AttrValue, Op, Outcome, RTensor, Word};
+use crate::common::reference::from_tensor;
 use crate::support::{files_under, run, run_within, sha256_hex};
 use onnx_idx_check::internal::load::{tensor_from_proto, TensorContext};
 use onnx_idx_check::internal::pb::{ModelProto, TensorProto};
-use onnx_idx_check::tensor::{Class, DType};
+use onnx_idx_check::tensor::DType;
+use onnx_idx_check_reference::{self as reference, Attr, AttrValue, Op, Outcome, RTensor};
 use prost::Message;
 use serde_json::Value;
 use std::path::Path;
@@ -46,22 +45,7 @@ fn read_tensor(path: &Path) -> onnx_idx_check::Tensor {
     tensor_from_proto(&p, &ctx).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Who checks a manifest entry: the fuzz crate's reference, or this file's backward ops.
-enum Checker {
-    Reference(Op),
-    Grad(grad::Op),
-}
-
-/// The checker of a manifest entry (this file's own table, not the registry's).
-fn checker(op: &str, domain: &str) -> Checker {
-    match (domain, op) {
-        ("com.microsoft", "GatherGrad") => Checker::Grad(grad::Op::GatherGrad),
-        ("com.microsoft", "GatherElementsGrad") => Checker::Grad(grad::Op::GatherElementsGrad),
-        _ => Checker::Reference(reference_op(op, domain)),
-    }
-}
-
-/// The reference's operator for a manifest entry.
+/// The reference's operator for a manifest entry (this file's own table, not the registry's).
 fn reference_op(op: &str, domain: &str) -> Op {
     match (domain, op) {
         ("", "Gather") => Op::Gather,
@@ -72,32 +56,24 @@ fn reference_op(op: &str, domain: &str) -> Op {
         ("", "ScatterND") => Op::ScatterND,
         ("", "TensorScatter") => Op::TensorScatter,
         ("org.openvinotoolkit", "Gather") => Op::OvGather,
+        ("com.microsoft", "GatherGrad") => Op::GatherGrad,
+        ("com.microsoft", "GatherElementsGrad") => Op::GatherElementsGrad,
         _ => panic!("the reference does not model {domain}.{op}"),
     }
 }
 
-/// Whether the element bits of float dtype `d` are a NaN.
-fn is_nan(d: DType, w: &Word) -> bool {
-    let Word::Bits(b) = w else { return false };
-    match d {
-        DType::Float16 => b & 0x7fff > 0x7c00,
-        DType::Bfloat16 => b & 0x7fff > 0x7f80,
-        DType::Float => f32::from_bits(*b as u32).is_nan(),
-        DType::Double => f64::from_bits(*b).is_nan(),
-        _ => false,
-    }
-}
-
-/// Exact comparison, except that any NaN equals any NaN where a reduction computed the value.
+/// Exact comparison, except that any NaN equals any NaN where a reduction computed the value
+/// (real float types only).
 fn same(expected: &RTensor, actual: &RTensor, arithmetic: bool) -> bool {
+    let float = expected.dtype != reference::DType::Complex64;
     expected.dtype == actual.dtype
         && expected.shape == actual.shape
         && expected.words.iter().zip(&actual.words).all(|(a, b)| {
             a == b
                 || arithmetic
-                    && expected.dtype.class() == Class::Float
-                    && is_nan(expected.dtype, a)
-                    && is_nan(expected.dtype, b)
+                    && float
+                    && reference::is_nan(expected.dtype, a)
+                    && reference::is_nan(expected.dtype, b)
         })
 }
 
@@ -170,22 +146,17 @@ fn check_with_reference(dir: &Path, m: &Value) -> Checked {
                 },
             })
             .collect();
-        let rin: Vec<Option<RTensor>> = inputs
-            .iter()
-            .map(|t| Some(RTensor::from_tensor(t)))
-            .collect();
-        let outcome = match checker(
+        let rin: Vec<Option<RTensor>> = inputs.iter().map(|t| Some(from_tensor(t))).collect();
+        let op = reference_op(
             entry["op"].as_str().unwrap(),
             entry["domain"].as_str().unwrap(),
-        ) {
-            Checker::Reference(op) => reference::evaluate(op, opset, &attrs, &rin, 1 << 30),
-            Checker::Grad(op) => grad::evaluate(op, &attrs, &rin),
-        };
+        );
+        let outcome = reference::evaluate(op, opset, &attrs, &rin, 1 << 30);
         *r.per_op.entry(op_key(entry)).or_insert(0) += 1;
         match (entry["expected"].as_str().unwrap(), outcome) {
             ("passed", Outcome::Ok { out, arithmetic }) => {
                 let file = read_tensor(&ds.join("output_0.pb"));
-                let written = RTensor::from_tensor(&file);
+                let written = from_tensor(&file);
                 assert!(
                     same(&out, &written, arithmetic),
                     "{name}: the suite's output differs from the reference\n  suite:     {:?} {:?} {:?}\n  reference: {:?} {:?} {:?}",
@@ -809,186 +780,4 @@ fn verify_of_a_directory_without_a_manifest_is_a_usage_error() {
         "{}",
         r.stderr
     );
-}
-
-/// A naive reference for the backward ops of `com.microsoft` (D14), which the fuzz crate's does
-/// not model, written from the decision's text one coordinate at a time: `dX = zeros(shape)`,
-/// then each element of `dY`, in row-major order, added where the forward op read it; float16
-/// and bfloat16 add in f32 and round to nearest-even after every step (D8).
-mod grad {
-    use super::reference::{f16_to_f32, f32_to_f16, Attr, AttrValue, Outcome, RTensor, Word};
-    use onnx_idx_check::tensor::DType;
-
-    #[derive(Clone, Copy, Debug)]
-    pub enum Op {
-        /// `(shape, indices, dY; axis)`: `dX[a.., indices[i..], b..] += dY[a.., i.., b..]`.
-        GatherGrad,
-        /// `(dY, shape, indices; axis)`: `dX[i with i[axis] := indices[i]] += dY[i]`.
-        GatherElementsGrad,
-    }
-
-    fn invalid(why: impl Into<String>) -> Outcome {
-        Outcome::Invalid(why.into())
-    }
-
-    fn int(t: &RTensor, i: usize) -> i128 {
-        let Word::Bits(b) = t.words[i] else {
-            panic!("not an integer")
-        };
-        match t.dtype {
-            DType::Int32 => i128::from(b as u32 as i32),
-            _ => i128::from(b as i64),
-        }
-    }
-
-    /// The row-major coordinates of every element of `shape`.
-    fn positions(shape: &[usize]) -> Vec<Vec<usize>> {
-        let n: usize = shape.iter().product();
-        (0..n)
-            .map(|mut flat| {
-                let mut c = vec![0; shape.len()];
-                for d in (0..shape.len()).rev() {
-                    c[d] = flat % shape[d];
-                    flat /= shape[d];
-                }
-                c
-            })
-            .collect()
-    }
-
-    fn offset(c: &[usize], shape: &[usize]) -> usize {
-        c.iter().zip(shape).fold(0, |acc, (&x, &n)| acc * n + x)
-    }
-
-    fn bf16_to_f32(b: u64) -> f32 {
-        f32::from_bits((b as u32) << 16)
-    }
-
-    /// f32 to bfloat16 bits, to nearest-even; NaN stays NaN.
-    fn f32_to_bf16(x: f32) -> u64 {
-        if x.is_nan() {
-            return 0x7fc0 | u64::from((x.to_bits() >> 16) & 0x8000);
-        }
-        let b = x.to_bits();
-        let (hi, lo) = (b >> 16, b & 0xffff);
-        let up = lo > 0x8000 || (lo == 0x8000 && hi & 1 == 1);
-        u64::from(hi + u32::from(up))
-    }
-
-    /// `cur + upd` in dtype `d` (bits in, bits out).
-    fn add(d: DType, cur: u64, upd: u64) -> u64 {
-        match d {
-            DType::Float => {
-                u64::from((f32::from_bits(cur as u32) + f32::from_bits(upd as u32)).to_bits())
-            }
-            DType::Double => (f64::from_bits(cur) + f64::from_bits(upd)).to_bits(),
-            DType::Float16 => {
-                u64::from(f32_to_f16(f16_to_f32(cur as u16) + f16_to_f32(upd as u16)))
-            }
-            DType::Bfloat16 => f32_to_bf16(bf16_to_f32(cur) + bf16_to_f32(upd)),
-            _ => panic!("{d} is not a gradient type"),
-        }
-    }
-
-    pub fn evaluate(op: Op, attrs: &[Attr], inputs: &[Option<RTensor>]) -> Outcome {
-        let get = |i: usize| inputs.get(i).and_then(Option::as_ref).expect("3 inputs");
-        let (shape_t, ind, dy) = match op {
-            Op::GatherGrad => (get(0), get(1), get(2)),
-            Op::GatherElementsGrad => (get(1), get(2), get(0)),
-        };
-        let mut axis = 0;
-        for a in attrs {
-            match (a.name.as_str(), &a.value) {
-                ("axis", AttrValue::Int(i)) => axis = *i,
-                _ => return invalid(format!("attribute {} is not defined", a.name)),
-            }
-        }
-        if !matches!(
-            dy.dtype,
-            DType::Float | DType::Double | DType::Float16 | DType::Bfloat16
-        ) {
-            return invalid(format!("dY is {}", dy.dtype));
-        }
-        if !matches!(ind.dtype, DType::Int32 | DType::Int64) || shape_t.dtype != DType::Int64 {
-            return invalid("indices int32/int64, shape int64");
-        }
-        if shape_t.shape.len() != 1 {
-            return invalid("shape must be 1-D");
-        }
-        let mut shape = Vec::new();
-        for i in 0..shape_t.words.len() {
-            match usize::try_from(int(shape_t, i)) {
-                Ok(d) => shape.push(d),
-                Err(_) => return invalid("negative dim in shape"),
-            }
-        }
-        let r = shape.len() as i64;
-        if axis < -r || axis >= r {
-            return invalid(format!("axis {axis} out of range for rank {r}"));
-        }
-        let axis = if axis < 0 { axis + r } else { axis } as usize;
-        let s = shape[axis] as i128;
-        // The shape rules of each op, then every index (D3) before any output.
-        match op {
-            Op::GatherGrad => {
-                let mut want = shape[..axis].to_vec();
-                want.extend_from_slice(&ind.shape);
-                want.extend_from_slice(&shape[axis + 1..]);
-                if dy.shape != want {
-                    return invalid(format!("dY {:?} != {want:?}", dy.shape));
-                }
-            }
-            Op::GatherElementsGrad => {
-                if ind.shape.len() != shape.len() {
-                    return invalid("indices rank != rank of shape");
-                }
-                if (0..shape.len()).any(|d| d != axis && ind.shape[d] > shape[d]) {
-                    return invalid("indices larger than shape off the axis");
-                }
-                if dy.shape != ind.shape {
-                    return invalid("dY shape != indices shape");
-                }
-            }
-        }
-        let mut norm = Vec::new();
-        for i in 0..ind.words.len() {
-            let k = int(ind, i);
-            let k = if k < 0 { k + s } else { k };
-            if !(0..s).contains(&k) {
-                return invalid(format!("indices[{i}] out of range for size {s}"));
-            }
-            norm.push(k as usize);
-        }
-        let zero = match dy.dtype {
-            DType::Float16 | DType::Bfloat16 | DType::Float | DType::Double => 0u64,
-            _ => unreachable!(),
-        };
-        let mut dx = vec![zero; shape.iter().product()];
-        let q = ind.shape.len();
-        for (flat, p) in positions(&dy.shape).into_iter().enumerate() {
-            let target = match op {
-                Op::GatherGrad => {
-                    let k = norm[offset(&p[axis..axis + q], &ind.shape)];
-                    let mut t = p[..axis].to_vec();
-                    t.push(k);
-                    t.extend_from_slice(&p[axis + q..]);
-                    t
-                }
-                Op::GatherElementsGrad => {
-                    let mut t = p.clone();
-                    t[axis] = norm[flat];
-                    t
-                }
-            };
-            let Word::Bits(u) = dy.words[flat] else {
-                panic!("dY is not numeric")
-            };
-            let o = offset(&target, &shape);
-            dx[o] = add(dy.dtype, dx[o], u);
-        }
-        Outcome::Ok {
-            out: RTensor::new(dy.dtype, shape, dx.into_iter().map(Word::Bits).collect()),
-            arithmetic: true,
-        }
-    }
 }

@@ -46,12 +46,6 @@ mod runtime;
 mod bundled_runtimes;
 // A runtime's time limit grows with the size of the case (a slow fixture runtime).
 mod slow_runtime;
-// The fuzz crate's naive reference (fuzz/src/reference.rs): written from docs/semantics.md apart from
-// the kernels, it is the independent check of the suite `generate` writes. Included as a module,
-// so the fuzz crate need not be built; its own unit tests come along.
-#[path = "../../fuzz/src/reference.rs"]
-#[allow(dead_code)]
-mod reference;
 // `--shard K/N`.
 mod shard;
 // `show PATH`: a tensor file, a model or a case, for people and as JSON.

@@ -2,6 +2,10 @@
 
 use std::path::Path;
 
+// Conversions to and from the naive reference's tensors; not every test crate uses them.
+#[allow(dead_code)]
+pub mod reference;
+
 /// Copies a directory tree (regular files and directories only) to `to`, creating it.
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

@@ -1,11 +1,10 @@
-//! Naive reference kernels for the indexing operators, written straight from
-//! `docs/semantics.md` (decisions D1-D8, D12, D13; sections 3, 5 and 6) and independent of the tool's
-//! `ops` module: every output (or update) position is visited one coordinate tuple at a time,
+//! The operators, written straight from `docs/semantics.md` (decisions D1-D8, D12-D14; sections
+//! 3, 5 and 6): every output (or update) position is visited one coordinate tuple at a time,
 //! indices are normalised here, shape rules are checked here.
 //!
 //! Elements are held as [`Word`]s: the stored bit pattern of a fixed-width element (a packed
-//! sub-byte element is its code), or a string's bytes. Arithmetic reinterprets the bits through
-//! the dtype. Only tensor constructors and accessors of the library are used.
+//! sub-byte element is its code), or a string's bytes (or as bare `u64` bits, see [`Element`]).
+//! Arithmetic reinterprets the bits through the dtype.
 //!
 //! The order of verdicts: a node that cannot be resolved is [`Outcome::TooOld`]; anything the
 //! spec forbids is [`Outcome::Invalid`] (structure first, then the output size of D12 as
@@ -13,189 +12,9 @@
 //! the tool does not implement (D8's string/bool/complex reductions) is
 //! [`Outcome::Unsupported`].
 
-use onnx_idx_check::tensor::{DType, Layout, Storage, Tensor};
-use std::fmt;
-
-/// One element: the bits of a fixed-width (or packed) element, or a string's bytes.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub enum Word {
-    /// The stored bit pattern, zero-extended.
-    Bits(u64),
-    /// A string's bytes.
-    Bytes(Vec<u8>),
-}
-
-impl fmt::Debug for Word {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Word::Bits(b) => write!(f, "{b:#x}"),
-            Word::Bytes(b) => write!(f, "{:?}", String::from_utf8_lossy(b)),
-        }
-    }
-}
-
-/// A tensor as the reference sees it.
-#[derive(Clone, PartialEq)]
-pub struct RTensor {
-    /// The element type.
-    pub dtype: DType,
-    /// The dims; empty for a scalar.
-    pub shape: Vec<usize>,
-    /// The elements in row-major order.
-    pub words: Vec<Word>,
-}
-
-/// Bits per element of the packed sub-byte types the reference models.
-fn packed_bits(d: DType) -> Option<usize> {
-    match d {
-        DType::Int4 | DType::Uint4 | DType::Float4E2M1 => Some(4),
-        DType::Int2 | DType::Uint2 => Some(2),
-        DType::Float6E2M3 | DType::Float6E3M2 => Some(6),
-        _ => None,
-    }
-}
-
-/// Bit `pos` of LSB-first packed `bytes` (a 6-bit code may span two bytes).
-fn bit(bytes: &[u8], pos: usize) -> u64 {
-    u64::from((bytes[pos / 8] >> (pos % 8)) & 1)
-}
-
-impl RTensor {
-    /// A tensor from its parts (the element count must match the shape).
-    pub fn new(dtype: DType, shape: Vec<usize>, words: Vec<Word>) -> RTensor {
-        assert_eq!(
-            numel(&shape),
-            words.len(),
-            "shape {shape:?} and element count"
-        );
-        RTensor {
-            dtype,
-            shape,
-            words,
-        }
-    }
-
-    /// A tensor of fixed-width elements given as bit patterns.
-    pub fn bits(dtype: DType, shape: &[usize], bits: &[u64]) -> RTensor {
-        RTensor::new(
-            dtype,
-            shape.to_vec(),
-            bits.iter().map(|&b| Word::Bits(b)).collect(),
-        )
-    }
-
-    /// Reads a library tensor (complex128 is not modelled).
-    pub fn from_tensor(t: &Tensor) -> RTensor {
-        let n = t.numel();
-        let words: Vec<Word> = match t.storage() {
-            Storage::W8(v) => v.iter().map(|&x| Word::Bits(u64::from(x))).collect(),
-            Storage::W16(v) => v.iter().map(|&x| Word::Bits(u64::from(x))).collect(),
-            Storage::W32(v) => v.iter().map(|&x| Word::Bits(u64::from(x))).collect(),
-            Storage::W64(v) => v.iter().map(|&x| Word::Bits(x)).collect(),
-            Storage::W128(_) => panic!("the reference does not model {}", t.dtype()),
-            Storage::Packed(bytes) => {
-                let bits = packed_bits(t.dtype())
-                    .unwrap_or_else(|| panic!("the reference does not model {}", t.dtype()));
-                (0..n)
-                    .map(|i| Word::Bits((0..bits).map(|j| bit(bytes, i * bits + j) << j).sum()))
-                    .collect()
-            }
-            Storage::Str(v) => v.iter().cloned().map(Word::Bytes).collect(),
-        };
-        RTensor::new(t.dtype(), t.shape().to_vec(), words)
-    }
-
-    /// Builds the library tensor holding these elements.
-    pub fn to_tensor(&self) -> Tensor {
-        let bits = |w: &Word| match w {
-            Word::Bits(b) => *b,
-            Word::Bytes(_) => panic!("a string element in a {} tensor", self.dtype),
-        };
-        let storage = match self.dtype.layout() {
-            Layout::Bytes(1) => Storage::W8(self.words.iter().map(|w| bits(w) as u8).collect()),
-            Layout::Bytes(2) => Storage::W16(self.words.iter().map(|w| bits(w) as u16).collect()),
-            Layout::Bytes(4) => Storage::W32(self.words.iter().map(|w| bits(w) as u32).collect()),
-            Layout::Bytes(8) => Storage::W64(self.words.iter().map(bits).collect()),
-            Layout::Bytes(w) => panic!("the reference does not model {w}-byte elements"),
-            Layout::Packed(_) => {
-                let b = packed_bits(self.dtype)
-                    .unwrap_or_else(|| panic!("the reference does not model {}", self.dtype));
-                let mut bytes = vec![0u8; (self.words.len() * b).div_ceil(8)];
-                for (i, w) in self.words.iter().enumerate() {
-                    for j in 0..b {
-                        let pos = i * b + j;
-                        bytes[pos / 8] |= (((bits(w) >> j) & 1) as u8) << (pos % 8);
-                    }
-                }
-                Storage::Packed(bytes)
-            }
-            Layout::String => Storage::Str(
-                self.words
-                    .iter()
-                    .map(|w| match w {
-                        Word::Bytes(b) => b.clone(),
-                        Word::Bits(_) => panic!("a fixed-width element in a string tensor"),
-                    })
-                    .collect(),
-            ),
-        };
-        Tensor::new(self.dtype, self.shape.clone(), storage).expect("a consistent tensor")
-    }
-
-    fn rank(&self) -> usize {
-        self.shape.len()
-    }
-
-    /// The element at `coords`.
-    fn at(&self, coords: &[usize]) -> &Word {
-        &self.words[offset(coords, &self.shape)]
-    }
-}
-
-/// An element as a readable value, for messages.
-pub fn show(dtype: DType, w: &Word) -> String {
-    let Word::Bits(b) = w else {
-        return format!("{w:?}");
-    };
-    let b = *b;
-    let float = |v: f64, nan: bool| {
-        if nan {
-            format!("NaN({b:#x})")
-        } else {
-            format!("{v:?}")
-        }
-    };
-    match dtype {
-        DType::Float => {
-            let v = f32::from_bits(b as u32);
-            float(f64::from(v), v.is_nan())
-        }
-        DType::Double => {
-            let v = f64::from_bits(b);
-            float(v, v.is_nan())
-        }
-        DType::Float16 => {
-            let v = f16_to_f32(b as u16);
-            float(f64::from(v), v.is_nan())
-        }
-        DType::Bfloat16 => {
-            let v = f32::from_bits((b as u32) << 16);
-            float(f64::from(v), v.is_nan())
-        }
-        DType::Bool => format!("{}", b != 0),
-        d => match int_value(d, w) {
-            Some(v) => v.to_string(),
-            None => format!("{b:#x}"),
-        },
-    }
-}
-
-impl fmt::Debug for RTensor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let values: Vec<String> = self.words.iter().map(|w| show(self.dtype, w)).collect();
-        write!(f, "{}{:?} [{}]", self.dtype, self.shape, values.join(", "))
-    }
-}
+use crate::dtype::{DType, Layout};
+use crate::numeric::{f16_to_f32, f32_to_bf16, f32_to_f16, int_value};
+use crate::tensor::{coords, numel, offset, positions, Element, RTensor, Word};
 
 /// The operators the reference models.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,6 +35,10 @@ pub enum Op {
     ScatterND,
     /// ONNX TensorScatter 24.
     TensorScatter,
+    /// onnxruntime's GatherGrad 1 (`com.microsoft`, D14).
+    GatherGrad,
+    /// onnxruntime's GatherElementsGrad 1 (`com.microsoft`, D14).
+    GatherElementsGrad,
 }
 
 impl Op {
@@ -229,6 +52,8 @@ impl Op {
             Op::ScatterElements => "ScatterElements",
             Op::ScatterND => "ScatterND",
             Op::TensorScatter => "TensorScatter",
+            Op::GatherGrad => "GatherGrad",
+            Op::GatherElementsGrad => "GatherElementsGrad",
         }
     }
 
@@ -236,6 +61,7 @@ impl Op {
     pub fn domain(self) -> &'static str {
         match self {
             Op::OvGather => "org.openvinotoolkit",
+            Op::GatherGrad | Op::GatherElementsGrad => "com.microsoft",
             _ => "",
         }
     }
@@ -250,13 +76,18 @@ impl Op {
             Op::Scatter => &[9, 11],
             Op::ScatterElements | Op::ScatterND => &[11, 13, 16, 18],
             Op::TensorScatter => &[24],
+            Op::GatherGrad | Op::GatherElementsGrad => &[1],
         }
     }
 
     /// Attributes defined by version `v`, with whether each is a string (else an int).
     fn attributes(self, v: i64) -> &'static [(&'static str, bool)] {
         match self {
-            Op::Gather | Op::GatherElements | Op::Scatter => &[("axis", false)],
+            Op::Gather
+            | Op::GatherElements
+            | Op::Scatter
+            | Op::GatherGrad
+            | Op::GatherElementsGrad => &[("axis", false)],
             Op::GatherND if v >= 12 => &[("batch_dims", false)],
             Op::GatherND => &[],
             Op::OvGather if v >= 7 => &[("batch_dims", false)],
@@ -273,7 +104,12 @@ impl Op {
     fn arity(self) -> (usize, usize) {
         match self {
             Op::Gather | Op::GatherElements | Op::GatherND => (2, 2),
-            Op::OvGather | Op::Scatter | Op::ScatterElements | Op::ScatterND => (3, 3),
+            Op::OvGather
+            | Op::Scatter
+            | Op::ScatterElements
+            | Op::ScatterND
+            | Op::GatherGrad
+            | Op::GatherElementsGrad => (3, 3),
             Op::TensorScatter => (2, 3),
         }
     }
@@ -304,13 +140,31 @@ pub struct Attr {
     pub value: AttrValue,
 }
 
+impl Attr {
+    /// An INT attribute.
+    pub fn int(name: &str, i: i64) -> Attr {
+        Attr {
+            name: name.into(),
+            value: AttrValue::Int(i),
+        }
+    }
+
+    /// A STRING attribute.
+    pub fn text(name: &str, s: &str) -> Attr {
+        Attr {
+            name: name.into(),
+            value: AttrValue::Str(s.as_bytes().to_vec()),
+        }
+    }
+}
+
 /// What the reference says a node must do.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
+pub enum Outcome<E: Element = Word> {
     /// The output; `arithmetic` when a reduction other than "none" combined values.
     Ok {
         /// The output tensor.
-        out: RTensor,
+        out: RTensor<E>,
         /// Whether float results come from arithmetic (NaN payloads may then differ).
         arithmetic: bool,
     },
@@ -324,44 +178,33 @@ pub enum Outcome {
     TooOld,
 }
 
-type Res<T> = Result<T, Outcome>;
+/// Why a node has no output: the [`Outcome`]s other than `Ok`, whatever the element type.
+enum Refusal {
+    Invalid(String),
+    Unsupported(String),
+    TooLarge(String),
+    TooOld,
+}
+
+impl<E: Element> From<Refusal> for Outcome<E> {
+    fn from(r: Refusal) -> Outcome<E> {
+        match r {
+            Refusal::Invalid(s) => Outcome::Invalid(s),
+            Refusal::Unsupported(s) => Outcome::Unsupported(s),
+            Refusal::TooLarge(s) => Outcome::TooLarge(s),
+            Refusal::TooOld => Outcome::TooOld,
+        }
+    }
+}
+
+type Res<T> = Result<T, Refusal>;
 
 fn invalid<T>(msg: impl Into<String>) -> Res<T> {
-    Err(Outcome::Invalid(msg.into()))
+    Err(Refusal::Invalid(msg.into()))
 }
 
 // ---------------------------------------------------------------------------------------------
-// Shapes and coordinates.
-
-fn numel(shape: &[usize]) -> usize {
-    shape.iter().product()
-}
-
-/// Row-major flat offset of `coords` in `shape`.
-fn offset(coords: &[usize], shape: &[usize]) -> usize {
-    assert_eq!(coords.len(), shape.len());
-    let mut flat = 0;
-    for (&c, &d) in coords.iter().zip(shape) {
-        assert!(c < d, "coordinate {c} outside dim {d}");
-        flat = flat * d + c;
-    }
-    flat
-}
-
-/// The coordinates of row-major offset `flat` in `shape`.
-fn coords(mut flat: usize, shape: &[usize]) -> Vec<usize> {
-    let mut c = vec![0; shape.len()];
-    for i in (0..shape.len()).rev() {
-        c[i] = flat % shape[i];
-        flat /= shape[i];
-    }
-    c
-}
-
-/// Every coordinate tuple of `shape`, in row-major order.
-fn positions(shape: &[usize]) -> impl Iterator<Item = Vec<usize>> + '_ {
-    (0..numel(shape)).map(move |i| coords(i, shape))
-}
+// Indices and sizes.
 
 /// An axis in `[-rank, rank-1]`, normalised; `None` when out of range.
 fn norm_axis(axis: i64, rank: usize) -> Option<usize> {
@@ -371,23 +214,13 @@ fn norm_axis(axis: i64, rank: usize) -> Option<usize> {
     (0 <= a && a < r).then_some(a as usize)
 }
 
-/// The integer value of an element of an integer dtype.
-fn int_value(dtype: DType, w: &Word) -> Option<i128> {
-    let Word::Bits(b) = *w else { return None };
-    Some(match dtype {
-        DType::Int8 => i128::from(b as u8 as i8),
-        DType::Int16 => i128::from(b as u16 as i16),
-        DType::Int32 => i128::from(b as u32 as i32),
-        DType::Int64 => i128::from(b as i64),
-        DType::Uint8 | DType::Uint16 | DType::Uint32 | DType::Uint64 => i128::from(b),
-        _ => return None,
-    })
-}
-
-fn index_values(t: &RTensor) -> Vec<i128> {
+/// The values of an index tensor (its type was checked).
+fn index_values<E: Element>(t: &RTensor<E>) -> Vec<i128> {
     t.words
         .iter()
-        .map(|w| int_value(t.dtype, w).expect("an integer index tensor (types were checked)"))
+        .map(|w| {
+            int_value(t.dtype, &w.word()).expect("an integer index tensor (types were checked)")
+        })
         .collect()
 }
 
@@ -409,34 +242,25 @@ fn norm_index(k: i128, s: usize, negatives: bool) -> Option<usize> {
 /// D12: an output of `shape` elements of `dtype` must fit in `max_bytes` (strings count one
 /// `Vec<u8>` slot per element here; their payloads are checked once known).
 fn check_size(dtype: DType, shape: &[usize], max_bytes: usize) -> Res<()> {
-    let n = shape
-        .iter()
-        .try_fold(1usize, |a, &d| a.checked_mul(d))
-        .unwrap_or(usize::MAX);
+    // A dim of 0 makes the output empty, however large the others.
+    let n = numel(shape);
     let bytes = match dtype.layout() {
         Layout::Bytes(w) => n.saturating_mul(w),
         Layout::Packed(bits) => n.saturating_mul(bits as usize).div_ceil(8),
         Layout::String => n.saturating_mul(std::mem::size_of::<Vec<u8>>()),
     };
     if bytes > max_bytes {
-        return Err(Outcome::TooLarge(format!(
+        return Err(Refusal::TooLarge(format!(
             "output {dtype}{shape:?} takes {bytes} bytes > {max_bytes}"
         )));
     }
     Ok(())
 }
 
-fn check_payload(out: &RTensor, max_bytes: usize) -> Res<()> {
-    let total: usize = out
-        .words
-        .iter()
-        .map(|w| match w {
-            Word::Bytes(b) => b.len(),
-            Word::Bits(_) => 0,
-        })
-        .sum();
+fn check_payload<E: Element>(out: &RTensor<E>, max_bytes: usize) -> Res<()> {
+    let total: usize = out.words.iter().map(Element::payload).sum();
     if total > max_bytes {
-        return Err(Outcome::TooLarge(format!(
+        return Err(Refusal::TooLarge(format!(
             "output strings take {total} bytes > {max_bytes}"
         )));
     }
@@ -500,15 +324,22 @@ fn data_type_ok(op: Op, v: i64, d: DType) -> bool {
                 )
         }
         Op::OvGather => true,
+        // D14: onnxruntime's training ops take float gradients.
+        Op::GatherGrad | Op::GatherElementsGrad => {
+            matches!(d, Float16 | Float | Double | Bfloat16)
+        }
     }
 }
 
 /// Whether `d` is admitted as the index type of `op`.
 fn index_type_ok(op: Op, d: DType) -> bool {
     match op {
-        Op::Gather | Op::GatherElements | Op::Scatter | Op::ScatterElements => {
-            matches!(d, DType::Int32 | DType::Int64)
-        }
+        Op::Gather
+        | Op::GatherElements
+        | Op::Scatter
+        | Op::ScatterElements
+        | Op::GatherGrad
+        | Op::GatherElementsGrad => matches!(d, DType::Int32 | DType::Int64),
         Op::GatherND | Op::ScatterND | Op::TensorScatter => d == DType::Int64,
         Op::OvGather => is_integer(d),
     }
@@ -608,66 +439,6 @@ fn f64_op(red: Red, a: f64, b: f64) -> f64 {
     }
 }
 
-/// float16 bits to f32 (exact).
-pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h & 0x8000) << 16;
-    let exp = u32::from((h >> 10) & 0x1f);
-    let man = u32::from(h & 0x3ff);
-    if exp == 0 {
-        let v = man as f32 * f32::powi(2.0, -24);
-        return if sign != 0 { -v } else { v };
-    }
-    if exp == 31 {
-        return f32::from_bits(sign | 0x7f80_0000 | (man << 13));
-    }
-    f32::from_bits(sign | ((exp + 127 - 15) << 23) | (man << 13))
-}
-
-/// f32 to float16 bits, rounding to nearest-even (NaN stays NaN, quiet).
-pub fn f32_to_f16(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32;
-    let man = b & 0x7f_ffff;
-    if exp == 0xff {
-        return sign | if man != 0 { 0x7e00 } else { 0x7c00 };
-    }
-    let e = exp - 127;
-    if e > 15 {
-        return sign | 0x7c00;
-    }
-    if e >= -14 {
-        let mut h = (((e + 15) as u32) << 10) | (man >> 13);
-        let rem = man & 0x1fff;
-        if rem > 0x1000 || (rem == 0x1000 && h & 1 == 1) {
-            h += 1; // may carry into the exponent, up to infinity: correct
-        }
-        return sign | h as u16;
-    }
-    // Subnormal (or zero): value = m * 2^(e-23), in units of 2^-24 that is m * 2^(e+1).
-    let m = man | 0x80_0000;
-    let shift = (-(e + 1)) as u32; // >= 14
-    if shift > 24 {
-        return sign;
-    }
-    let mut h = m >> shift;
-    let rem = m & ((1 << shift) - 1);
-    let half = 1 << (shift - 1);
-    if rem > half || (rem == half && h & 1 == 1) {
-        h += 1;
-    }
-    sign | h as u16
-}
-
-/// f32 to bfloat16 bits, rounding to nearest-even.
-fn f32_to_bf16(x: f32) -> u16 {
-    let b = x.to_bits();
-    if x.is_nan() {
-        return ((b >> 16) as u16) | 0x0040;
-    }
-    ((b + 0x7fff + ((b >> 16) & 1)) >> 16) as u16
-}
-
 fn int_width(d: DType) -> Option<(u32, bool)> {
     use DType::*;
     Some(match d {
@@ -763,13 +534,18 @@ fn combine(d: DType, red: Red, cur: &Word, upd: &Word) -> Word {
     })
 }
 
+/// [`combine`] on elements of any representation.
+fn combine_elems<E: Element>(d: DType, red: Red, cur: &E, upd: &E) -> E {
+    E::from_word(combine(d, red, &cur.word(), &upd.word()))
+}
+
 /// The zero element of `d` (OpenVINO's fill).
-fn zero(d: DType) -> Word {
-    if d == DType::String {
+fn zero<E: Element>(d: DType) -> E {
+    E::from_word(if d == DType::String {
         Word::Bytes(Vec::new())
     } else {
         Word::Bits(0)
-    }
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -777,27 +553,32 @@ fn zero(d: DType) -> Word {
 
 /// Evaluates `op` at model opset `opset` on `inputs` (in node order, `None` for an omitted input)
 /// with `attrs`, under the output limit `max_bytes`.
-pub fn evaluate(
+///
+/// Elements may be held as [`Word`]s (every dtype) or as `u64` bits (fixed-width dtypes: for
+/// tensors too large for a `Word` each); the model is the same.
+pub fn evaluate<E: Element>(
     op: Op,
     opset: i64,
     attrs: &[Attr],
-    inputs: &[Option<RTensor>],
+    inputs: &[Option<RTensor<E>>],
     max_bytes: usize,
-) -> Outcome {
+) -> Outcome<E> {
     match evaluate_inner(op, opset, attrs, inputs, max_bytes) {
-        Ok(o) | Err(o) => o,
+        Ok((out, arithmetic)) => Outcome::Ok { out, arithmetic },
+        Err(r) => r.into(),
     }
 }
 
-fn evaluate_inner(
+/// The output and whether it comes from arithmetic, or why there is none.
+fn evaluate_inner<E: Element>(
     op: Op,
     opset: i64,
     attrs: &[Attr],
-    inputs: &[Option<RTensor>],
+    inputs: &[Option<RTensor<E>>],
     max_bytes: usize,
-) -> Res<Outcome> {
+) -> Res<(RTensor<E>, bool)> {
     let Some(v) = resolve_version(op, opset) else {
-        return Err(Outcome::TooOld);
+        return Err(Refusal::TooOld);
     };
     if op == Op::Scatter && v >= 11 {
         return invalid("Scatter is deprecated from opset 11 (D5)");
@@ -851,6 +632,16 @@ fn evaluate_inner(
             _ => default.to_vec(),
         }
     };
+    if let Op::GatherGrad | Op::GatherElementsGrad = op {
+        // Inputs (shape, indices, dY) and (dY, shape, indices).
+        let at = |i: usize| input(i).expect("checked");
+        let (shape, ind, dy) = match op {
+            Op::GatherGrad => (at(0), at(1), at(2)),
+            _ => (at(1), at(2), at(0)),
+        };
+        let out = gather_grad(op, shape, ind, dy, int_attr("axis", 0), max_bytes)?;
+        return Ok((out, true));
+    }
     // Type constraints (D4).
     let data = input(0).expect("checked");
     if !data_type_ok(op, v, data.dtype) {
@@ -964,15 +755,22 @@ fn evaluate_inner(
             )?,
             false,
         ),
+        Op::GatherGrad | Op::GatherElementsGrad => unreachable!("evaluated above"),
     };
-    Ok(Outcome::Ok { out, arithmetic })
+    Ok((out, arithmetic))
 }
 
 // ---------------------------------------------------------------------------------------------
 // The operators.
 
 /// Gather (section 3): `out[a.., i.., b..] = data[a.., norm(indices[i..]), b..]`.
-fn gather(v: i64, data: &RTensor, ind: &RTensor, axis: i64, max_bytes: usize) -> Res<RTensor> {
+fn gather<E: Element>(
+    v: i64,
+    data: &RTensor<E>,
+    ind: &RTensor<E>,
+    axis: i64,
+    max_bytes: usize,
+) -> Res<RTensor<E>> {
     let r = data.rank();
     if r == 0 {
         return invalid("Gather data must have rank >= 1");
@@ -1015,7 +813,7 @@ fn gather(v: i64, data: &RTensor, ind: &RTensor, axis: i64, max_bytes: usize) ->
 
 /// Checks the ScatterElements/GatherElements shape rule (D6): equal ranks, indices dims <= data
 /// dims off the axis. Returns the normalised axis.
-fn elements_shapes(data: &RTensor, ind: &RTensor, axis: i64) -> Res<usize> {
+fn elements_shapes<E: Element>(data: &RTensor<E>, ind: &RTensor<E>, axis: i64) -> Res<usize> {
     let r = data.rank();
     if r == 0 {
         return invalid("data must have rank >= 1");
@@ -1038,7 +836,7 @@ fn elements_shapes(data: &RTensor, ind: &RTensor, axis: i64) -> Res<usize> {
 }
 
 /// Every index normalised against `s`, failing on the first one out of range.
-fn all_in_range(ind: &RTensor, s: usize, negatives: bool) -> Res<Vec<usize>> {
+fn all_in_range<E: Element>(ind: &RTensor<E>, s: usize, negatives: bool) -> Res<Vec<usize>> {
     let mut norm = Vec::new();
     for (pos, k) in index_values(ind).into_iter().enumerate() {
         match norm_index(k, s, negatives) {
@@ -1055,7 +853,12 @@ fn all_in_range(ind: &RTensor, s: usize, negatives: bool) -> Res<Vec<usize>> {
 }
 
 /// GatherElements: `out[i] = data[i with i[axis] := norm(indices[i])]`.
-fn gather_elements(data: &RTensor, ind: &RTensor, axis: i64, max_bytes: usize) -> Res<RTensor> {
+fn gather_elements<E: Element>(
+    data: &RTensor<E>,
+    ind: &RTensor<E>,
+    axis: i64,
+    max_bytes: usize,
+) -> Res<RTensor<E>> {
     let axis = elements_shapes(data, ind, axis)?;
     check_size(data.dtype, &ind.shape, max_bytes)?;
     let norm = all_in_range(ind, data.shape[axis], true)?;
@@ -1071,7 +874,12 @@ fn gather_elements(data: &RTensor, ind: &RTensor, axis: i64, max_bytes: usize) -
 }
 
 /// GatherND: `out[B.., I.., T..] = data[B.., norm(indices[B.., I.., 0..k]).., T..]`.
-fn gather_nd(data: &RTensor, ind: &RTensor, b: i64, max_bytes: usize) -> Res<RTensor> {
+fn gather_nd<E: Element>(
+    data: &RTensor<E>,
+    ind: &RTensor<E>,
+    b: i64,
+    max_bytes: usize,
+) -> Res<RTensor<E>> {
     let (r, q) = (data.rank(), ind.rank());
     if r == 0 {
         return invalid("GatherND data must have rank >= 1");
@@ -1135,14 +943,14 @@ fn gather_nd(data: &RTensor, ind: &RTensor, b: i64, max_bytes: usize) -> Res<RTe
 }
 
 /// OpenVINO Gather-8 (section 6, D13).
-fn ov_gather(
+fn ov_gather<E: Element>(
     v: i64,
-    data: &RTensor,
-    ind: &RTensor,
-    axis_t: &RTensor,
+    data: &RTensor<E>,
+    ind: &RTensor<E>,
+    axis_t: &RTensor<E>,
     batch_dims: i64,
     max_bytes: usize,
-) -> Res<RTensor> {
+) -> Res<RTensor<E>> {
     let (rd, ri) = (data.rank(), ind.rank());
     if axis_t.rank() > 1 || axis_t.words.len() != 1 {
         return invalid(format!(
@@ -1150,7 +958,7 @@ fn ov_gather(
             axis_t.shape
         ));
     }
-    let axis_v = int_value(axis_t.dtype, &axis_t.words[0]).expect("integer axis");
+    let axis_v = int_value(axis_t.dtype, &axis_t.words[0].word()).expect("integer axis");
     let axis = i64::try_from(axis_v).ok().and_then(|a| norm_axis(a, rd));
     let Some(axis) = axis else {
         return invalid(format!("axis {axis_v} out of range for data rank {rd}"));
@@ -1213,15 +1021,15 @@ fn ov_gather(
 
 /// Scatter-9 (`negatives` false) and ScatterElements: `out = data`, then for each position i of
 /// `indices` in row-major order, `out[i with i[axis] := norm(indices[i])] = f(.., updates[i])`.
-fn scatter_elements(
+fn scatter_elements<E: Element>(
     negatives: bool,
-    data: &RTensor,
-    ind: &RTensor,
-    upd: &RTensor,
+    data: &RTensor<E>,
+    ind: &RTensor<E>,
+    upd: &RTensor<E>,
     axis: i64,
     red: Red,
     max_bytes: usize,
-) -> Res<RTensor> {
+) -> Res<RTensor<E>> {
     let axis = elements_shapes(data, ind, axis)?;
     if upd.shape != ind.shape {
         return invalid(format!(
@@ -1232,7 +1040,7 @@ fn scatter_elements(
     check_size(data.dtype, &data.shape, max_bytes)?;
     let norm = all_in_range(ind, data.shape[axis], negatives)?;
     if !reduction_supported(data.dtype, red) {
-        return Err(Outcome::Unsupported(format!(
+        return Err(Refusal::Unsupported(format!(
             "reduction {red:?} on {}",
             data.dtype
         )));
@@ -1243,20 +1051,20 @@ fn scatter_elements(
         let mut dc = ic.clone();
         dc[axis] = norm[flat];
         let o = offset(&dc, &out.shape);
-        out.words[o] = combine(data.dtype, red, &out.words[o], &upd.words[flat]);
+        out.words[o] = combine_elems(data.dtype, red, &out.words[o], &upd.words[flat]);
     }
     Ok(out)
 }
 
 /// ScatterND: for each `idx` of `indices.shape[:-1]` in row-major order, the slice
 /// `out[norm(indices[idx]), ..] = f(.., updates[idx, ..])`.
-fn scatter_nd(
-    data: &RTensor,
-    ind: &RTensor,
-    upd: &RTensor,
+fn scatter_nd<E: Element>(
+    data: &RTensor<E>,
+    ind: &RTensor<E>,
+    upd: &RTensor<E>,
     red: Red,
     max_bytes: usize,
-) -> Res<RTensor> {
+) -> Res<RTensor<E>> {
     let (r, q) = (data.rank(), ind.rank());
     if r == 0 {
         return invalid("ScatterND data must have rank >= 1");
@@ -1295,12 +1103,17 @@ fn scatter_nd(
         }
     }
     if !reduction_supported(data.dtype, red) {
-        return Err(Outcome::Unsupported(format!(
+        return Err(Refusal::Unsupported(format!(
             "reduction {red:?} on {}",
             data.dtype
         )));
     }
     let mut out = data.clone();
+    if numel(slice) == 0 {
+        // Nothing to write, however many tuples: with k = 0 over empty data their count is
+        // bounded by nothing (indices [3, 2^40, 0] are a few bytes).
+        return Ok(out);
+    }
     for pc in positions(prefix) {
         let mut target = Vec::new();
         for j in 0..k {
@@ -1314,21 +1127,21 @@ fn scatter_nd(
             let mut uc = pc.clone();
             uc.extend_from_slice(&tc);
             let o = offset(&dc, &out.shape);
-            out.words[o] = combine(data.dtype, red, &out.words[o], upd.at(&uc));
+            out.words[o] = combine_elems(data.dtype, red, &out.words[o], upd.at(&uc));
         }
     }
     Ok(out)
 }
 
 /// TensorScatter-24: `present = past`, then `present[p, dest(p[0], j), ..] = update[p, j, ..]`.
-fn tensor_scatter(
-    past: &RTensor,
-    upd: &RTensor,
-    write: Option<&RTensor>,
+fn tensor_scatter<E: Element>(
+    past: &RTensor<E>,
+    upd: &RTensor<E>,
+    write: Option<&RTensor<E>>,
     axis: i64,
     mode: &[u8],
     max_bytes: usize,
-) -> Res<RTensor> {
+) -> Res<RTensor<E>> {
     let circular = match mode {
         b"linear" => false,
         b"circular" => true,
@@ -1392,29 +1205,99 @@ fn tensor_scatter(
     Ok(out)
 }
 
-/// Tensor literals for the tests of this crate.
-#[cfg(test)]
-pub(crate) mod testing {
-    use super::RTensor;
-    use onnx_idx_check::tensor::DType;
-
-    /// A float tensor of `shape` holding `v`.
-    pub fn f32s(shape: &[usize], v: &[f32]) -> RTensor {
-        let bits: Vec<u64> = v.iter().map(|x| u64::from(x.to_bits())).collect();
-        RTensor::bits(DType::Float, shape, &bits)
+/// GatherGrad and GatherElementsGrad (D14): `dX = zeros(shape)`, then each element of `dY`, in
+/// row-major order, is added (D8) at the position its forward op gathered it from.
+fn gather_grad<E: Element>(
+    op: Op,
+    shape_t: &RTensor<E>,
+    ind: &RTensor<E>,
+    dy: &RTensor<E>,
+    axis: i64,
+    max_bytes: usize,
+) -> Res<RTensor<E>> {
+    if !data_type_ok(op, 1, dy.dtype) {
+        return invalid(format!("dY is {}, not a float type", dy.dtype));
     }
-
-    /// An int64 tensor of `shape` holding `v`.
-    pub fn i64s(shape: &[usize], v: &[i64]) -> RTensor {
-        let bits: Vec<u64> = v.iter().map(|&x| x as u64).collect();
-        RTensor::bits(DType::Int64, shape, &bits)
+    if !index_type_ok(op, ind.dtype) || shape_t.dtype != DType::Int64 {
+        return invalid(format!(
+            "indices are {} (int32/int64), shape is {} (int64)",
+            ind.dtype, shape_t.dtype
+        ));
     }
+    if shape_t.rank() != 1 {
+        return invalid(format!("shape must be 1-D, it is {:?}", shape_t.shape));
+    }
+    let mut shape = Vec::new();
+    for d in index_values(shape_t) {
+        match usize::try_from(d) {
+            Ok(d) => shape.push(d),
+            Err(_) => return invalid(format!("shape has a negative dim {d}")),
+        }
+    }
+    let r = shape.len();
+    let Some(axis) = norm_axis(axis, r) else {
+        return invalid(format!("axis {axis} out of range for rank {r}"));
+    };
+    // The shape rules of each forward op, the size of dX, then every index (D3).
+    match op {
+        Op::GatherGrad => {
+            let mut want = shape[..axis].to_vec();
+            want.extend_from_slice(&ind.shape);
+            want.extend_from_slice(&shape[axis + 1..]);
+            if dy.shape != want {
+                return invalid(format!("dY {:?} != {want:?}", dy.shape));
+            }
+        }
+        _ => {
+            if ind.rank() != r {
+                return invalid(format!("indices rank {} != rank of shape {r}", ind.rank()));
+            }
+            if (0..r).any(|d| d != axis && ind.shape[d] > shape[d]) {
+                return invalid("indices larger than shape off the axis");
+            }
+            if dy.shape != ind.shape {
+                return invalid(format!(
+                    "dY {:?} != indices shape {:?}",
+                    dy.shape, ind.shape
+                ));
+            }
+        }
+    }
+    check_size(dy.dtype, &shape, max_bytes)?;
+    let norm = all_in_range(ind, shape[axis], true)?;
+    let q = ind.rank();
+    let mut dx = RTensor::new(dy.dtype, shape.clone(), vec![zero(dy.dtype); numel(&shape)]);
+    for (flat, p) in positions(&dy.shape).enumerate() {
+        let target = match op {
+            Op::GatherGrad => {
+                let mut t = p[..axis].to_vec();
+                t.push(norm[offset(&p[axis..axis + q], &ind.shape)]);
+                t.extend_from_slice(&p[axis + q..]);
+                t
+            }
+            _ => {
+                let mut t = p.clone();
+                t[axis] = norm[flat];
+                t
+            }
+        };
+        let o = offset(&target, &shape);
+        dx.words[o] = combine_elems(dy.dtype, Red::Add, &dx.words[o], &dy.words[flat]);
+    }
+    Ok(dx)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::testing::{f32s, i64s};
+
+    fn f32s(shape: &[usize], v: &[f32]) -> RTensor {
+        RTensor::f32s(shape, v)
+    }
+
+    fn i64s(shape: &[usize], v: &[i64]) -> RTensor {
+        RTensor::i64s(shape, v)
+    }
 
     fn i8s(shape: &[usize], v: &[i8]) -> RTensor {
         let bits: Vec<u64> = v.iter().map(|&x| u64::from(x as u8)).collect();
@@ -1432,17 +1315,11 @@ mod tests {
     }
 
     fn int(name: &str, i: i64) -> Attr {
-        Attr {
-            name: name.into(),
-            value: AttrValue::Int(i),
-        }
+        Attr::int(name, i)
     }
 
     fn text(name: &str, s: &str) -> Attr {
-        Attr {
-            name: name.into(),
-            value: AttrValue::Str(s.as_bytes().to_vec()),
-        }
+        Attr::text(name, s)
     }
 
     fn run(op: Op, opset: i64, attrs: &[Attr], inputs: &[&RTensor]) -> Outcome {
@@ -2126,7 +2003,7 @@ mod tests {
             run(Op::TensorScatter, 23, &[], &[&past, &upd]),
             Outcome::TooOld
         );
-        // Packed uint4 round-trips through the library tensor.
+        // Packed uint4.
         let p = RTensor::bits(DType::Uint4, &[1, 3], &[1, 2, 3]);
         let u = RTensor::bits(DType::Uint4, &[1, 1], &[15]);
         let out = ok(run(
@@ -2136,6 +2013,78 @@ mod tests {
             &[&p, &u, &i64s(&[1], &[2])],
         ));
         assert_eq!(out, RTensor::bits(DType::Uint4, &[1, 3], &[1, 2, 15]));
-        assert_eq!(RTensor::from_tensor(&out.to_tensor()), out);
+    }
+
+    #[test]
+    fn gradients_accumulate_where_the_forward_op_gathered() {
+        // Worked by hand from D14: dX = zeros(shape), each dY element added in row-major order.
+        let dy = f32s(&[3], &[1.0, 2.0, 3.0]);
+        let shape = i64s(&[1], &[3]);
+        assert_eq!(
+            ok(run(
+                Op::GatherGrad,
+                1,
+                &[],
+                &[&shape, &i64s(&[3], &[0, 2, -3]), &dy]
+            )),
+            f32s(&[3], &[4.0, 0.0, 2.0])
+        );
+        let dy = f32s(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+        let shape = i64s(&[1], &[2]);
+        let shape23 = i64s(&[2], &[2, 3]);
+        assert_eq!(
+            ok(run(
+                Op::GatherElementsGrad,
+                1,
+                &[int("axis", 1)],
+                &[&dy, &shape23, &i64s(&[2, 2], &[0, 0, 2, 1])]
+            )),
+            f32s(&[2, 3], &[3.0, 0.0, 0.0, 0.0, 4.0, 3.0])
+        );
+        // GatherGrad along axis 1 of [2, 3] with indices [2]: dY is [2, 2].
+        assert_eq!(
+            ok(run(
+                Op::GatherGrad,
+                1,
+                &[int("axis", 1)],
+                &[&shape23, &i64s(&[2], &[1, 1]), &dy]
+            )),
+            f32s(&[2, 3], &[0.0, 3.0, 0.0, 0.0, 7.0, 0.0])
+        );
+        // Integer dY, a negative dim, dY of the wrong shape, an index out of range: invalid.
+        let idx = i64s(&[2], &[0, 1]);
+        assert!(is_invalid(&run(
+            Op::GatherGrad,
+            1,
+            &[],
+            &[&shape, &idx, &i64s(&[2], &[1, 2])]
+        )));
+        assert!(is_invalid(&run(
+            Op::GatherGrad,
+            1,
+            &[],
+            &[&i64s(&[1], &[-1]), &i64s(&[0], &[]), &f32s(&[0], &[])]
+        )));
+        assert!(is_invalid(&run(
+            Op::GatherGrad,
+            1,
+            &[],
+            &[&shape, &idx, &f32s(&[3], &[0.0; 3])]
+        )));
+        assert!(is_invalid(&run(
+            Op::GatherGrad,
+            1,
+            &[],
+            &[&shape, &i64s(&[1], &[2]), &f32s(&[1], &[0.0])]
+        )));
+        assert_eq!(
+            run(
+                Op::GatherGrad,
+                0,
+                &[],
+                &[&shape, &idx, &f32s(&[2], &[0.0; 2])]
+            ),
+            Outcome::TooOld
+        );
     }
 }
