@@ -12,6 +12,9 @@
 //! the tool does not implement (D8's string/bool/complex reductions) is
 //! [`Outcome::Unsupported`].
 
+// tidy: long file: one concern, the naive model of every operator version, one function each,
+// written to be read top to bottom; a third of it is its tests against the spec's examples.
+
 use crate::dtype::{DType, Layout};
 use crate::numeric::{f16_to_f32, f32_to_bf16, f32_to_f16, int_value};
 use crate::tensor::{coords, numel, offset, positions, Element, RTensor, Word};
