@@ -38,9 +38,9 @@ pub struct BenchResult {
 /// `at_least` has passed since the first.
 ///
 /// The time floor is there because a fresh process on this project's VMs runs a memory-bound
-/// kernel slowly for its first tens of milliseconds: W9 (a 2 ms gather) took about 3.5 ms for its
-/// first 5 to 10 evaluations in some processes, then 2.0 ms (Zen 5; not the threads' placement:
-/// pinning them changed nothing). Peers timed in a long-lived process never pay that.
+/// kernel slowly for its first tens of milliseconds: a short gather took far longer for its first
+/// several evaluations in some processes than afterwards (not the threads' placement: pinning
+/// them changed nothing). Peers timed in a long-lived process never pay that.
 #[derive(Clone, Copy, Debug)]
 pub struct Warmup {
     /// Untimed evaluations, at least.

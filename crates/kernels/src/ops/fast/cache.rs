@@ -70,8 +70,8 @@ impl Caches {
     /// The data band one GatherElements task packs and works through: one and a half L2s. Wider
     /// bands take fewer, longer strips of each index and output row (a strip is a whole row
     /// apart from the next); the gathers from the packed table then partly hit L3, which the
-    /// out-of-order core hides. On W4 (f32 [4096, 4096], axis 0) with 1 MiB of L2 (Zen 5): 256 KiB
-    /// bands 37 ms, 512 KiB 18.5, 1.5 MiB 16.6, 2 MiB 16.5, 3 and 4 MiB 18.
+    /// out-of-order core hides. On a large GatherElements along axis 0, bands of a quarter or
+    /// half an L2 were far slower, two L2s no faster, three and four slower again.
     pub(crate) fn band_bytes(self) -> usize {
         self.l2 + self.l2 / 2
     }
@@ -83,17 +83,16 @@ impl Caches {
     }
 
     /// Outputs at least this large are written with non-temporal stores: one and a half times
-    /// the last-level cache. Measured on a 32 MiB L3: 64-200 MiB outputs copy 8-15% faster
-    /// streamed, a 33 MiB one 20% slower (ordinary stores into a buffer reused warm partly hit L3).
+    /// the last-level cache. Outputs several times the L3 copy faster streamed; one just over the
+    /// L3 copies slower, as ordinary stores into a buffer reused warm still partly hit L3.
     pub(crate) fn stream_min_bytes(self) -> usize {
         self.l3 + self.l3 / 2
     }
 
     /// The bytes of each of the split walk's two generations of buckets: four L2s. Its threads
-    /// meet once per round, and a round's size is this scratch: on a quiet machine 1, 2 and
-    /// 4 MiB timed the same on W6 (1 MiB of L2), but with another process on the second core a
-    /// thread waits for the other's time slice at every meeting, and 1 MiB (256 rounds) took
-    /// 50-80 ms where 4 MiB (64 rounds) took 31.
+    /// meet once per round, and a round's size is this scratch: on a quiet machine one, two and
+    /// four L2s time the same, but with another process on the second core a thread waits for
+    /// the other's time slice at every meeting, so fewer, larger rounds are much faster.
     pub(crate) fn split_scratch_bytes(self) -> usize {
         self.l2 * 4
     }

@@ -135,9 +135,10 @@ const ROW_AHEAD_MIN_LINES: usize = 64;
 
 /// The random-row copies of Gather keep about this many bytes of rows asked for ahead of the
 /// copy (4 to 16 rows; up to [`ROW_PREFETCH_MAX_BYTES`] of each), so that many trips to memory
-/// overlap the copies before them. Measured on Zen 5 (interleaved, median ms), against 4 rows
-/// ahead with their first 256 bytes: W9's 512-byte rows 2.35 -> 2.0 (16 rows ahead, whole);
-/// W1's 2 KiB rows 5.8 -> 4.75 (8 rows ahead, 1 KiB of each; 5.1 with 4 whole rows).
+/// overlap the copies before them. A fixed 4 rows ahead with their first 256 bytes left both
+/// short and long rows waiting on memory: short rows copy faster asked for whole and many rows
+/// ahead, long ones with fewer rows ahead and part of each (more rows in flight beat more of
+/// each, see [`ROW_PREFETCH_MAX_BYTES`]).
 const ROWS_AHEAD_BYTES: usize = 8 << 10;
 /// See [`ROWS_AHEAD_BYTES`].
 const MIN_ROWS_AHEAD: usize = 4;
@@ -147,9 +148,10 @@ const MAX_ROWS_AHEAD: usize = 16;
 /// its first lines arrive, and more rows in flight beat more of each.
 const ROW_PREFETCH_MAX_BYTES: usize = 1 << 10;
 
-/// How many slices ahead GatherND prefetches its sources. Slices are short (W7: 256 bytes), so
-/// each copy takes less time than a trip to memory: more must be in flight than for rows.
-/// Measured on W7: 4 ahead 7.5 ms, 8 ahead 7.0, 12 ahead 7.3, 16 ahead 7.5.
+/// How many slices ahead GatherND prefetches its sources. Slices are short (the innermost dims
+/// of the data, often a few hundred bytes), so each copy takes less time than a trip to memory:
+/// more must be in flight than for rows. Fewer ahead leave the copies waiting on memory; more
+/// were slower again (likely more misses than the core keeps in flight).
 const SLICES_AHEAD: usize = 8;
 
 /// How many rows ahead the column-band loops of GatherElements prefetch their strips.
@@ -302,7 +304,7 @@ pub(crate) fn gather_elements<T: Copy + Send + Sync, I: IndexWord>(
 /// One row of a GatherElements band: `out[j] = view[norm(ids[j]) * stride + j]`; false on an
 /// index out of range (having written part of `out`). With `wide` (which
 /// [`band_row_wide_available`] gives for these types), eight elements at a time by AVX-512
-/// gathers: W4 went from 13.6 to 10.5 ms on Zen 5.
+/// gathers, faster than the scalar loop on a tall band along axis 0.
 ///
 /// # Panics
 /// If `out` and `ids` differ in length, or a column of an in-range index lies past `view`.

@@ -9,8 +9,8 @@ use std::mem::MaybeUninit;
 pub(crate) const PAR_MIN_BYTES: usize = 1 << 20;
 
 /// Roughly how many bytes one parallel task writes. Each task ends with a store fence for its
-/// non-temporal stores; 64 KiB tasks made W8 (a streamed 201 MB copy) 13.3 ms where 1 MiB ones
-/// take 10.9 on Zen 5.
+/// non-temporal stores, so smaller tasks wait on more fences: with 64 KiB tasks a long streamed
+/// copy was markedly slower.
 const TASK_BYTES: usize = 1 << 20;
 
 /// Builds a `total`-element vector by calling `fill(start, chunk)` on disjoint chunks covering
@@ -85,7 +85,7 @@ impl<T> SharedOut<T> {
 ///
 /// Every parallel loop of the kernels goes through this one non-generic function, so rayon's
 /// machinery is compiled once instead of once per kernel instantiation: instantiated for each
-/// element type, reduction and plan, it had made each debug test binary 600 MB.
+/// element type, reduction and plan, it had bloated every debug test binary.
 pub(crate) fn par_tasks(tasks: usize, task: &(dyn Fn(usize) -> bool + Sync)) -> bool {
     (0..tasks).into_par_iter().all(task)
 }

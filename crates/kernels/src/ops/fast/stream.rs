@@ -6,10 +6,9 @@ use super::Caches;
 use std::mem::MaybeUninit;
 
 /// Rows shorter than this are copied with ordinary stores even into large outputs. Streaming
-/// pays off for long contiguous copies (a scatter's copy of its data: W8 13.3 -> 10.9 ms on
-/// Zen 5) but not for many short rows read from scattered places: on Zen 5, W1's 2 KiB rows took
-/// 8.6 ms streamed against 5.5 with ordinary stores (and W7's 256-byte slices 4.5 against 4.2),
-/// though an older EPYC had measured them 8-15% faster streamed.
+/// pays off for long contiguous copies (a scatter's copy of its data) but not for many short
+/// rows read from scattered places: on Zen 5, rows of a few KiB or less copied slower streamed
+/// than with ordinary stores, though an older EPYC had timed them faster streamed.
 const STREAM_MIN_ROW_BYTES: usize = 64 << 10;
 
 /// Whether copies of `row` elements of `T` into an output of `total` elements should stream:

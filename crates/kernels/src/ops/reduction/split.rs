@@ -29,13 +29,13 @@ pub(super) fn split<W: Pod + Send + Sync, const H: usize>(
     let entry = std::mem::size_of::<Entry<W>>();
     // Each bucket can hold a whole part: any part may send all its updates to one range.
     // Each of the two generations of buckets takes about one L2 whatever the input size (see
-    // `Caches::split_scratch_bytes`; with a parallel call per round, 1 and 2 MiB were 10-20%
-    // slower, but the rounds run as steps of one parallel call).
+    // `Caches::split_scratch_bytes`; with a parallel call per round, smaller rounds were slower,
+    // but the rounds run as steps of one parallel call).
     let scratch = fast::Caches::get().split_scratch_bytes();
     let part = (scratch / (H * H * entry)).min(total.div_ceil(H)).max(1);
     // gens[g][p][h]: part p's updates for range h, in the bucket's initialised length. Rounds
     // alternate between the two generations. The buckets start empty, not filled: entries are
-    // written before they are read, and filling them was a serial step (0.6 ms for 8 MiB).
+    // written before they are read, and filling them was a serial step over all the scratch.
     // A bucket takes at most one entry per update of its part; the vector deal's whole-group
     // stores end within that too (see deal::deal's room check).
     let generation = || -> Vec<Part<W, H>> {
@@ -122,7 +122,7 @@ pub(super) fn split<W: Pod + Send + Sync, const H: usize>(
     // Step k + 1: lane h applies round k's buckets for range h and deals part h of round k + 1
     // into the other generation. Odd lanes apply first, so that while one thread streams
     // indices from memory the other works in cache. The steps run back to back on the same
-    // threads (a parallel call per round cost 14 us each in wake-ups).
+    // threads (a parallel call per round paid for waking the pool's threads every round).
     fast::par_steps(rounds + 1, H, &|step, h| {
         // In a step, lane h alone writes range h of the output and the buckets of part h in
         // generation `step % 2`; every lane reads the other generation, which no lane writes in
