@@ -122,25 +122,9 @@ impl Fault {
     }
 }
 
-/// The runtime under test of a run (`--runtime`, `--runtime-cmd`), as it introduced itself.
-///
-/// ```
-/// use onnx_idx_check::{check, CheckOptions};
-///
-/// // A run of onnx-idx-check's own result has none.
-/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_0$"))?;
-/// assert!(report.runtime.is_none());
-/// # Ok::<(), onnx_idx_check::CheckError>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RuntimeInfo {
-    /// Its name in reports: the `--runtime` spec, or the name its worker gave.
-    pub name: String,
-    /// The version its worker gave.
-    pub version: String,
-    /// The command its workers run.
-    pub command: String,
-}
+/// The runtime under test of a run, as it introduced itself: the runtime's own description,
+/// re-exported here among the results it appears in.
+pub use crate::runtime::RuntimeInfo;
 
 /// The comparison of one graph output.
 ///
@@ -361,8 +345,8 @@ pub struct CaseResult {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExpectationNote {
-    /// `expected-failure`, `unexpectedly-passed`, `different` or `tolerance-only`.
-    pub outcome: &'static str,
+    /// What the entry made of the case.
+    pub outcome: ExpectationOutcome,
     /// The entry's case pattern.
     pub entry: String,
     /// The entry's reason.
@@ -375,6 +359,35 @@ pub struct ExpectationNote {
     pub fails_gate: bool,
     /// The line of the entry's `[[expect]]` in the expectations file, from 1.
     pub line: Option<usize>,
+}
+
+/// What an expectations entry made of a case it lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpectationOutcome {
+    /// The case fails as the entry says (`XFAIL`).
+    ExpectedFailure,
+    /// The entry lists the case as failing, and it passed (`XPASS`).
+    UnexpectedlyPassed,
+    /// The case fails, but not as the entry says.
+    Different,
+    /// The entry only widens the case's tolerance.
+    ToleranceOnly,
+    /// The entry's `until` date has passed (`EXPIRED`).
+    Expired,
+}
+
+impl ExpectationOutcome {
+    /// The outcome's name in reports: `expected-failure`, `unexpectedly-passed`, `different`,
+    /// `tolerance-only` or `expired`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExpectationOutcome::ExpectedFailure => "expected-failure",
+            ExpectationOutcome::UnexpectedlyPassed => "unexpectedly-passed",
+            ExpectationOutcome::Different => "different",
+            ExpectationOutcome::ToleranceOnly => "tolerance-only",
+            ExpectationOutcome::Expired => "expired",
+        }
+    }
 }
 
 /// Counts that partition cases: each case is counted once, under its verdict unless the
@@ -413,9 +426,9 @@ impl Counts {
     /// unexpected pass or an expiry, else under its verdict.
     pub(crate) fn add(&mut self, case: &CaseResult) {
         match case.expectation.as_ref().map(|e| e.outcome) {
-            Some("expected-failure") => self.xfailed += 1,
-            Some("unexpectedly-passed") => self.xpassed += 1,
-            Some("expired") => self.expired += 1,
+            Some(ExpectationOutcome::ExpectedFailure) => self.xfailed += 1,
+            Some(ExpectationOutcome::UnexpectedlyPassed) => self.xpassed += 1,
+            Some(ExpectationOutcome::Expired) => self.expired += 1,
             _ => match case.status {
                 Status::Passed => self.passed += 1,
                 Status::Failed => self.failed += 1,
@@ -713,10 +726,10 @@ pub struct Gate {
 /// errored, skipped under `deny_skip`, passed unexpectedly, failed differently, expired).
 fn gate_failure(c: &CaseResult, deny_skip: bool) -> Option<usize> {
     match &c.expectation {
-        Some(n) if n.outcome != "tolerance-only" => match n.outcome {
+        Some(n) if n.outcome != ExpectationOutcome::ToleranceOnly => match n.outcome {
             _ if !n.fails_gate => None,
-            "unexpectedly-passed" => Some(3),
-            "expired" => Some(5),
+            ExpectationOutcome::UnexpectedlyPassed => Some(3),
+            ExpectationOutcome::Expired => Some(5),
             _ => Some(4),
         },
         _ => match c.status {
@@ -1030,7 +1043,7 @@ mod tests {
     fn reasons_come_in_order_cases_expectations_requirements() {
         let mut xpass = case("x", Status::Passed, &["Gather-13"]);
         xpass.expectation = Some(ExpectationNote {
-            outcome: "unexpectedly-passed",
+            outcome: ExpectationOutcome::UnexpectedlyPassed,
             entry: "x".into(),
             reason: "r".into(),
             link: None,
@@ -1040,7 +1053,7 @@ mod tests {
         });
         let mut xfail = case("y", Status::Failed, &["Gather-13"]);
         xfail.expectation = Some(ExpectationNote {
-            outcome: "expected-failure",
+            outcome: ExpectationOutcome::ExpectedFailure,
             fails_gate: false,
             ..xpass.expectation.clone().unwrap()
         });

@@ -7,7 +7,7 @@ mod common;
 
 use onnx_idx_check::check::Shard;
 use onnx_idx_check::report::Event;
-use onnx_idx_check::verdict::Status;
+use onnx_idx_check::verdict::{ExpectationOutcome, Status};
 use onnx_idx_check::{check, check_with, CheckError, CheckOptions, CheckReport};
 use std::path::{Path, PathBuf};
 
@@ -109,7 +109,10 @@ fn an_expectations_file_turns_the_listed_failure_into_an_expected_one() {
     assert!(report.passed(), "{:?}", report.gate);
     assert_eq!(report.summary.expected_failures, 1);
     let note = report.cases[0].expectation.as_ref().unwrap();
-    assert_eq!((note.outcome, note.fails_gate), ("expected-failure", false));
+    assert_eq!(
+        (note.outcome, note.fails_gate),
+        (ExpectationOutcome::ExpectedFailure, false)
+    );
     let exp = report.expectations.as_ref().unwrap();
     assert_eq!(exp.unmatched, ["test_gone"]);
     assert!(!exp.updated);

@@ -3,7 +3,9 @@
 
 use super::{CheckError, CheckOptions};
 use crate::expectations::{Date, Expectations, Judgement, Outcome};
-use crate::verdict::{CaseResult, ExpectationNote, ExpectationsReport, NoMatch, Written};
+use crate::verdict::{
+    CaseResult, ExpectationNote, ExpectationOutcome, ExpectationsReport, NoMatch, Written,
+};
 use std::collections::BTreeSet;
 
 /// Loads `options.expectations`; when updating, a missing file starts empty.
@@ -167,11 +169,11 @@ fn note(exp: &Expectations, judgement: &Judgement, index: usize) -> Option<Expec
     let j = judgement.cases.get(index)?.as_ref()?;
     let entry = exp.entries().get(j.entry)?;
     let (outcome, detail) = match &j.outcome {
-        Outcome::ExpectedFailure => ("expected-failure", None),
-        Outcome::UnexpectedlyPassed => ("unexpectedly-passed", None),
-        Outcome::Different(how) => ("different", Some(how.clone())),
-        Outcome::ToleranceOnly => ("tolerance-only", None),
-        Outcome::Expired(_) => ("expired", Some(j.outcome.to_string())),
+        Outcome::ExpectedFailure => (ExpectationOutcome::ExpectedFailure, None),
+        Outcome::UnexpectedlyPassed => (ExpectationOutcome::UnexpectedlyPassed, None),
+        Outcome::Different(how) => (ExpectationOutcome::Different, Some(how.clone())),
+        Outcome::ToleranceOnly => (ExpectationOutcome::ToleranceOnly, None),
+        Outcome::Expired(_) => (ExpectationOutcome::Expired, Some(j.outcome.to_string())),
     };
     Some(ExpectationNote {
         outcome,

@@ -639,7 +639,7 @@ pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
     }
     // An interrupt removes the partial suite (the runtimes' handler does it); every error
     // below removes it here.
-    let on_interrupt = crate::runtime::scratch::register(&fresh);
+    let on_interrupt = crate::runtime::interrupt::scratch::register(&fresh);
     let swapped = write_suite(&fresh, opts).and_then(|suite| {
         swap_in(&fresh, &dir, &old)
             .with_context(|| format!("moving the new suite to {}", outdir.display()))?;
@@ -652,7 +652,7 @@ pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
     let suite = swapped?;
     {
         // The previous suite, checked against its manifest, is the tool's own to finish removing.
-        let _on_interrupt = crate::runtime::scratch::register(&old);
+        let _on_interrupt = crate::runtime::interrupt::scratch::register(&old);
         std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
     }
     let errored = suite

@@ -20,6 +20,7 @@
 // Parts of it are used only once the hunt is rewritten on it (issue 31).
 pub(crate) mod behaviour;
 pub(crate) mod command;
+pub(crate) mod decision;
 pub(crate) mod python;
 pub(crate) mod report;
 pub(crate) mod shrink;
@@ -381,7 +382,7 @@ pub(crate) fn minimize(
             // Nor may the outputs come to rest on a decision of this project where they rested
             // on the text (or the other way): that is another rule, so another finding.
             if !reference.is_error()
-                && report::output_decision(&candidate) != report::output_decision(&best.subject)
+                && decision::output_decision(&candidate) != decision::output_decision(&best.subject)
             {
                 continue;
             }

@@ -7,7 +7,8 @@ use super::progress::Progress;
 use super::{needs_rerun, one_line, Dest, Event, Reporter, Rerun, RunEnd};
 use crate::tensor::Tensor;
 use crate::verdict::{
-    CaseResult, ExpectationNote, ExpectationsReport, Gate, OutputResult, Status, Summary,
+    CaseResult, ExpectationNote, ExpectationOutcome, ExpectationsReport, Gate, OutputResult,
+    Status, Summary,
 };
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
@@ -95,9 +96,13 @@ fn bracketed(d: Duration) -> String {
 pub fn case_line(c: &CaseResult, style: Style, rerun: &str) -> String {
     let outcome = c.expectation.as_ref().map(|e| e.outcome);
     let label = match outcome {
-        Some("expected-failure") => style.paint("1;33", &format!("{:>7}", "XFAIL")),
-        Some("unexpectedly-passed") => style.paint("1;31", &format!("{:>7}", "XPASS")),
-        Some("expired") => style.paint("1;31", &format!("{:>7}", "EXPIRED")),
+        Some(ExpectationOutcome::ExpectedFailure) => {
+            style.paint("1;33", &format!("{:>7}", "XFAIL"))
+        }
+        Some(ExpectationOutcome::UnexpectedlyPassed) => {
+            style.paint("1;31", &format!("{:>7}", "XPASS"))
+        }
+        Some(ExpectationOutcome::Expired) => style.paint("1;31", &format!("{:>7}", "EXPIRED")),
         _ if c.is_new() => style.paint("1;34", &format!("{:>7}", "NEW")),
         // What the runtime under test did says more than FAIL or ERROR.
         _ => match c.fault.filter(|_| c.status != Status::Passed) {
@@ -174,24 +179,26 @@ pub(crate) fn expectation_text(e: &ExpectationNote) -> String {
 fn expectation_prose(e: &ExpectationNote) -> String {
     let link = e.link.as_ref().map_or(String::new(), |l| format!(" <{l}>"));
     match e.outcome {
-        "expected-failure" => format!("expected: {}{link}", e.reason),
-        "unexpectedly-passed" => format!(
+        ExpectationOutcome::ExpectedFailure => format!("expected: {}{link}", e.reason),
+        ExpectationOutcome::UnexpectedlyPassed => format!(
             "unexpectedly passed: the expectations list '{}' as failing ({}); remove the entry{link}",
             e.entry, e.reason
         ),
-        "different" => format!(
+        ExpectationOutcome::Different => format!(
             "fails differently than expected: {} (entry '{}': {}){link}",
             e.detail.as_deref().unwrap_or(""),
             e.entry,
             e.reason
         ),
-        "expired" => format!(
+        ExpectationOutcome::Expired => format!(
             "expectation expired: {} (entry '{}': {}); renew its date or remove it{link}",
             e.detail.as_deref().unwrap_or(""),
             e.entry,
             e.reason
         ),
-        _ => format!("tolerance from the expectations: {}{link}", e.reason),
+        ExpectationOutcome::ToleranceOnly => {
+            format!("tolerance from the expectations: {}{link}", e.reason)
+        }
     }
 }
 

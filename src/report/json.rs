@@ -323,7 +323,7 @@ fn case(c: &CaseResult) -> JsonCase<'_> {
         duration_ns: nanos(c.duration),
         origin: c.origin.as_deref(),
         expectation: c.expectation.as_ref().map(|e| JsonExpectation {
-            outcome: e.outcome,
+            outcome: e.outcome.as_str(),
             entry: &e.entry,
             reason: &e.reason,
             link: e.link.as_deref(),

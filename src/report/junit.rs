@@ -8,7 +8,7 @@
 //! count (the `<testsuite>` does).
 
 use super::{counted, Dest, Event, Reporter, RunEnd, ToolInfo};
-use crate::verdict::{CaseResult, GateKind, Status};
+use crate::verdict::{CaseResult, ExpectationOutcome, GateKind, Status};
 use anyhow::Result;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use std::fmt::Write as _;
@@ -34,9 +34,9 @@ pub fn render(tool: &ToolInfo, end: &RunEnd<'_>) -> String {
         // Expected failures are reported as skipped (they do not fail the gate); unexpected
         // passes as failures (they do).
         let mut status = match (outcome, c.status) {
-            (Some("expected-failure"), _) => TestCaseStatus::skipped(),
+            (Some(ExpectationOutcome::ExpectedFailure), _) => TestCaseStatus::skipped(),
             // Whatever fails the gate is a failure in every format: an expired entry too.
-            (Some("unexpectedly-passed" | "expired"), _) => {
+            (Some(ExpectationOutcome::UnexpectedlyPassed | ExpectationOutcome::Expired), _) => {
                 TestCaseStatus::non_success(NonSuccessKind::Failure)
             }
             (_, Status::Passed) => TestCaseStatus::success(),
@@ -45,22 +45,25 @@ pub fn render(tool: &ToolInfo, end: &RunEnd<'_>) -> String {
             (_, Status::Skipped) => TestCaseStatus::skipped(),
         };
         let expectation = c.expectation.as_ref().map(|e| match e.outcome {
-            "expected-failure" => format!("expected failure ({}): ", e.reason),
-            "unexpectedly-passed" => {
+            ExpectationOutcome::ExpectedFailure => format!("expected failure ({}): ", e.reason),
+            ExpectationOutcome::UnexpectedlyPassed => {
                 format!("unexpectedly passed: listed as failing ({}); ", e.reason)
             }
-            "different" => format!(
+            ExpectationOutcome::Different => format!(
                 "fails differently than expected: {}; ",
                 e.detail.as_deref().unwrap_or("")
             ),
-            "expired" => format!(
+            ExpectationOutcome::Expired => format!(
                 "expectation expired ({}): {}; ",
                 e.reason,
                 e.detail.as_deref().unwrap_or("")
             ),
-            _ => String::new(),
+            ExpectationOutcome::ToleranceOnly => String::new(),
         });
-        if matches!(outcome, Some("unexpectedly-passed" | "expired")) {
+        if matches!(
+            outcome,
+            Some(ExpectationOutcome::UnexpectedlyPassed | ExpectationOutcome::Expired)
+        ) {
             status.set_message(
                 expectation
                     .clone()
@@ -68,12 +71,12 @@ pub fn render(tool: &ToolInfo, end: &RunEnd<'_>) -> String {
                     .trim_end_matches("; ")
                     .to_string(),
             );
-            status.set_type(outcome.unwrap_or_default());
+            status.set_type(outcome.map_or("", ExpectationOutcome::as_str));
         }
         if let Some(reason) = &c.reason {
             status.set_message(format!("{}{reason}", expectation.unwrap_or_default()));
             status.set_type(match (outcome, c.fault) {
-                (Some("expired"), _) => "expired",
+                (Some(ExpectationOutcome::Expired), _) => "expired",
                 // The runtime's fault: `crashed`, `timed-out`, ...
                 (_, Some(f)) => f.as_str(),
                 _ => c.status.as_str(),

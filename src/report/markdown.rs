@@ -149,7 +149,7 @@ fn failure(s: &mut String, c: &CaseResult, rerun: &Rerun) {
             s,
             "Expectations entry {}: {} ({})\n",
             text(&e.entry),
-            text(e.outcome),
+            text(e.outcome.as_str()),
             text(&e.reason)
         );
     }

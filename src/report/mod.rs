@@ -34,7 +34,9 @@ pub mod markdown;
 pub(crate) mod matrix;
 mod progress;
 
-use crate::verdict::{CaseResult, ExpectationsReport, Gate, RuntimeInfo, Summary};
+use crate::verdict::{
+    CaseResult, ExpectationOutcome, ExpectationsReport, Gate, RuntimeInfo, Summary,
+};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::io::Write;
@@ -364,9 +366,9 @@ pub(crate) fn shell_quote(word: &str) -> String {
 /// `XFAIL` / `XPASS` / `EXPIRED` for a case an expectations entry lists.
 pub(crate) fn label(c: &CaseResult) -> &'static str {
     match c.expectation.as_ref().map(|e| e.outcome) {
-        Some("expected-failure") => "XFAIL",
-        Some("unexpectedly-passed") => "XPASS",
-        Some("expired") => "EXPIRED",
+        Some(ExpectationOutcome::ExpectedFailure) => "XFAIL",
+        Some(ExpectationOutcome::UnexpectedlyPassed) => "XPASS",
+        Some(ExpectationOutcome::Expired) => "EXPIRED",
         _ if c.is_new() => "NEW",
         // What the runtime under test did: `CRASHED`, `TIMEOUT`, `REFUSED`, `NOTHING`, `NONDET`.
         _ => match c.status {
@@ -386,7 +388,7 @@ pub(crate) fn label(c: &CaseResult) -> &'static str {
 pub(crate) fn needs_rerun(c: &CaseResult) -> bool {
     c.expectation
         .as_ref()
-        .is_none_or(|e| e.fails_gate || e.outcome == "tolerance-only")
+        .is_none_or(|e| e.fails_gate || e.outcome == ExpectationOutcome::ToleranceOnly)
 }
 
 #[cfg(test)]

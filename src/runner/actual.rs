@@ -4,7 +4,7 @@
 //! `<graph output name>` of the data set's `outputs.npz` (docs/runtime-protocol.md); more than
 //! one of them is ambiguous.
 
-use super::case::Record;
+use super::record::Record;
 use super::{RunOptions, Verdict};
 use crate::discover::{Case, DataSet};
 use crate::load::npy::{load_npy_file, Npz};

@@ -1,45 +1,18 @@
 //! One case: its model, plan and initializers, then each of its data sets.
 
 use super::data_set::run_data_set;
+use super::record::{severity, Record};
 use super::{RunOptions, Verdict};
 use crate::deadline;
 use crate::discover::Case;
 use crate::eval;
 use crate::load::{self, tensor::TensorContext, LoadError};
 use crate::verdict::{CaseResult, Status};
-use std::path::Path;
 use std::time::Instant;
 
 /// Why a case without any `test_data_set_N` directory is errored; `list` says the same words,
 /// so what it announces is what `run` reports.
 pub(crate) const NO_DATA_SET: &str = "no test_data_set_N directory: nothing to check";
-
-/// What loading a case's files leaves besides tensors: digests and storage forms.
-#[derive(Debug, Default)]
-pub(super) struct Record {
-    /// (file relative to the case directory, sha256 hex).
-    pub(super) files: Vec<(String, String)>,
-    /// How each graph input of the current data set was stored.
-    pub(super) forms: std::collections::HashMap<String, load::StorageForm>,
-    /// Coverage traits of passing data sets.
-    pub(super) traits: Vec<(String, std::collections::BTreeSet<String>)>,
-}
-
-impl Record {
-    /// Loads a tensor file, noting its digest when asked.
-    pub(super) fn tensor(
-        &mut self,
-        path: &Path,
-        file: &str,
-        opts: &RunOptions,
-    ) -> Result<load::LoadedTensor, LoadError> {
-        let loaded = load::load_tensor_file_with(path, file, opts.max_tensor_bytes, opts.digests)?;
-        if let Some(sha) = &loaded.sha256 {
-            self.files.push((file.to_string(), sha.clone()));
-        }
-        Ok(loaded)
-    }
-}
 
 /// The result of `case` before anything is known of it: `status`, with `reason`.
 pub(super) fn bare_result(case: &Case, status: Status, reason: Option<String>) -> CaseResult {
@@ -110,16 +83,6 @@ pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
     }
     result.duration = start.elapsed();
     result
-}
-
-/// Which data-set verdict decides the case's: errored over skipped over failed.
-pub(super) fn severity(s: Status) -> u8 {
-    match s {
-        Status::Passed => 0,
-        Status::Failed => 1,
-        Status::Skipped => 2,
-        Status::Errored => 3,
-    }
 }
 
 fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Result<(), Verdict> {

@@ -2,8 +2,8 @@
 //! the expected outputs or, under `--actual`, with a runtime's.
 
 use super::actual::{all_present, load_actual, wanted};
-use super::case::{severity, Record};
 use super::pending::{missing_expected, passed, snapshot};
+use super::record::{severity, Record};
 use super::runtime::run_runtime;
 use super::{RunOptions, Verdict};
 use crate::compare::compare;

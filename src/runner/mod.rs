@@ -18,6 +18,7 @@ mod data_set;
 mod pending;
 mod pool;
 mod prepared;
+mod record;
 mod runtime;
 
 pub use case::run_case;

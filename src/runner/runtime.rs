@@ -3,7 +3,7 @@
 //! adapter can set them, and any difference between runs is found here.
 
 use super::actual::outputs_in;
-use super::case::Record;
+use super::record::Record;
 use super::{RunOptions, Verdict};
 use crate::compare::{compare, Mode, Tolerance};
 use crate::discover::{Case, DataSet};

@@ -11,11 +11,9 @@ pub(crate) mod feed;
 // The operating system's side of a runtime under test (libc: process groups, signals, waiting):
 // the only modules of the checker allowed `unsafe`.
 #[allow(unsafe_code)]
-pub(crate) mod groups;
+pub(crate) mod interrupt;
 #[allow(unsafe_code)]
 pub(crate) mod reaper;
-#[allow(unsafe_code)]
-pub(crate) mod scratch;
 #[allow(unsafe_code)]
 pub(crate) mod worker;
 
@@ -28,6 +26,26 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 use worker::{After, Death, Worker};
+
+/// The runtime under test of a run (`--runtime`, `--runtime-cmd`), as it introduced itself.
+///
+/// ```
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// // A run of onnx-idx-check's own result has none.
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/onnx-node")], &CheckOptions::default().filter("^test_gather_0$"))?;
+/// assert!(report.runtime.is_none());
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeInfo {
+    /// Its name in reports: the `--runtime` spec, or the name its worker gave.
+    pub name: String,
+    /// The version its worker gave.
+    pub version: String,
+    /// The command its workers run.
+    pub command: String,
+}
 
 /// How long a worker's output is watched after a reply for a second reply or its end, which
 /// are that request's protocol faults. Kept short: every request waits it out.
@@ -443,7 +461,7 @@ pub struct Runtime {
     scratch: tempfile::TempDir,
     /// The scratch directory, registered for removal on an interrupt; declared after it, so that
     /// it is forgotten only once the directory is gone.
-    _on_interrupt: scratch::Registered,
+    _on_interrupt: interrupt::scratch::Registered,
     /// The workers waiting for a request, each with its serial number.
     idle: Mutex<Vec<(u64, Worker)>>,
     /// Workers to end instead of reusing once they answer (see [`Runtime::retire`]).
@@ -503,7 +521,7 @@ impl Runtime {
             .prefix("onnx-idx-check-")
             .tempdir()
             .map_err(io)?;
-        let on_interrupt = scratch::register(scratch.path());
+        let on_interrupt = interrupt::scratch::register(scratch.path());
         let argv: Vec<OsString> = match spec {
             RuntimeSpec::Bundled {
                 adapter, options, ..
@@ -592,8 +610,8 @@ impl Runtime {
     }
 
     /// Its name, version and command, for reports.
-    pub(crate) fn info(&self) -> crate::verdict::RuntimeInfo {
-        crate::verdict::RuntimeInfo {
+    pub(crate) fn info(&self) -> RuntimeInfo {
+        RuntimeInfo {
             name: self.label.clone(),
             version: self.hello.version.clone(),
             command: self

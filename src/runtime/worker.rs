@@ -85,7 +85,7 @@ impl Worker {
         }
         let mut child = super::reaper::spawning(|| cmd.spawn())?;
         if let Ok(pid) = i32::try_from(child.id()) {
-            super::groups::register(pid);
+            super::interrupt::groups::register(pid);
         }
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
@@ -307,7 +307,7 @@ impl Worker {
     /// Takes the worker's group off the list an interrupt kills: it is reaped, or about to be.
     fn forget(&self) {
         if let Ok(pid) = i32::try_from(self.child.id()) {
-            super::groups::unregister(pid);
+            super::interrupt::groups::unregister(pid);
         }
     }
 

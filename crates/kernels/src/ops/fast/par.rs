@@ -1,7 +1,6 @@
 //! The parallel loops every kernel goes through ([`par_tasks`], [`par_steps`]) and the builder
 //! of outputs written in disjoint chunks into uninitialised memory ([`build`], [`SharedOut`]).
 
-use super::stream::stream_fence;
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
 
@@ -152,6 +151,16 @@ pub(crate) fn par_steps(steps: usize, width: usize, task: &(dyn Fn(usize, usize)
 
 /// How many times [`par_steps`] spins on a step's barrier before it yields its CPU.
 const SPINS_BEFORE_YIELD: u32 = 1 << 12;
+
+/// Orders this thread's non-temporal stores before anything it does next.
+#[inline(always)]
+pub(crate) fn stream_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a store fence has no preconditions; SSE2 is part of x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
 
 #[cfg(test)]
 mod tests {

@@ -29,7 +29,7 @@ fn streams_past<T>(min_bytes: usize, total: usize, row: usize) -> bool {
 
 /// Copies `src` into uninitialised `dst` of the same length with non-temporal stores (SSE2 on
 /// x86-64; an ordinary copy elsewhere): the written lines go to memory without being read into
-/// the cache first. The stores are weakly ordered, so the thread must call [`stream_fence`]
+/// the cache first. The stores are weakly ordered, so the thread must call [`stream_fence`](super::par::stream_fence)
 /// before the memory is handed to another thread ([`build`] does, after each chunk).
 ///
 /// # Panics
@@ -62,16 +62,6 @@ pub(crate) fn stream_into<T: Copy>(dst: &mut [MaybeUninit<T>], src: &[T]) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     copy_into(dst, src)
-}
-
-/// Orders this thread's non-temporal stores before anything it does next.
-#[inline(always)]
-pub(crate) fn stream_fence() {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a store fence has no preconditions; SSE2 is part of x86-64.
-    unsafe {
-        std::arch::x86_64::_mm_sfence()
-    };
 }
 
 /// Copies `src` into uninitialised `dst` of the same length.
@@ -160,6 +150,7 @@ pub(crate) fn copy<T: Copy + Send + Sync>(src: &[T]) -> Vec<T> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::par::stream_fence;
     use super::*;
     use crate::ops::fast::panics;
 

@@ -1,4 +1,4 @@
-//! The runtimes' scratch directories, removed by the interrupt handler of [`super::groups`]
+//! The runtimes' scratch directories, removed by the interrupt handler ([`super`])
 //! (`generate` registers its partial suite here too).
 //!
 //! A runtime's scratch directory (its adapters and each data set's inputs, as large as the case)
@@ -73,7 +73,7 @@ pub(crate) fn register(dir: &Path) -> Registered {
     if bytes.len() >= PATH_BYTES || bytes.contains(&0) {
         return Registered(None);
     }
-    super::groups::install();
+    super::install();
     for (i, slot) in TABLE.iter().enumerate() {
         if slot
             .state
