@@ -6,18 +6,18 @@
 //!     cargo bench --bench kernels -- gather  # a subset
 
 use divan::{black_box, Bencher};
-use onnx_idx_check::internal::load::attrs_of;
-use onnx_idx_check::internal::ops::{invoke, resolve, Invocation, Resolution};
-use onnx_idx_check::internal::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
+use onnx_idx_check::load::attrs::attrs_of;
+use onnx_idx_check::ops::{invoke, resolve, Invocation, Resolution};
+use onnx_idx_check::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use onnx_idx_check::tensor::{DType, Tensor};
 
 /// The binary's memory policy, so that kernels are timed as `bench` times them.
 #[global_allocator]
-static ALLOC: onnx_idx_check::internal::memory::HugePageAlloc =
-    onnx_idx_check::internal::memory::HugePageAlloc;
+static ALLOC: onnx_idx_check::kernels::alloc::HugePageAlloc =
+    onnx_idx_check::kernels::alloc::HugePageAlloc;
 
 fn main() {
-    onnx_idx_check::internal::memory::keep_freed_memory();
+    onnx_idx_check::kernels::alloc::keep_freed_memory();
     divan::main();
 }
 

@@ -10,18 +10,19 @@
 
 use divan::{black_box, Bencher};
 use onnx_idx_check::compare::{compare, Tolerance};
-use onnx_idx_check::internal::load::{encode_tensor, load_tensor_file};
+use onnx_idx_check::load::load_tensor_file;
+use onnx_idx_check::load::save::encode_tensor;
 use onnx_idx_check::tensor::{DType, Tensor};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// The binary's memory policy, so that loads are timed as `run` does them.
 #[global_allocator]
-static ALLOC: onnx_idx_check::internal::memory::HugePageAlloc =
-    onnx_idx_check::internal::memory::HugePageAlloc;
+static ALLOC: onnx_idx_check::kernels::alloc::HugePageAlloc =
+    onnx_idx_check::kernels::alloc::HugePageAlloc;
 
 fn main() {
-    onnx_idx_check::internal::memory::keep_freed_memory();
+    onnx_idx_check::kernels::alloc::keep_freed_memory();
     divan::main();
 }
 
@@ -47,7 +48,7 @@ fn files() -> &'static PathBuf {
         for n in SIZES {
             let t = floats(n);
             std::fs::write(path.join(format!("raw_{n}.pb")), encode_tensor(&t, "x")).unwrap();
-            let typed = onnx_idx_check::internal::pb::TensorProto {
+            let typed = onnx_idx_check::pb::TensorProto {
                 name: "x".into(),
                 dims: vec![n as i64],
                 data_type: 1,

@@ -5,8 +5,8 @@
 //! operator must touch: for gathers, the gathered data read plus indices read plus output
 //! written; for scatters, data read, indices and updates read, output written.
 
-use crate::discover::Case;
-use crate::runner::{Prepared, RunOptions};
+use onnx_idx_check::discover::Case;
+use onnx_idx_check::runner::{Prepared, RunOptions};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -68,7 +68,8 @@ pub fn bench(
                 .iter()
                 .zip(prepared.expected.iter().flatten())
                 .all(|(a, e)| {
-                    crate::compare::compare(e, &a.tensor, a.arithmetic, &opts.tolerance).passed
+                    onnx_idx_check::compare::compare(e, &a.tensor, a.arithmetic, &opts.tolerance)
+                        .passed
                 })
     });
     let output_bytes: usize = first.iter().map(|v| v.tensor.byte_size()).sum();
@@ -122,7 +123,8 @@ fn bytes_moved(p: &Prepared, output_bytes: usize) -> u64 {
 
 /// The human rendering.
 pub fn render(r: &BenchResult) -> String {
-    let time = |ns: u64| crate::report::human::duration_text(std::time::Duration::from_nanos(ns));
+    let time =
+        |ns: u64| onnx_idx_check::report::human::duration_text(std::time::Duration::from_nanos(ns));
     let mut s = format!(
         "{} ({}): {} iterations\n  min {}   median {}   max {}\n  {} bytes moved, {:.2} GB/s at the median\n",
         r.case,

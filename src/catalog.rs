@@ -1,11 +1,11 @@
 //! What the tool knows and what a tree holds, without running anything: the `ops` support matrix
 //! (from the registry) and the `list` of cases.
 
-use crate::discover::Case;
-use crate::eval::{self, PlanError};
-use crate::ops::{OpVersion, Role, REGISTRY};
-use crate::tensor::dtype::CLASSIC15;
-use crate::tensor::{DType, DTypeSet};
+use onnx_idx_check::discover::Case;
+use onnx_idx_check::eval::{self, PlanError};
+use onnx_idx_check::ops::{OpVersion, Role, REGISTRY};
+use onnx_idx_check::tensor::dtype::CLASSIC15;
+use onnx_idx_check::tensor::{DType, DTypeSet};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -71,7 +71,7 @@ fn summarize(set: DTypeSet) -> String {
     if set == DTypeSet::of(&DType::ALL) {
         return "all types".to_string();
     }
-    if set == crate::tensor::dtype::INTEGERS {
+    if set == onnx_idx_check::tensor::dtype::INTEGERS {
         return "any integer".to_string();
     }
     if CLASSIC15.iter().all(|d| set.contains(d)) {
@@ -240,19 +240,20 @@ pub fn list_case(case: &Case, max_tensor_bytes: usize) -> Listed {
         status: "supported",
         reason: None,
     };
-    let limit = crate::load::file_limit(max_tensor_bytes);
-    let model = match crate::load::load_case_model(&case.dir, limit, max_tensor_bytes, false) {
-        Ok((m, _)) => m,
-        Err(e) => {
-            l.status = if e.is_unsupported() {
-                "unsupported"
-            } else {
-                "invalid"
-            };
-            l.reason = Some(e.to_string());
-            return l;
-        }
-    };
+    let limit = onnx_idx_check::load::file_limit(max_tensor_bytes);
+    let model =
+        match onnx_idx_check::load::load_case_model(&case.dir, limit, max_tensor_bytes, false) {
+            Ok((m, _)) => m,
+            Err(e) => {
+                l.status = if e.is_unsupported() {
+                    "unsupported"
+                } else {
+                    "invalid"
+                };
+                l.reason = Some(e.to_string());
+                return l;
+            }
+        };
     l.ops = eval::op_names(&model);
     if let Ok(o) = eval::opsets(&model) {
         l.opset = o
@@ -266,7 +267,7 @@ pub fn list_case(case: &Case, max_tensor_bytes: usize) -> Listed {
             l.resolved = p.resolved_ops();
             l.context = p.context_ops();
             l.status = "no-data-set";
-            l.reason = Some(crate::runner::NO_DATA_SET.to_string());
+            l.reason = Some(onnx_idx_check::runner::NO_DATA_SET.to_string());
         }
         Ok(p) => {
             l.resolved = p.resolved_ops();
@@ -318,7 +319,7 @@ pub fn render_list(cases: &[Listed]) -> String {
             };
             // Names, operators and domains come from the files: shown with their control
             // characters escaped.
-            [c.name.as_str(), &what, &opset, &status].map(crate::report::one_line)
+            [c.name.as_str(), &what, &opset, &status].map(onnx_idx_check::report::one_line)
         })
         .collect();
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
@@ -332,7 +333,7 @@ pub fn render_list(cases: &[Listed]) -> String {
     let _ = writeln!(
         s,
         "{}, {supported} supported",
-        crate::report::counted(cases.len(), "case", "cases")
+        onnx_idx_check::report::counted(cases.len(), "case", "cases")
     );
     s
 }
@@ -340,8 +341,8 @@ pub fn render_list(cases: &[Listed]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::{Constraint, InputSpec, OpVersion};
-    use crate::tensor::dtype::INDEX64;
+    use onnx_idx_check::ops::{Constraint, InputSpec, OpVersion};
+    use onnx_idx_check::tensor::dtype::INDEX64;
 
     /// An op whose inputs and constraints carry none of the usual names: the matrix finds the
     /// value and index types by the inputs' roles.
@@ -361,7 +362,11 @@ mod tests {
         negatives: true,
         modes: &[],
         mode_attr: None,
-        eval: |_| Err(crate::ops::SpecError::Unsupported("never run".into())),
+        eval: |_| {
+            Err(onnx_idx_check::ops::SpecError::Unsupported(
+                "never run".into(),
+            ))
+        },
     };
 
     #[test]

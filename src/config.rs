@@ -1,11 +1,11 @@
 //! Validated settings: what [`crate::cli`] parsed, checked and compiled once (regexes, sizes,
 //! tolerances), so nothing downstream handles raw option strings.
 
-use crate::check::{CheckError, CheckOptions, Shard};
 use crate::cli::{ColorChoice, Format, RunArgs};
-use crate::compare::{Mode, Tolerance};
-use crate::report::Dest;
 use clap::ValueEnum;
+use onnx_idx_check::check::{CheckError, CheckOptions, Shard};
+use onnx_idx_check::compare::{Mode, Tolerance};
+use onnx_idx_check::report::Dest;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -34,36 +34,33 @@ pub fn shard(given: Option<&str>) -> Result<Option<Shard>, UsageError> {
         .map_err(|e: CheckError| UsageError(e.to_string()))
 }
 
-/// The options of `run` that the library's [`crate::check()`] takes, parsed from their strings;
+/// The options of `run` that the library's [`onnx_idx_check::check()`] takes, parsed from their strings;
 /// the check validates them. The JSON and JUnit reports state the digest of every file judged.
 pub fn check_options(args: &RunArgs, reports: &[ReportSpec]) -> Result<CheckOptions, UsageError> {
     let sel = &args.selection;
-    Ok(CheckOptions {
-        tolerance: tolerance(args),
-        max_tensor_bytes: parse_bytes(&args.max_tensor_bytes)?,
-        actual: None,
-        runtime: None,
-        runtime_cmd: None,
-        runtime_name: None,
-        repeat: args.repeat,
-        pending: args.pending.clone(),
-        expectations: args.expectations.clone(),
-        update_expectations: args.update_expectations,
-        strict_expectations: args.strict_expectations,
-        timeout: crate::deadline::parse_limit(&args.timeout)
-            .map_err(|e| UsageError(format!("--timeout: {e}")))?,
-        jobs: args.jobs,
-        filter: sel.filter.clone(),
-        exclude: sel.exclude.clone(),
-        shard: shard(sel.shard.as_deref())?,
-        fail_fast: args.fail_fast,
-        deny_skip: args.deny_skip,
-        min_cases: args.min_cases,
-        require_ops: args.require_op.clone(),
-        digests: reports
-            .iter()
-            .any(|r| matches!(r.format, Format::Json | Format::Junit)),
-    })
+    // `CheckOptions` is non-exhaustive: start from its defaults and set what `run` decides.
+    let mut o = CheckOptions::default();
+    o.tolerance = tolerance(args);
+    o.max_tensor_bytes = parse_bytes(&args.max_tensor_bytes)?;
+    o.repeat = args.repeat;
+    o.pending = args.pending.clone();
+    o.expectations = args.expectations.clone();
+    o.update_expectations = args.update_expectations;
+    o.strict_expectations = args.strict_expectations;
+    o.timeout = onnx_idx_check::deadline::parse_limit(&args.timeout)
+        .map_err(|e| UsageError(format!("--timeout: {e}")))?;
+    o.jobs = args.jobs;
+    o.filter = sel.filter.clone();
+    o.exclude = sel.exclude.clone();
+    o.shard = shard(sel.shard.as_deref())?;
+    o.fail_fast = args.fail_fast;
+    o.deny_skip = args.deny_skip;
+    o.min_cases = args.min_cases;
+    o.require_ops = args.require_op.clone();
+    o.digests = reports
+        .iter()
+        .any(|r| matches!(r.format, Format::Json | Format::Junit));
+    Ok(o)
 }
 
 /// One runtime under test of `run`: its outputs in a tree (`--actual [NAME=]DIR`), a bundled
@@ -151,7 +148,7 @@ fn parse_size(s: &str) -> Result<usize, UsageError> {
         .ok_or_else(|| UsageError(format!("'{s}' is too large")))
 }
 
-/// The tolerance rules of `run` (checked by [`crate::check()`]).
+/// The tolerance rules of `run` (checked by [`onnx_idx_check::check()`]).
 pub fn tolerance(args: &RunArgs) -> Tolerance {
     let mode = if args.exact {
         Mode::Exact
@@ -179,9 +176,9 @@ pub fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
-/// `--jobs`, defaulting to the number of cores and bounded as [`crate::check()`] bounds it.
+/// `--jobs`, defaulting to the number of cores and bounded as [`onnx_idx_check::check()`] bounds it.
 pub fn jobs(requested: Option<usize>) -> Result<usize, UsageError> {
-    crate::check::jobs(requested).map_err(|e| UsageError(e.to_string()))
+    onnx_idx_check::check::jobs(requested).map_err(|e| UsageError(e.to_string()))
 }
 
 /// Where one `--report` goes.

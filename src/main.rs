@@ -1,23 +1,14 @@
-//! The `onnx-idx-check` binary: parse, run, map the outcome to an exit status.
+//! The `onnx-idx-check` binary: the command line of [`onnx_idx_check_cli::main`], with the
+//! kernels' allocator.
 
-use clap::Parser;
-use onnx_idx_check::internal::{cli, memory};
+use onnx_idx_check::kernels::alloc;
 use std::process::ExitCode;
 
-/// Large tensors on huge pages (see `memory`).
+/// Large tensors on huge pages (see `alloc`).
 #[global_allocator]
-static ALLOC: memory::HugePageAlloc = memory::HugePageAlloc;
+static ALLOC: alloc::HugePageAlloc = alloc::HugePageAlloc;
 
 fn main() -> ExitCode {
-    memory::keep_freed_memory();
-    let args = cli::Cli::parse();
-    match cli::run(args) {
-        Ok(code) => ExitCode::from(code),
-        Err(e) => {
-            eprintln!("error: {}", cli::error_text(&e));
-            // Usage errors and anything else that stops the run before verdicts (an unwritable
-            // --output, say) both exit 2; 1 is reserved for cases that failed or errored.
-            ExitCode::from(cli::USAGE)
-        }
-    }
+    alloc::keep_freed_memory();
+    ExitCode::from(onnx_idx_check_cli::main(std::env::args_os()))
 }

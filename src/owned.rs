@@ -150,7 +150,7 @@ fn examine(dir: &Path, command: &str) -> Result<Option<Marker>, OwnedError> {
         Ok(m) if m.is_file() => {
             let text = std::fs::read(&marker_path).map_err(io_error(&marker_path))?;
             match serde_json::from_slice::<Marker>(&text) {
-                Ok(m) if m.tool == env!("CARGO_PKG_NAME") => m,
+                Ok(m) if m.tool == onnx_idx_check::report::TOOL.name => m,
                 _ => {
                     return Err(foreign(
                         MARKER.into(),
@@ -248,7 +248,7 @@ impl OwnedDir {
         let owned = OwnedDir {
             dir: dir.to_path_buf(),
             marker: Marker {
-                tool: env!("CARGO_PKG_NAME").into(),
+                tool: onnx_idx_check::report::TOOL.name.into(),
                 command: command.into(),
                 entries: BTreeSet::new(),
             },
@@ -304,7 +304,7 @@ impl OwnedDir {
         let mut json = serde_json::to_string_pretty(&self.marker)
             .map_err(|e| io_error(&self.dir)(e.into()))?;
         json.push('\n');
-        crate::fsutil::write_atomic(&self.dir, MARKER, json.as_bytes()).map_err(|e| {
+        onnx_idx_check::fsutil::write_atomic(&self.dir, MARKER, json.as_bytes()).map_err(|e| {
             OwnedError::Io {
                 path: e.path.display().to_string(),
                 source: e.source,

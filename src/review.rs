@@ -1,4 +1,4 @@
-//! `review DIR PATH...`: walks the pending snapshots of DIR (see [`crate::pending`]) and accepts
+//! `review DIR PATH...`: walks the pending snapshots of DIR (see [`onnx_idx_check::pending`]) and accepts
 //! them (the `.new` file replaces the case's `test_data_set_N/output_K.pb`), rejects them (the
 //! pending files are deleted) or skips them (left as they are), in the manner of
 //! `cargo insta review`.
@@ -9,14 +9,14 @@
 //! checked through a temporary file renamed over `output_K.pb`. Directories of DIR left empty are
 //! removed.
 
-use crate::discover::Case;
-use crate::load::tensor::TensorContext;
-use crate::load::{self, LoadError};
-use crate::pb::tensor_proto::DataLocation;
-use crate::pb::TensorProto;
-use crate::pending::{self, Pending, PendingError};
-use crate::report::{multi_line, one_line};
-use crate::runner::DEFAULT_MAX_TENSOR_BYTES;
+use onnx_idx_check::discover::Case;
+use onnx_idx_check::load::tensor::TensorContext;
+use onnx_idx_check::load::{self, LoadError};
+use onnx_idx_check::pb::tensor_proto::DataLocation;
+use onnx_idx_check::pb::TensorProto;
+use onnx_idx_check::pending::{self, Pending, PendingError};
+use onnx_idx_check::report::{multi_line, one_line};
+use onnx_idx_check::runner::DEFAULT_MAX_TENSOR_BYTES;
 use prost::Message;
 use std::fmt;
 use std::io::{BufRead, Read, Write};
@@ -565,9 +565,9 @@ fn remove_pending(dir: &Path, p: &Pending) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discover::{discover, DataSet};
-    use crate::load::load_tensor_file;
-    use crate::tensor::{DType, Tensor};
+    use onnx_idx_check::discover::{discover, DataSet};
+    use onnx_idx_check::load::load_tensor_file;
+    use onnx_idx_check::tensor::{DType, Tensor};
 
     fn floats(v: &[f32]) -> Tensor {
         Tensor::from_elems(
@@ -597,7 +597,7 @@ mod tests {
             std::fs::write(tree.join(case).join("model.onnx"), b"").unwrap();
             std::fs::write(
                 ds.join("output_0.pb"),
-                crate::load::save::encode_tensor(&floats(&[1.0, 2.0]), "y"),
+                onnx_idx_check::load::save::encode_tensor(&floats(&[1.0, 2.0]), "y"),
             )
             .unwrap();
             let sources = pending::Sources::of(&tree.join(case), "test_data_set_0").unwrap();
@@ -805,7 +805,7 @@ mod tests {
         let b = f.pending.join("sub/b/test_data_set_0/output_0.pb.new");
         std::fs::write(&a, b"\xff\xff\xff garbage").unwrap();
         // b decodes, but its raw data does not fit its shape.
-        let mut proto = crate::load::save::tensor_to_proto(&floats(&[1.0, 2.0]), "y");
+        let mut proto = onnx_idx_check::load::save::tensor_to_proto(&floats(&[1.0, 2.0]), "y");
         proto.raw_data.truncate(proto.raw_data.len() - 1);
         std::fs::write(&b, proto.encode_to_vec()).unwrap();
         let (s, out) = run(&f, Mode::AcceptAll, "");
@@ -816,11 +816,11 @@ mod tests {
         assert_eq!(expected(&f, "sub/b"), Some(floats(&[1.0, 2.0])));
         assert_eq!(pending_of(&f).len(), 2);
         // External data is refused too, even where it would resolve.
-        let mut proto = crate::load::save::tensor_to_proto(&floats(&[1.0, 2.0]), "y");
+        let mut proto = onnx_idx_check::load::save::tensor_to_proto(&floats(&[1.0, 2.0]), "y");
         let raw = std::mem::take(&mut proto.raw_data);
         std::fs::write(f.pending.join("a/test_data_set_0/data.bin"), raw).unwrap();
         proto.data_location = DataLocation::External as i32;
-        proto.external_data = vec![crate::pb::StringStringEntryProto {
+        proto.external_data = vec![onnx_idx_check::pb::StringStringEntryProto {
             key: "location".into(),
             value: "data.bin".into(),
         }];

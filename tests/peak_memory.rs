@@ -10,11 +10,9 @@
 
 mod common;
 
-use onnx_idx_check::internal::pb::{
-    tensor_proto::DataLocation, StringStringEntryProto, TensorProto,
-};
-use onnx_idx_check::internal::runner::discover;
-use onnx_idx_check::internal::runner::{run_case, RunOptions};
+use onnx_idx_check::discover::discover;
+use onnx_idx_check::pb::{tensor_proto::DataLocation, StringStringEntryProto, TensorProto};
+use onnx_idx_check::runner::{run_case, RunOptions};
 use onnx_idx_check::verdict::Status;
 use prost::Message;
 use std::path::{Path, PathBuf};

@@ -7,8 +7,8 @@
 
 mod common;
 
-use onnx_idx_check::internal::load::encode_tensor;
-use onnx_idx_check::internal::load::load_tensor_file;
+use onnx_idx_check::load::load_tensor_file;
+use onnx_idx_check::load::save::encode_tensor;
 use onnx_idx_check::tensor::{Storage, Tensor};
 use rexpect::process::WaitStatus;
 use rexpect::session::{spawn_command, PtySession};

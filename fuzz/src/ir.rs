@@ -8,7 +8,7 @@
 //! initializer is within the size limit and which the reader without `model.bin` accepts too.
 
 use crate::MAX_TENSOR_BYTES;
-use onnx_idx_check::internal::load::{check_xml, load_ir};
+use onnx_idx_check::load::ir::{check_xml, load_ir};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

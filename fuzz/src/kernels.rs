@@ -16,9 +16,9 @@
 use crate::convert;
 use crate::MAX_TENSOR_BYTES;
 use arbitrary::{Arbitrary, Unstructured};
-use onnx_idx_check::internal::load::attrs_of;
-use onnx_idx_check::internal::ops::{invoke, resolve, Evaluated, Invocation, Resolution};
-use onnx_idx_check::internal::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
+use onnx_idx_check::load::attrs::attrs_of;
+use onnx_idx_check::ops::{invoke, resolve, Evaluated, Invocation, Resolution};
+use onnx_idx_check::pb::{attribute_proto::AttributeType, AttributeProto, NodeProto};
 use onnx_idx_check::SpecError;
 use onnx_idx_check_reference::{
     self as reference, Attr, AttrValue, DType, Op, Outcome, RTensor, Word,

@@ -10,8 +10,8 @@
 
 use crate::MAX_TENSOR_BYTES;
 use onnx_idx_check::compare::{Mode, Tolerance};
-use onnx_idx_check::internal::runner::discover;
-use onnx_idx_check::internal::runner::{run_case, RunOptions};
+use onnx_idx_check::discover::discover;
+use onnx_idx_check::runner::{run_case, RunOptions};
 use onnx_idx_check::verdict::Status;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -7,9 +7,9 @@
 //! the writer of pending outputs bit for bit.
 
 use crate::MAX_TENSOR_BYTES;
-use onnx_idx_check::internal::load::tensor_to_proto;
-use onnx_idx_check::internal::load::{tensor_from_proto, TensorContext};
-use onnx_idx_check::internal::pb::TensorProto;
+use onnx_idx_check::load::save::tensor_to_proto;
+use onnx_idx_check::load::tensor::{tensor_from_proto, TensorContext};
+use onnx_idx_check::pb::TensorProto;
 use prost::Message;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

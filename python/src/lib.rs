@@ -7,12 +7,11 @@
 //! only converts and releases the GIL while a kernel runs.
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
-use onnx_idx_check::internal::cli;
-use onnx_idx_check::internal::load::value_of;
-use onnx_idx_check::internal::ops::{call_op, find_op, Attrs};
-use onnx_idx_check::internal::pb::AttributeProto;
-use onnx_idx_check::internal::report::{failure_details, Style};
+use onnx_idx_check::load::attrs::value_of;
 use onnx_idx_check::ops::DEFAULT_MAX_OUTPUT_BYTES;
+use onnx_idx_check::ops::{call_op, find_op, Attrs};
+use onnx_idx_check::pb::AttributeProto;
+use onnx_idx_check::report::human::{failure_details, Style};
 use onnx_idx_check::report::Rerun;
 use onnx_idx_check::tensor::{DType, Layout, Storage, Tensor};
 use onnx_idx_check::{CheckError, CheckOptions};
@@ -31,8 +30,8 @@ use std::time::Duration;
 /// 4 KiB of output. The binary gets this from `keep_freed_memory`, which would change `malloc`
 /// for the whole Python process.
 #[global_allocator]
-static ALLOC: onnx_idx_check::internal::memory::ReuseLargeAlloc =
-    onnx_idx_check::internal::memory::ReuseLargeAlloc;
+static ALLOC: onnx_idx_check::kernels::alloc::ReuseLargeAlloc =
+    onnx_idx_check::kernels::alloc::ReuseLargeAlloc;
 
 create_exception!(
     onnx_idx_check,
@@ -302,23 +301,9 @@ fn evaluate(
 fn main(py: Python<'_>, argv: Vec<String>, keep_freed_memory: bool) -> u8 {
     py.detach(|| {
         if keep_freed_memory {
-            onnx_idx_check::internal::memory::keep_freed_memory();
+            onnx_idx_check::kernels::alloc::keep_freed_memory();
         }
-        let args = match <cli::Cli as clap::Parser>::try_parse_from(argv) {
-            Ok(a) => a,
-            Err(e) => {
-                // --help and --version print and succeed; usage errors exit 2, as the binary.
-                let _ = e.print();
-                return u8::try_from(e.exit_code()).unwrap_or(cli::USAGE);
-            }
-        };
-        match cli::run(args) {
-            Ok(code) => code,
-            Err(e) => {
-                eprintln!("error: {e:#}");
-                cli::USAGE
-            }
-        }
+        onnx_idx_check_cli::main(argv)
     })
 }
 

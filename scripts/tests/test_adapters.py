@@ -1,4 +1,4 @@
-"""The bundled runtime adapters (src/runtime/adapters/*.py) speaking the runtime protocol
+"""The bundled runtime adapters (crates/checker/src/runtime/adapters/*.py) speaking the runtime protocol
 (docs/runtime-protocol.md), with this file playing onnx-idx-check's side: it copies an adapter
 and onnx_idx_check_worker.py alone into a fresh directory, starts it, reads the hello, sends
 requests built from cases in testdata/ (the .npy inputs written from the data set's input_K.pb

@@ -7,8 +7,8 @@
 //! others (a `--filter`ed or sharded run does not forget the failures it did not look at). The
 //! file is replaced atomically, so parallel runs never leave a torn record.
 
-use crate::verdict::CaseResult;
 use anyhow::{Context, Result};
+use onnx_idx_check::verdict::CaseResult;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -58,7 +58,7 @@ pub(crate) fn read(file: &Path) -> Result<Option<Record>> {
         return Ok(None);
     }
     let what = file.display().to_string();
-    let bytes = crate::load::read_file(file, &what, MAX_BYTES)
+    let bytes = onnx_idx_check::load::read_file(file, &what, MAX_BYTES)
         .with_context(|| format!("reading the record of the last run, {what}"))?;
     let record: Record = serde_json::from_slice(&bytes).with_context(|| {
         format!("{what} is not a record of onnx-idx-check's last run (delete it, then run again)")
@@ -75,7 +75,7 @@ impl Record {
             if c.fails_gate(deny_skip) {
                 let failure = Failure {
                     name: c.name.clone(),
-                    label: crate::report::label(c).to_string(),
+                    label: onnx_idx_check::report::label(c).to_string(),
                 };
                 self.failed.insert(k, failure);
             } else {
@@ -104,7 +104,7 @@ impl Record {
         let name = file
             .file_name()
             .with_context(|| format!("{} names no file", file.display()))?;
-        crate::fsutil::write_atomic(dir, &name.to_string_lossy(), text.as_bytes())
+        onnx_idx_check::fsutil::write_atomic(dir, &name.to_string_lossy(), text.as_bytes())
             .with_context(|| format!("replacing {}", file.display()))
     }
 }
@@ -112,7 +112,7 @@ impl Record {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::Status;
+    use onnx_idx_check::verdict::Status;
 
     fn result(dir: &Path, name: &str, status: Status) -> CaseResult {
         CaseResult::bare(name, dir.join(name), status)

@@ -3,14 +3,14 @@
 //! gates on every runtime.
 
 use super::cli_error;
-use crate::check::Prepared;
 use crate::cli::{Format, RunArgs};
 use crate::config::{self, ReportSpec, Source, UsageError};
 use crate::exit;
-use crate::report::matrix::{self, Column};
-use crate::report::{human, Dest, TOOL};
-use crate::CheckOptions;
+use crate::matrix::{self, Column};
 use anyhow::Result;
+use onnx_idx_check::check::Prepared;
+use onnx_idx_check::report::{human, Dest, TOOL};
+use onnx_idx_check::CheckOptions;
 
 /// Runs the check once per source and reports the matrix in the format asked for.
 pub(super) fn run_matrix(
@@ -56,7 +56,7 @@ pub(super) fn run_matrix(
         };
         eprintln!(
             "running {} through {label}",
-            crate::report::counted(prepared.cases().len(), "case", "cases")
+            onnx_idx_check::report::counted(prepared.cases().len(), "case", "cases")
         );
         let report = prepared.run(&mut |_| {}).map_err(config::usage)?;
         let name = match (source, &report.runtime) {

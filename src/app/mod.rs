@@ -6,23 +6,23 @@ mod matrix;
 mod run;
 mod tools;
 
-use crate::check::{self, CaseFilter, CheckError};
 use crate::cli::{
     BenchArgs, Cli, Command, CoverageArgs, GenerateArgs, ListArgs, ListFormat, OpsArgs, ReviewArgs,
     Selection, ShowArgs,
 };
 use crate::config::{self, UsageError};
-use crate::discover::{self, Case};
 use crate::exit;
-use crate::report::write_stdout;
-use crate::runner::{self, RunOptions};
 use anyhow::{Context, Result};
+use onnx_idx_check::check::{self, CaseFilter, CheckError};
+use onnx_idx_check::discover::{self, Case};
+use onnx_idx_check::report::write_stdout;
+use onnx_idx_check::runner::{self, RunOptions};
 use serde::Serialize;
 
 /// Runs the command line; usage problems come back as `UsageError` in the chain.
 pub fn run(cli: Cli) -> Result<u8> {
     // The workers of a runtime under test must not leave daemons behind.
-    crate::runtime::reaper::enable();
+    onnx_idx_check::runtime::reaper::enable();
     match cli.command {
         Command::Run(args) => run::run_cases(*args),
         Command::List(args) => list(args),
@@ -52,14 +52,14 @@ fn select(sel: &Selection) -> Result<Vec<Case>> {
 /// Prints what discovery could not read (paths escaped: a name may hold control characters).
 fn warn(warnings: &[String]) {
     for w in warnings {
-        eprintln!("warning: {}", crate::report::one_line(w));
+        eprintln!("warning: {}", onnx_idx_check::report::one_line(w));
     }
 }
 
 /// The text of an error that stops a command, with its causes, on one line: a path or a case
 /// name in it cannot start a line of its own or steer the terminal.
 pub fn error_text(e: &anyhow::Error) -> String {
-    crate::report::one_line(&format!("{e:#}"))
+    onnx_idx_check::report::one_line(&format!("{e:#}"))
 }
 
 /// A [`CheckError`] for the command line (see [`config::usage`]); when no case was found, what
@@ -150,9 +150,9 @@ fn coverage(args: CoverageArgs) -> Result<u8> {
         ..RunOptions::default()
     };
     let (results, _) = runner::run_all(&cases, &opts, config::jobs(args.jobs)?, false, |_| {});
-    let cov = crate::coverage::report::report(&results, args.all);
+    let cov = crate::coverage_report::report(&results, args.all);
     let doc = match args.format {
-        ListFormat::Human => crate::coverage::report::render(&cov, stdout_width()),
+        ListFormat::Human => crate::coverage_report::render(&cov, stdout_width()),
         ListFormat::Json => json_document(&cov, true, "the coverage")?,
     };
     write_stdout(&doc)?;
@@ -270,8 +270,8 @@ fn generate(args: GenerateArgs) -> Result<u8> {
         ops: args.ops,
         max_tensor_bytes: config::parse_bytes(&args.max_tensor_bytes)?,
         format: match args.format {
-            crate::cli::ModelFormat::Onnx => crate::load::ir::ModelFormat::Onnx,
-            crate::cli::ModelFormat::Ir => crate::load::ir::ModelFormat::Ir,
+            crate::cli::ModelFormat::Onnx => onnx_idx_check::load::ir::ModelFormat::Onnx,
+            crate::cli::ModelFormat::Ir => onnx_idx_check::load::ir::ModelFormat::Ir,
         },
     };
     let s = generate::generate(&args.outdir, &opts).map_err(|e| {

@@ -1,18 +1,19 @@
-//! `run`: the library's check ([`mod@crate::check`]: select cases -> runner -> expectations ->
+//! `run`: the library's check ([`mod@onnx_idx_check::check`]: select cases -> runner -> expectations ->
 //! gate) with the command line's own parts around it: the arguments become
-//! [`CheckOptions`](crate::CheckOptions), the reporters ([`crate::report`]) receive the check's
+//! [`CheckOptions`](onnx_idx_check::CheckOptions), the reporters ([`onnx_idx_check::report`]) receive the check's
 //! events, and the exit status follows the run's gate.
 
 use super::last_run;
 use super::{cli_error, warn};
-use crate::check::Prepared;
 use crate::cli::{Format, RunArgs};
 use crate::config::UsageError;
 use crate::config::{self, ReportSpec};
 use crate::exit;
-use crate::report::github::{self, GithubDest, GithubReporter};
-use crate::report::{human, json, junit, markdown, shell_quote, Dest, Reporters, Rerun};
+use crate::junit;
 use anyhow::Result;
+use onnx_idx_check::check::Prepared;
+use onnx_idx_check::report::github::{self, GithubDest, GithubReporter};
+use onnx_idx_check::report::{human, json, markdown, shell_quote, Dest, Reporters, Rerun};
 use std::path::Path;
 
 /// `run`: arguments -> the check's options -> select cases -> reporters -> the check's run ->
@@ -62,7 +63,8 @@ fn rerun_failed(prepared: &mut Prepared, record_file: &Path) -> Result<()> {
         );
         return Ok(());
     };
-    let failed = |c: &crate::discover::Case| record.failed.contains_key(&last_run::key(&c.dir));
+    let failed =
+        |c: &onnx_idx_check::discover::Case| record.failed.contains_key(&last_run::key(&c.dir));
     let n = prepared.cases().iter().filter(|c| failed(c)).count();
     if n == 0 {
         eprintln!(
@@ -80,7 +82,7 @@ fn rerun_failed(prepared: &mut Prepared, record_file: &Path) -> Result<()> {
 
 /// Records the run's failures for the next `--rerun-failed`; a record that cannot be written
 /// is a warning, since the run itself is done.
-fn record(file: &Path, results: &[crate::verdict::CaseResult], deny_skip: bool) {
+fn record(file: &Path, results: &[onnx_idx_check::verdict::CaseResult], deny_skip: bool) {
     let old = match last_run::read(file) {
         Ok(r) => r.unwrap_or_default(),
         // A damaged record is replaced by this run's.
@@ -102,7 +104,12 @@ fn reporters(args: &RunArgs, reports: &[ReportSpec], terminal: bool) -> Reporter
             color: config::use_color(args.color),
         };
         reporters.push(Box::new(
-            human::HumanReporter::terminal(style, rerun.clone()).with_durations(args.durations),
+            human::HumanReporter::terminal(
+                style,
+                rerun.clone(),
+                Box::<crate::progress::Bar>::default(),
+            )
+            .with_durations(args.durations),
         ));
     } else if reports.iter().any(|r| r.dest == Dest::Stdout) {
         reporters.push(Box::new(human::HumanReporter::brief()));

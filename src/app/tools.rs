@@ -4,10 +4,10 @@
 use crate::cli::{AdaptersArgs, Cli, CompletionsArgs, ManArgs};
 use crate::config::UsageError;
 use crate::exit;
-use crate::report::write_stdout;
-use crate::runtime::{adapter_files, ADAPTERS};
 use anyhow::{Context, Result};
 use clap::CommandFactory;
+use onnx_idx_check::report::write_stdout;
+use onnx_idx_check::runtime::{adapter_files, ADAPTERS};
 use std::path::Path;
 
 /// The binary's name, as completions and manual pages call it.

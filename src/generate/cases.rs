@@ -6,7 +6,7 @@
 //! Nothing here names an operator: the versions, their dtypes, index dtypes, attributes, modes,
 //! input roles (an axis input, a `shape` input with a gradient for the backward ops), whether
 //! negative indices count and whether out-of-range indices read as zeros all come from the
-//! registry ([`crate::ops::REGISTRY`]).
+//! registry ([`onnx_idx_check::ops::REGISTRY`]).
 
 // tidy: long file: one concern, the case builder: a table of cases per operator family, read top to bottom.
 
@@ -20,8 +20,8 @@ mod tuples;
 use super::model::{Attr, Form};
 use super::rng::Rng;
 use super::values;
-use crate::ops::{Indexing, OpDef, OpVersion, Role, REGISTRY};
-use crate::tensor::{DType, Tensor};
+use onnx_idx_check::ops::{Indexing, OpDef, OpVersion, Role, REGISTRY};
+use onnx_idx_check::tensor::{DType, Tensor};
 use std::collections::BTreeMap;
 
 /// One case to write, before evaluation.
@@ -203,7 +203,7 @@ impl Call {
                 let mut lines: BTreeMap<Vec<usize>, Vec<usize>> = BTreeMap::new();
                 (0..n)
                     .map(|flat| {
-                        let mut coords = crate::tensor::unravel(flat, &self.idx_shape);
+                        let mut coords = onnx_idx_check::tensor::unravel(flat, &self.idx_shape);
                         let k = coords.get(axis).copied().unwrap_or(0);
                         if axis < coords.len() {
                             coords.remove(axis);
@@ -269,7 +269,7 @@ impl Call {
                 let mut lines: BTreeMap<Vec<usize>, i64> = BTreeMap::new();
                 self.idx = (0..n)
                     .map(|flat| {
-                        let mut coords = crate::tensor::unravel(flat, &self.idx_shape);
+                        let mut coords = onnx_idx_check::tensor::unravel(flat, &self.idx_shape);
                         coords.remove(axis);
                         *lines
                             .entry(coords)
@@ -520,7 +520,7 @@ impl Builder<'_> {
     /// indices and `idx` is signed (OpenVINO Gather-8 also takes unsigned ones, where -1 is a
     /// large index).
     fn negatives(&self, idx: DType) -> bool {
-        self.v.negatives && idx.class() == crate::tensor::Class::Signed
+        self.v.negatives && idx.class() == onnx_idx_check::tensor::Class::Signed
     }
 
     /// The value dtypes the version allows.

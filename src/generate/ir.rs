@@ -11,10 +11,10 @@
 use super::cases::CaseSpec;
 use super::model::Attr;
 use super::Rendered;
-use crate::load::ir::{element_type_of, write, BIN_FILE, XML_FILE};
-use crate::ops::Role;
-use crate::pb::TensorProto;
-use crate::DType;
+use onnx_idx_check::load::ir::{element_type_of, write, BIN_FILE, XML_FILE};
+use onnx_idx_check::ops::Role;
+use onnx_idx_check::pb::TensorProto;
+use onnx_idx_check::DType;
 use prost::Message;
 
 /// The first dtype among the case's tensors (its inputs and its output) that OpenVINO has no
@@ -116,7 +116,7 @@ pub(super) fn ir_form(mut r: Rendered, spec: &CaseSpec) -> Option<Rendered> {
     r.entry.files = r
         .files
         .iter()
-        .map(|(rel, b)| (rel.clone(), crate::load::sha256_hex(b)))
+        .map(|(rel, b)| (rel.clone(), onnx_idx_check::load::sha256_hex(b)))
         .collect();
     Some(r)
 }

@@ -6,7 +6,7 @@
 //! `stress` adds large cases.
 //!
 //! The expected outputs come from this tool's own evaluation, the path `run` takes (the files
-//! are decoded by the loader and the model is planned and evaluated by [`crate::eval`]): the
+//! are decoded by the loader and the model is planned and evaluated by [`onnx_idx_check::eval`]): the
 //! suite is the reference. The generator's tests check them against an independent naive
 //! reference instead.
 //!
@@ -25,16 +25,16 @@ mod values;
 pub(crate) mod variant;
 pub(crate) mod verify;
 
-use crate::eval::{EvalError, PlanError};
-use crate::expectations::{render_with_header, Entry};
-use crate::load::tensor::{tensor_from_proto, TensorContext};
-use crate::ops::{OpDef, SpecError, DEFAULT_MAX_OUTPUT_BYTES, REGISTRY};
 use crate::owned;
-use crate::tensor::Tensor;
-use crate::verdict::Status;
 use anyhow::Context;
 use manifest::{CaseEntry, Expected, Manifest};
 use model::{tensor_proto, NodeModel};
+use onnx_idx_check::eval::{EvalError, PlanError};
+use onnx_idx_check::expectations::{render_with_header, Entry};
+use onnx_idx_check::load::tensor::{tensor_from_proto, TensorContext};
+use onnx_idx_check::ops::{OpDef, SpecError, DEFAULT_MAX_OUTPUT_BYTES, REGISTRY};
+use onnx_idx_check::tensor::Tensor;
+use onnx_idx_check::verdict::Status;
 use prost::Message;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -81,7 +81,7 @@ pub struct Options {
     pub max_tensor_bytes: usize,
     /// The model format: `model.onnx`, or OpenVINO IR (`model.xml`), which holds the OpenVINO
     /// dialect's operators only.
-    pub format: crate::load::ir::ModelFormat,
+    pub format: onnx_idx_check::load::ir::ModelFormat,
 }
 
 /// Why `generate` refused to start; every one is the caller's to fix (a usage error).
@@ -197,14 +197,14 @@ pub fn select_ops(names: &[String]) -> Result<Vec<&'static OpDef>, GenerateError
 /// layer).
 fn select_ops_in(
     names: &[String],
-    format: crate::load::ir::ModelFormat,
+    format: onnx_idx_check::load::ir::ModelFormat,
 ) -> Result<Vec<&'static OpDef>, GenerateError> {
     let mut ops = select_ops(names)?;
-    if format == crate::load::ir::ModelFormat::Ir {
-        ops.retain(|d| d.domain == crate::load::ir::DOMAIN);
+    if format == onnx_idx_check::load::ir::ModelFormat::Ir {
+        ops.retain(|d| d.domain == onnx_idx_check::load::ir::DOMAIN);
         if ops.is_empty() {
             return Err(GenerateError::NoIrOps {
-                ir: format!("{}.Gather", crate::load::ir::DOMAIN),
+                ir: format!("{}.Gather", onnx_idx_check::load::ir::DOMAIN),
             });
         }
     }
@@ -250,8 +250,8 @@ enum Outcome {
 }
 
 /// Evaluates `model` on the decoded inputs, as `run` does.
-fn evaluate(model: &crate::pb::ModelProto, inputs: &[Tensor]) -> Result<Outcome, String> {
-    let plan = match crate::eval::plan(model) {
+fn evaluate(model: &onnx_idx_check::pb::ModelProto, inputs: &[Tensor]) -> Result<Outcome, String> {
+    let plan = match onnx_idx_check::eval::plan(model) {
         Ok(p) => p,
         Err(PlanError::Unsupported(_)) => return Ok(Outcome::Unsupported),
         Err(PlanError::Invalid(e)) => return Ok(Outcome::Error(e)),
@@ -315,7 +315,7 @@ pub(crate) fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rende
         Some(c) => c.outputs.iter().map(String::as_str).collect(),
         None => v.outputs.to_vec(),
     };
-    let node = |outputs: &[(&str, crate::DType, Option<Vec<usize>>)]| {
+    let node = |outputs: &[(&str, onnx_idx_check::DType, Option<Vec<usize>>)]| {
         match &spec.context {
             Some(c) => model::graph_model(&model::GraphModel {
                 name: &spec.name,
@@ -403,7 +403,7 @@ pub(crate) fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rende
         error,
         files: files
             .iter()
-            .map(|(rel, bytes)| (rel.clone(), crate::load::sha256_hex(bytes)))
+            .map(|(rel, bytes)| (rel.clone(), onnx_idx_check::load::sha256_hex(bytes)))
             .collect(),
     };
     Ok(Some(Rendered {
@@ -416,8 +416,11 @@ pub(crate) fn render_case(spec: &cases::CaseSpec) -> anyhow::Result<Option<Rende
 
 /// `p` (in `raw_data` form) with its bytes moved to the file `location` beside it, whole
 /// (`offset` 0, `length` the byte count): the proto to write and the file's bytes.
-fn external_form(p: &crate::pb::TensorProto, location: &str) -> (crate::pb::TensorProto, Vec<u8>) {
-    use crate::pb::{tensor_proto::DataLocation, StringStringEntryProto};
+fn external_form(
+    p: &onnx_idx_check::pb::TensorProto,
+    location: &str,
+) -> (onnx_idx_check::pb::TensorProto, Vec<u8>) {
+    use onnx_idx_check::pb::{tensor_proto::DataLocation, StringStringEntryProto};
     let mut p = p.clone();
     let bytes = std::mem::take(&mut p.raw_data);
     let entry = |key: &str, value: String| StringStringEntryProto {
@@ -453,7 +456,7 @@ pub struct Built {
 fn cases_of(
     opts: &Options,
     def: &'static OpDef,
-    v: &'static crate::ops::OpVersion,
+    v: &'static onnx_idx_check::ops::OpVersion,
 ) -> Vec<cases::CaseSpec> {
     use cases::Breadth;
     match opts.profile {
@@ -486,7 +489,7 @@ pub fn build(
     };
     for (def, v) in cases::versions(&ops) {
         for spec in &cases_of(opts, def, v) {
-            let ir = opts.format == crate::load::ir::ModelFormat::Ir;
+            let ir = opts.format == onnx_idx_check::load::ir::ModelFormat::Ir;
             // A type IR cannot hold is the reason first: such a case would not be written even
             // were it implemented.
             if let Some(d) = ir.then(|| ir::unholdable(spec)).flatten() {
@@ -532,13 +535,13 @@ pub fn build(
     let mut top = BTreeMap::new();
     top.insert(
         EXPECTATIONS_FILE.to_owned(),
-        crate::load::sha256_hex(expectations.as_bytes()),
+        onnx_idx_check::load::sha256_hex(expectations.as_bytes()),
     );
     hand_on(EXPECTATIONS_FILE, expectations.as_bytes())?;
     let manifest = Manifest {
         schema_version: manifest::SCHEMA_VERSION,
-        tool: env!("CARGO_PKG_NAME").to_owned(),
-        tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        tool: onnx_idx_check::report::TOOL.name.to_owned(),
+        tool_version: onnx_idx_check::report::TOOL.version.to_owned(),
         seed: opts.seed,
         profile: opts.profile.name().to_owned(),
         ops: ops.iter().map(|d| op_name(d)).collect(),
@@ -639,7 +642,7 @@ pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
     }
     // An interrupt removes the partial suite (the runtimes' handler does it); every error
     // below removes it here.
-    let on_interrupt = crate::runtime::interrupt::scratch::register(&fresh);
+    let on_interrupt = onnx_idx_check::runtime::interrupt::scratch::register(&fresh);
     let swapped = write_suite(&fresh, opts).and_then(|suite| {
         swap_in(&fresh, &dir, &old)
             .with_context(|| format!("moving the new suite to {}", outdir.display()))?;
@@ -652,7 +655,7 @@ pub fn generate(outdir: &Path, opts: &Options) -> anyhow::Result<Summary> {
     let suite = swapped?;
     {
         // The previous suite, checked against its manifest, is the tool's own to finish removing.
-        let _on_interrupt = crate::runtime::interrupt::scratch::register(&old);
+        let _on_interrupt = onnx_idx_check::runtime::interrupt::scratch::register(&old);
         std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
     }
     let errored = suite
@@ -694,8 +697,8 @@ mod tests {
             profile: Profile::Quick,
             seed: 0,
             ops: Vec::new(),
-            max_tensor_bytes: crate::runner::DEFAULT_MAX_TENSOR_BYTES,
-            format: crate::load::ir::ModelFormat::Onnx,
+            max_tensor_bytes: onnx_idx_check::runner::DEFAULT_MAX_TENSOR_BYTES,
+            format: onnx_idx_check::load::ir::ModelFormat::Onnx,
         }
     }
 

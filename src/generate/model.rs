@@ -4,9 +4,9 @@
 //! Everything is encoded with prost, which writes fields in a fixed order, so the bytes depend
 //! only on the case.
 
-use crate::load::save::tensor_to_proto;
-use crate::pb::{self, TensorProto};
-use crate::tensor::{DType, Storage, Tensor};
+use onnx_idx_check::load::save::tensor_to_proto;
+use onnx_idx_check::pb::{self, TensorProto};
+use onnx_idx_check::tensor::{DType, Storage, Tensor};
 
 /// `producer_name` of every generated model, so a reader can tell them from exported tests.
 pub const PRODUCER_NAME: &str = "onnx-idx-check generate";
@@ -232,7 +232,7 @@ pub fn model(m: &NodeModel<'_>) -> Option<pb::ModelProto> {
         ir_version: ir_version_for_opset(onnx_opset)?,
         opset_import,
         producer_name: PRODUCER_NAME.to_owned(),
-        producer_version: env!("CARGO_PKG_VERSION").to_owned(),
+        producer_version: onnx_idx_check::report::TOOL.version.to_owned(),
         graph: Some(graph),
         ..Default::default()
     })
@@ -359,7 +359,7 @@ pub fn graph_model(m: &GraphModel<'_>) -> Option<pb::ModelProto> {
             version: m.opset,
         }],
         producer_name: PRODUCER_NAME.to_owned(),
-        producer_version: env!("CARGO_PKG_VERSION").to_owned(),
+        producer_version: onnx_idx_check::report::TOOL.version.to_owned(),
         graph: Some(graph),
         ..Default::default()
     })
@@ -368,7 +368,7 @@ pub fn graph_model(m: &GraphModel<'_>) -> Option<pb::ModelProto> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::load::tensor::{tensor_from_proto, TensorContext};
+    use onnx_idx_check::load::tensor::{tensor_from_proto, TensorContext};
 
     #[test]
     fn typed_storage_round_trips_through_the_loader_for_every_dtype_the_ops_allow() {
@@ -377,7 +377,7 @@ mod tests {
             max_bytes: 1 << 20,
         };
         let mut rng = super::super::rng::Rng::for_case(3, "typed");
-        for d in crate::tensor::dtype::CLASSIC15_BF16.iter() {
+        for d in onnx_idx_check::tensor::dtype::CLASSIC15_BF16.iter() {
             let mut overrides: Vec<Option<u64>> = super::super::values::specials(d)
                 .into_iter()
                 .map(Some)

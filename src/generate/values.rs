@@ -7,8 +7,8 @@
 //! for later profiles.
 
 use super::rng::Rng;
-use crate::tensor::{Class, DType, Layout, Storage, Tensor};
 use half::{bf16, f16};
+use onnx_idx_check::tensor::{Class, DType, Layout, Storage, Tensor};
 
 /// A float in [-8, 8], a multiple of 0.5.
 fn half_step(rng: &mut Rng) -> f64 {
@@ -115,7 +115,10 @@ pub fn unusual_strings() -> Vec<Vec<u8>> {
 }
 
 /// `t` with its string elements replaced where `strings` holds one at that position.
-pub fn with_strings(t: Tensor, strings: &[Option<Vec<u8>>]) -> Result<Tensor, crate::ShapeError> {
+pub fn with_strings(
+    t: Tensor,
+    strings: &[Option<Vec<u8>>],
+) -> Result<Tensor, onnx_idx_check::ShapeError> {
     let Storage::Str(mut v) = t.storage().clone() else {
         return Ok(t);
     };
@@ -140,7 +143,7 @@ pub fn tensor(
     d: DType,
     shape: &[usize],
     overrides: &[Option<u64>],
-) -> Result<Tensor, crate::ShapeError> {
+) -> Result<Tensor, onnx_idx_check::ShapeError> {
     let n: usize = shape.iter().product();
     let storage = if d.layout() == Layout::String {
         Storage::Str(
@@ -205,7 +208,11 @@ fn fixed_width(d: DType, n: usize, bits: &mut dyn Iterator<Item = u128>) -> Stor
 
 /// An index tensor of integer dtype `d` and `shape` holding `values` (two's complement,
 /// truncated to the width: a negative value in an unsigned type is a large one).
-pub fn indices(d: DType, shape: &[usize], values: &[i64]) -> Result<Tensor, crate::ShapeError> {
+pub fn indices(
+    d: DType,
+    shape: &[usize],
+    values: &[i64],
+) -> Result<Tensor, onnx_idx_check::ShapeError> {
     let storage = match d.layout() {
         Layout::Bytes(1) => Storage::W8(values.iter().map(|&v| v as u8).collect()),
         Layout::Bytes(2) => Storage::W16(values.iter().map(|&v| v as u16).collect()),
@@ -234,7 +241,7 @@ mod tests {
     #[test]
     fn every_dtype_of_the_classic_ops_gets_a_tensor_of_its_shape() {
         let mut rng = Rng::for_case(0, "t");
-        for d in crate::tensor::dtype::CLASSIC15_BF16.iter() {
+        for d in onnx_idx_check::tensor::dtype::CLASSIC15_BF16.iter() {
             let t = tensor(&mut rng, d, &[2, 3], &[]).unwrap();
             assert_eq!((t.dtype(), t.shape()), (d, &[2usize, 3][..]));
         }

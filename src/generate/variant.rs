@@ -8,10 +8,10 @@
 //! first input (`input_0.pb`) and the expected outputs, and the values of the other inputs move
 //! into the model.
 
-use crate::eval::data_inputs;
-use crate::load::LoadError;
-use crate::pb::{self, ModelProto, TensorProto};
-use crate::tensor::Tensor;
+use onnx_idx_check::eval::data_inputs;
+use onnx_idx_check::load::LoadError;
+use onnx_idx_check::pb::{self, ModelProto, TensorProto};
+use onnx_idx_check::tensor::Tensor;
 use prost::Message;
 use std::path::Path;
 use thiserror::Error;
@@ -180,7 +180,7 @@ pub(crate) fn apply(
             g.initializer.extend(
                 moved
                     .iter()
-                    .map(|(n, t)| crate::load::save::tensor_to_proto(t, n)),
+                    .map(|(n, t)| onnx_idx_check::load::save::tensor_to_proto(t, n)),
             );
             // IR 3 requires every initializer to be a graph input too, which makes it an
             // overridable default rather than a constant: IR 4 lifts that and reads every opset.
@@ -189,10 +189,9 @@ pub(crate) fn apply(
         Feed::Constant => {
             // Constant has had its `value` attribute in ai.onnx since opset 1; a model of
             // another domain must import ai.onnx beside it.
-            let imports_onnx = m
-                .opset_import
-                .iter()
-                .any(|o| crate::ops::canonical_domain(&o.domain).is_empty() && o.version >= 1);
+            let imports_onnx = m.opset_import.iter().any(|o| {
+                onnx_idx_check::ops::canonical_domain(&o.domain).is_empty() && o.version >= 1
+            });
             if !imports_onnx {
                 return Err(VariantError::Model(
                     "does not import ai.onnx, which Constant belongs to".into(),
@@ -234,7 +233,7 @@ fn constant(name: &str, t: &Tensor) -> pb::NodeProto {
         attribute: vec![pb::AttributeProto {
             name: "value".to_owned(),
             r#type: AttributeType::Tensor as i32,
-            t: Some(crate::load::save::tensor_to_proto(t, name)),
+            t: Some(onnx_idx_check::load::save::tensor_to_proto(t, name)),
             ..Default::default()
         }],
         ..Default::default()
@@ -279,7 +278,7 @@ pub(crate) fn rewrite_case(dir: &Path, v: Variant) -> Result<(), VariantError> {
         return Err(not_applicable("it has no model.onnx".into()));
     }
     let mut warnings = Vec::new();
-    let sets = crate::discover::data_sets(dir, &mut warnings);
+    let sets = onnx_idx_check::discover::data_sets(dir, &mut warnings);
     if sets.len() != 1 || sets[0].name != "test_data_set_0" {
         let names: Vec<&str> = sets.iter().map(|d| d.name.as_str()).collect();
         return Err(not_applicable(format!(
@@ -287,8 +286,12 @@ pub(crate) fn rewrite_case(dir: &Path, v: Variant) -> Result<(), VariantError> {
             names.join(", ")
         )));
     }
-    let max = crate::runner::DEFAULT_MAX_TENSOR_BYTES;
-    let model = crate::load::load_model(&model_path, "model.onnx", crate::load::file_limit(max))?;
+    let max = onnx_idx_check::runner::DEFAULT_MAX_TENSOR_BYTES;
+    let model = onnx_idx_check::load::load_model(
+        &model_path,
+        "model.onnx",
+        onnx_idx_check::load::file_limit(max),
+    )?;
     let n = model.graph.as_ref().map_or(0, |g| data_inputs(g).len());
     let ds = &sets[0].dir;
     let mut inputs = Vec::with_capacity(n);
@@ -296,7 +299,8 @@ pub(crate) fn rewrite_case(dir: &Path, v: Variant) -> Result<(), VariantError> {
     for k in 0..n {
         let file = format!("input_{k}.pb");
         let shown = format!("test_data_set_0/{file}");
-        let loaded = crate::load::load_tensor_file_with(&ds.join(&file), &shown, max, false)?;
+        let loaded =
+            onnx_idx_check::load::load_tensor_file_with(&ds.join(&file), &shown, max, false)?;
         inputs.push(loaded.tensor);
         if k > 0 && ds.join(format!("input_{k}.bin")).is_file() && names_bin(&ds.join(&file), k) {
             external.push(format!("input_{k}.bin"));
@@ -346,15 +350,15 @@ fn names_bin(pb: &Path, k: usize) -> bool {
 mod tests {
     use super::*;
     use crate::generate::model::{model, NodeModel};
-    use crate::pb::tensor_shape_proto::dimension::Value as Dim;
-    use crate::verdict::Status;
+    use onnx_idx_check::pb::tensor_shape_proto::dimension::Value as Dim;
+    use onnx_idx_check::verdict::Status;
     use std::path::PathBuf;
 
     /// The tensor file `t` named `name` at `dir/rel`.
     fn write_tensor(dir: &Path, rel: &str, t: &Tensor, name: &str) {
         let path = dir.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, crate::load::save::encode_tensor(t, name)).unwrap();
+        std::fs::write(path, onnx_idx_check::load::save::encode_tensor(t, name)).unwrap();
     }
 
     /// Gather-13 of data `[1.0, 2.0, 3.0]` at indices `[2, 0]`, axis 0: `[3.0, 1.0]` by the
@@ -370,7 +374,7 @@ mod tests {
             opset: 13,
             attrs: &[],
             inputs: &[("data", &data), ("indices", &indices)],
-            outputs: &[("output", crate::DType::Float, Some(vec![2]))],
+            outputs: &[("output", onnx_idx_check::DType::Float, Some(vec![2]))],
         })
         .unwrap();
         std::fs::create_dir_all(dir).unwrap();
@@ -414,20 +418,23 @@ mod tests {
     }
 
     /// The runner's verdict on the case in `dir`, as `run` gives it.
-    fn run(dir: &Path) -> crate::verdict::CaseResult {
-        run_with(dir, crate::runner::RunOptions::default())
+    fn run(dir: &Path) -> onnx_idx_check::verdict::CaseResult {
+        run_with(dir, onnx_idx_check::runner::RunOptions::default())
     }
 
     /// The runner's verdict on the case in `dir` under `opts`.
-    fn run_with(dir: &Path, opts: crate::runner::RunOptions) -> crate::verdict::CaseResult {
+    fn run_with(
+        dir: &Path,
+        opts: onnx_idx_check::runner::RunOptions,
+    ) -> onnx_idx_check::verdict::CaseResult {
         let mut warnings = Vec::new();
-        let case = crate::discover::Case {
+        let case = onnx_idx_check::discover::Case {
             name: dir.file_name().unwrap().to_string_lossy().into_owned(),
             dir: dir.to_path_buf(),
             rel: PathBuf::new(),
-            data_sets: crate::discover::data_sets(dir, &mut warnings),
+            data_sets: onnx_idx_check::discover::data_sets(dir, &mut warnings),
         };
-        crate::runner::run_case(&case, &opts)
+        onnx_idx_check::runner::run_case(&case, &opts)
     }
 
     fn files(dir: &Path) -> Vec<String> {
@@ -551,7 +558,7 @@ mod tests {
                 opset,
                 attrs: &[],
                 inputs: &[("data", &data), ("indices", &indices)],
-                outputs: &[("output", crate::DType::Float, None)],
+                outputs: &[("output", onnx_idx_check::DType::Float, None)],
             })
             .unwrap()
         };
@@ -674,8 +681,8 @@ mod tests {
     /// The bundled runtime `name`, or `None` with the skip said (a failure when
     /// `ONNX_IDX_CHECK_REQUIRE_RUNTIMES` is set) when `ONNX_IDX_CHECK_PYTHON` is not set or the
     /// runtime does not start.
-    fn bundled(name: &str, test: &str) -> Option<std::sync::Arc<crate::runtime::Runtime>> {
-        use crate::runtime::{Runtime, RuntimeSpec};
+    fn bundled(name: &str, test: &str) -> Option<std::sync::Arc<onnx_idx_check::runtime::Runtime>> {
+        use onnx_idx_check::runtime::{Runtime, RuntimeSpec};
         let required = std::env::var_os("ONNX_IDX_CHECK_REQUIRE_RUNTIMES").is_some();
         if std::env::var_os("ONNX_IDX_CHECK_PYTHON").is_none() {
             assert!(!required, "{test}: ONNX_IDX_CHECK_PYTHON is not set");
@@ -696,9 +703,9 @@ mod tests {
     /// The verdict `runtime` gets on the case in `dir`.
     fn run_on(
         dir: &Path,
-        runtime: &std::sync::Arc<crate::runtime::Runtime>,
-    ) -> crate::verdict::CaseResult {
-        let opts = crate::runner::RunOptions {
+        runtime: &std::sync::Arc<onnx_idx_check::runtime::Runtime>,
+    ) -> onnx_idx_check::verdict::CaseResult {
+        let opts = onnx_idx_check::runner::RunOptions {
             runtime: Some(runtime.clone()),
             // The runtime's answers have their own limit, as under `run`.
             timeout: None,
@@ -788,7 +795,7 @@ mod tests {
                     opset: 13,
                     attrs: &[],
                     inputs: &[("data", &data), ("indices", &indices)],
-                    outputs: &[("output", crate::DType::Float, Some(shape.clone()))],
+                    outputs: &[("output", onnx_idx_check::DType::Float, Some(shape.clone()))],
                 })
                 .unwrap();
                 std::fs::create_dir_all(&dir).unwrap();

@@ -164,7 +164,7 @@ pub fn verify(dir: &Path) -> Result<Verified, VerifyError> {
         match present.get(rel) {
             None => problems.push(Problem::Missing(rel.clone())),
             Some(false) => problems.push(Problem::Unlisted(rel.clone())),
-            Some(true) => match crate::load::sha256_file_hex(&dir.join(rel)) {
+            Some(true) => match onnx_idx_check::load::sha256_file_hex(&dir.join(rel)) {
                 Ok(found) if found == *sha => {}
                 Ok(found) => problems.push(Problem::Changed {
                     path: rel.clone(),

@@ -9,7 +9,7 @@
 //! disagree in the batch, and every case of a batch the runtime did not answer, is judged again
 //! alone, which is what the hunt reports.
 
-use crate::pb::{self, ModelProto, TensorProto};
+use onnx_idx_check::pb::{self, ModelProto, TensorProto};
 use prost::Message;
 use std::path::{Path, PathBuf};
 
@@ -132,7 +132,7 @@ pub(crate) fn merge(members: &[&Ready], out: &Path) -> std::io::Result<Vec<Vec<S
         let Some(g) = member.model.graph.clone() else {
             return Err(std::io::Error::other("a member without a graph"));
         };
-        let fed = crate::eval::data_inputs(&g).len();
+        let fed = onnx_idx_check::eval::data_inputs(&g).len();
         for mut node in g.node {
             node.name = prefixed(k, &node.name);
             for v in node.input.iter_mut().chain(node.output.iter_mut()) {
@@ -204,15 +204,15 @@ pub(crate) enum Seen {
 /// Each member's part of the batch's verdict, from the names [`merge`] gave its outputs; `None`
 /// when the runtime answered the batch with no outputs (it refused, crashed or hung).
 pub(crate) fn split(
-    result: &crate::verdict::CaseResult,
+    result: &onnx_idx_check::verdict::CaseResult,
     names: &[Vec<String>],
 ) -> Option<Vec<Seen>> {
-    use crate::verdict::Status;
+    use onnx_idx_check::verdict::Status;
     let ds = result.data_sets.first()?;
     if ds.outputs.is_empty()
         || ds
             .fault
-            .is_some_and(|f| f != crate::verdict::Fault::Nondeterministic)
+            .is_some_and(|f| f != onnx_idx_check::verdict::Fault::Nondeterministic)
     {
         return None;
     }
@@ -236,11 +236,11 @@ pub(crate) fn split(
 }
 
 /// Whether the batch's verdict says the runtime gave no answer in time.
-pub(crate) fn timed_out(result: &crate::verdict::CaseResult) -> bool {
+pub(crate) fn timed_out(result: &onnx_idx_check::verdict::CaseResult) -> bool {
     result
         .data_sets
         .iter()
-        .any(|d| d.fault == Some(crate::verdict::Fault::TimedOut))
+        .any(|d| d.fault == Some(onnx_idx_check::verdict::Fault::TimedOut))
 }
 
 #[cfg(test)]
@@ -250,17 +250,17 @@ mod tests {
     use crate::generate::variant::{rewrite_case, Variant};
 
     /// Our runner's verdict on the case in `dir`.
-    fn run(dir: &Path, name: &str) -> crate::verdict::CaseResult {
-        let case = crate::discover::Case {
+    fn run(dir: &Path, name: &str) -> onnx_idx_check::verdict::CaseResult {
+        let case = onnx_idx_check::discover::Case {
             name: name.to_string(),
             dir: dir.to_path_buf(),
             rel: PathBuf::new(),
-            data_sets: vec![crate::discover::DataSet {
+            data_sets: vec![onnx_idx_check::discover::DataSet {
                 name: "test_data_set_0".to_string(),
                 dir: dir.join("test_data_set_0"),
             }],
         };
-        crate::runner::run_case(&case, &crate::runner::RunOptions::default())
+        onnx_idx_check::runner::run_case(&case, &onnx_idx_check::runner::RunOptions::default())
     }
 
     /// The quick profile's valid cases, written under `root` in turn in each variant, grouped

@@ -16,7 +16,7 @@ const COMMAND: &str = "hunt";
 pub(crate) fn run(args: HuntArgs) -> Result<u8> {
     let ops = crate::generate::select_ops(&args.ops).map_err(|e| UsageError(e.to_string()))?;
     let shard = crate::config::shard(args.shard.as_deref())?.map_or((1, 1), |s| (s.k(), s.n()));
-    let time = crate::deadline::parse_limit(&args.time)
+    let time = onnx_idx_check::deadline::parse_limit(&args.time)
         .map_err(|e| UsageError(format!("--time: {e}")))?
         .filter(|t| !t.is_zero())
         .ok_or_else(|| UsageError("--time: give the seconds to hunt for (more than 0)".into()))?;
@@ -122,7 +122,7 @@ fn summary_text(
     shard_note: &str,
     out: &std::path::Path,
 ) -> String {
-    use crate::report::counted;
+    use onnx_idx_check::report::counted;
     use std::fmt::Write as _;
     let mut t = String::new();
     let _ = writeln!(
@@ -183,7 +183,10 @@ fn summary_text(
                 row.op,
                 versions.join("/"),
                 counted(row.cases as usize, "case", "cases"),
-                crate::report::one_line(&crate::minimize::behaviour::clip(&row.message, 100))
+                onnx_idx_check::report::one_line(&crate::minimize::behaviour::clip(
+                    &row.message,
+                    100
+                ))
             );
         }
     }

@@ -75,7 +75,7 @@ fn named_op(message: &str) -> Option<&'static str> {
         .map(|w| w.trim_end_matches('.'))
         .map(str::to_ascii_lowercase)
         .collect();
-    let mut named = crate::ops::REGISTRY
+    let mut named = onnx_idx_check::ops::REGISTRY
         .iter()
         .filter(|d| !d.plumbing && !d.context)
         .map(|d| d.op_type)
@@ -342,7 +342,10 @@ mod tests {
     }
 
     /// The behaviour of a hand-made result, the data input `data` (if any) known.
-    fn of(r: &crate::verdict::CaseResult, data: Option<crate::tensor::Tensor>) -> Behaviour {
+    fn of(
+        r: &onnx_idx_check::verdict::CaseResult,
+        data: Option<onnx_idx_check::tensor::Tensor>,
+    ) -> Behaviour {
         crate::minimize::behaviour::behaviour(r, None, || data)
             .unwrap()
             .1
@@ -351,7 +354,7 @@ mod tests {
     #[test]
     fn one_key_for_one_cause_across_operators_and_contexts() {
         use crate::minimize::behaviour::made::{crashed, ndarray_panic, wrong};
-        use crate::tensor::DType;
+        use onnx_idx_check::tensor::DType;
         // tract: ScatterElements, Scatter and GatherElements die at ndarray's index check.
         let panic = |t| of(&crashed(&ndarray_panic(t)), None);
         let k = Key::new("ScatterElements", None, &panic(1));
@@ -385,11 +388,11 @@ mod tests {
         // ... and ScatterND with k = 0 returns its data, whatever the data type.
         let int8 = of(
             &wrong(DType::Int8, &[1], &[(0, "102", "1")]),
-            crate::tensor::Tensor::from_vec(vec![1], vec![1i8]).ok(),
+            onnx_idx_check::tensor::Tensor::from_vec(vec![1], vec![1i8]).ok(),
         );
         let bool_ = of(
             &wrong(DType::Bool, &[1], &[(0, "true", "false")]),
-            crate::tensor::Tensor::from_vec(vec![1], vec![false]).ok(),
+            onnx_idx_check::tensor::Tensor::from_vec(vec![1], vec![false]).ok(),
         );
         assert_eq!(
             Key::new("ScatterND", None, &int8),
@@ -400,7 +403,7 @@ mod tests {
     #[test]
     fn two_bugs_of_one_operator_or_of_two_operators_stay_apart() {
         use crate::minimize::behaviour::made::{crashed, wrong};
-        use crate::tensor::DType;
+        use onnx_idx_check::tensor::DType;
         let site = |line| {
             of(
                 &crashed(&format!(
@@ -430,7 +433,7 @@ mod tests {
             Key::new("Gather", Some("shape-chain"), &other)
         );
         // The data unchanged on two operators is two bugs.
-        let data = crate::tensor::Tensor::from_vec(vec![1], vec![1i8]).ok();
+        let data = onnx_idx_check::tensor::Tensor::from_vec(vec![1], vec![1i8]).ok();
         let same = of(&wrong(DType::Int8, &[1], &[(0, "102", "1")]), data);
         assert_ne!(
             Key::new("ScatterND", None, &same),

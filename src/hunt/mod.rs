@@ -27,10 +27,10 @@ use crate::minimize::behaviour::{self, Behaviour, Class};
 use crate::minimize::command::Chosen;
 use crate::minimize::report::{observe, Observed};
 use crate::minimize::{self, Judge, MinimizeError, Outcome};
-use crate::ops::{OpDef, Role};
 use crate::owned::OwnedDir;
 use coverage::{Coverage, Group, NotImplemented};
 use findings::{Finding, Key};
+use onnx_idx_check::ops::{OpDef, Role};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -252,7 +252,7 @@ pub(crate) fn hunt(
 
 /// The data input of a case of one node (`None` in context: the graph's inputs are not the
 /// node's).
-fn data_input(spec: &CaseSpec) -> Option<crate::tensor::Tensor> {
+fn data_input(spec: &CaseSpec) -> Option<onnx_idx_check::tensor::Tensor> {
     if spec.context.is_some() {
         return None;
     }
@@ -276,7 +276,7 @@ fn key(spec: &CaseSpec, b: &Behaviour) -> Key {
 }
 
 /// Whether the runtime answered some data set of `result` with outputs.
-fn answered(result: &crate::verdict::CaseResult) -> bool {
+fn answered(result: &onnx_idx_check::verdict::CaseResult) -> bool {
     result
         .data_sets
         .iter()
@@ -1018,9 +1018,9 @@ impl Hunt<'_> {
         ) else {
             return Ok(false);
         };
-        let texts = |t: &crate::tensor::Tensor| -> Vec<String> {
+        let texts = |t: &onnx_idx_check::tensor::Tensor| -> Vec<String> {
             (0..t.numel())
-                .map(|i| crate::tensor::value::display(t, i))
+                .map(|i| onnx_idx_check::tensor::value::display(t, i))
                 .collect()
         };
         let mut allowed: BTreeSet<String> = BTreeSet::new();
@@ -1029,7 +1029,7 @@ impl Hunt<'_> {
                 allowed.extend(texts(t));
             }
         }
-        let outputs = |o: &[Option<crate::tensor::Tensor>]| -> Vec<Vec<String>> {
+        let outputs = |o: &[Option<onnx_idx_check::tensor::Tensor>]| -> Vec<Vec<String>> {
             o.iter()
                 .map(|t| t.as_ref().map(texts).unwrap_or_default())
                 .collect()
@@ -1154,6 +1154,6 @@ fn write_findings(out: &OwnedDir, list: &[Finding]) -> anyhow::Result<()> {
     sorted.sort_by_key(|f| f.class);
     let mut json = serde_json::to_string_pretty(&sorted)?;
     json.push('\n');
-    crate::fsutil::write_atomic(out.path(), findings::FILE, json.as_bytes())?;
+    onnx_idx_check::fsutil::write_atomic(out.path(), findings::FILE, json.as_bytes())?;
     Ok(())
 }

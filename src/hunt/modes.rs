@@ -1,11 +1,11 @@
 //! The modes a hunt runs its cases in: a bundled runtime's ways of running that take other code
 //! paths (onnxruntime with graph optimizations all or disabled, OpenVINO at f32 or at the
-//! device's own precision), as its adapter declares them ([`crate::runtime::Adapter::modes`]).
+//! device's own precision), as its adapter declares them ([`onnx_idx_check::runtime::Adapter::modes`]).
 //! Cases are spread over the modes by seed and case number, each mode's runtime started when its
 //! first case comes; a finding's minimal case is judged in every mode.
 
 use crate::minimize::command::Chosen;
-use crate::runtime::{Runtime, RuntimeError, RuntimeSpec};
+use onnx_idx_check::runtime::{Runtime, RuntimeError, RuntimeSpec};
 use std::sync::Arc;
 
 /// The mode case number `index` of a round seeded `seed` runs in, of `n` modes: each mode for
@@ -83,7 +83,7 @@ impl Modes {
                 id: added.join(","),
                 flag: format!(
                     "--runtime {}",
-                    crate::report::shell_quote(&spec_text(&moded))
+                    onnx_idx_check::report::shell_quote(&spec_text(&moded))
                 ),
                 options,
                 // The first mode is what the adapter does without its options: the runtime

@@ -10,7 +10,7 @@
 
 use crate::generate::cases::{self, Breadth, CaseSpec};
 use crate::generate::variant::Variant;
-use crate::ops::OpDef;
+use onnx_idx_check::ops::OpDef;
 #[cfg(test)]
 use std::collections::BTreeMap;
 use std::collections::{HashMap, HashSet, VecDeque};

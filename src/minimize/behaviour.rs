@@ -4,8 +4,8 @@
 //! numbers blanked). A hunt counts one finding per behaviour, and shrinking keeps the behaviour
 //! fixed, so that a case cannot slip from one bug to another that shares a verdict.
 
-use crate::tensor::{DType, Tensor};
-use crate::verdict::{CaseResult, DataSetResult, Fault, OutputResult, Status};
+use onnx_idx_check::tensor::{DType, Tensor};
+use onnx_idx_check::verdict::{CaseResult, DataSetResult, Fault, OutputResult, Status};
 use serde::{Deserialize, Serialize};
 
 /// What a disagreement means for the runtime's users, most severe first.
@@ -332,7 +332,8 @@ fn unchanged(o: &OutputResult, data: &Tensor) -> bool {
         && data.dtype() == o.actual_dtype
         && data.shape() == o.actual_shape.as_slice()
         && o.first_mismatches.iter().all(|m| {
-            m.flat < data.numel() && crate::tensor::value::display(data, m.flat) == m.actual
+            m.flat < data.numel()
+                && onnx_idx_check::tensor::value::display(data, m.flat) == m.actual
         })
 }
 
@@ -591,9 +592,9 @@ fn collapse_lists(s: &str) -> String {
 /// output or a crash, written out as real runtimes gave them.
 #[cfg(test)]
 pub(crate) mod made {
-    use crate::compare::Mismatch;
-    use crate::tensor::DType;
-    use crate::verdict::{CaseResult, DataSetResult, Fault, OutputResult, Status};
+    use onnx_idx_check::compare::Mismatch;
+    use onnx_idx_check::tensor::DType;
+    use onnx_idx_check::verdict::{CaseResult, DataSetResult, Fault, OutputResult, Status};
 
     /// A case whose one output of `dtype` and `shape` differs at these (flat offset, expected,
     /// actual) elements.
@@ -602,7 +603,7 @@ pub(crate) mod made {
         shape: &[usize],
         wrong: &[(usize, &str, &str)],
     ) -> CaseResult {
-        let mut r = crate::expectations::testutil::case("made", Status::Failed);
+        let mut r = CaseResult::bare("made", std::path::PathBuf::new(), Status::Failed);
         let index = |flat: usize| {
             let mut at = vec![0; shape.len()];
             let mut rest = flat;
@@ -648,7 +649,7 @@ pub(crate) mod made {
 
     /// A case on which the runtime died, saying `reason`.
     pub(crate) fn crashed(reason: &str) -> CaseResult {
-        let mut r = crate::expectations::testutil::case("made", Status::Errored);
+        let mut r = CaseResult::bare("made", std::path::PathBuf::new(), Status::Errored);
         r.data_sets = vec![DataSetResult {
             name: "test_data_set_0".into(),
             status: Status::Errored,
@@ -803,7 +804,7 @@ mod tests {
 
     #[test]
     fn an_order_reproducing_a_half_precision_reduction_is_no_diagnosis() {
-        use crate::diagnose::BugClass;
+        use onnx_idx_check::diagnose::BugClass;
         // OpenVINO's bfloat16 mul: 1.5625 * 101 * 102 * 103 rounded once from a wider product.
         let mut r = wrong(DType::Bfloat16, &[1], &[(0, "1662976.0", "1654784.0")]);
         r.data_sets[0].outputs[0].diagnoses = vec![BugClass::AccumulationOrder];

@@ -6,8 +6,8 @@ use super::{report, MinimizeError, Options, Outcome};
 use crate::cli::MinimizeArgs;
 use crate::config::UsageError;
 use crate::exit;
-use crate::runtime::{Runtime, RuntimeSpec};
 use anyhow::Result;
+use onnx_idx_check::runtime::{Runtime, RuntimeSpec};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,12 +32,12 @@ pub(crate) fn start_runtime(
     let (spec, flag, api) = match (runtime, runtime_cmd) {
         (Some(name), _) => (
             RuntimeSpec::bundled(name),
-            format!("--runtime {}", crate::report::shell_quote(name)),
+            format!("--runtime {}", onnx_idx_check::report::shell_quote(name)),
             Api::of_bundled(name),
         ),
         (None, Some(cmd)) => (
             RuntimeSpec::command(cmd),
-            format!("--runtime-cmd {}", crate::report::shell_quote(cmd)),
+            format!("--runtime-cmd {}", onnx_idx_check::report::shell_quote(cmd)),
             None,
         ),
         (None, None) => {
@@ -47,7 +47,7 @@ pub(crate) fn start_runtime(
         }
     };
     let spec = spec.map_err(|e| UsageError(e.to_string()))?;
-    let limit = crate::deadline::parse_limit(timeout)
+    let limit = onnx_idx_check::deadline::parse_limit(timeout)
         .map_err(|e| UsageError(format!("--timeout: {e}")))?
         .filter(|t| !t.is_zero())
         // No limit: a day stands for it, as for `run`.

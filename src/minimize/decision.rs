@@ -6,8 +6,8 @@ use super::subject::Subject;
 
 /// The decision the expected outputs of `s` rest on where the operator's text is silent
 /// ([`decision_for`]).
-pub(crate) fn output_decision(s: &Subject) -> Option<crate::ops::Decision> {
-    use crate::ops::Role;
+pub(crate) fn output_decision(s: &Subject) -> Option<onnx_idx_check::ops::Decision> {
+    use onnx_idx_check::ops::Role;
     let reduction = s
         .node()?
         .attribute
@@ -25,8 +25,8 @@ pub(crate) fn output_decision(s: &Subject) -> Option<crate::ops::Decision> {
 /// Whether `s` reduces (`add`, `mul`) float16 or bfloat16 updates into an element more than
 /// once: its expected value rests on D8's rounding after each step, in row-major order.
 pub(crate) fn rounds_per_step(s: &Subject) -> bool {
-    use crate::ops::Role;
-    use crate::tensor::DType;
+    use onnx_idx_check::ops::Role;
+    use onnx_idx_check::tensor::DType;
     let reduces = s.node().is_some_and(|n| {
         n.attribute
             .iter()
@@ -45,7 +45,7 @@ pub(crate) fn rounds_per_step(s: &Subject) -> bool {
     // Each update's target element, its index normalized; one met twice is reduced into twice.
     let mut targets = std::collections::HashSet::new();
     let distinct = match s.def.indexing {
-        crate::ops::Indexing::Tuples => {
+        onnx_idx_check::ops::Indexing::Tuples => {
             // With empty tuples (k = 0) every update reduces into the whole tensor.
             let k = i.last().copied().unwrap_or(0);
             let tuples: usize = i[..i.len().saturating_sub(1)].iter().product();
@@ -68,7 +68,7 @@ pub(crate) fn rounds_per_step(s: &Subject) -> bool {
             let axis = usize::try_from(if axis < 0 { axis + rank } else { axis }).unwrap_or(0);
             let size = d.get(axis).copied().unwrap_or(1).max(1) as i64;
             (0..idx.len()).all(|p| {
-                let mut at: Vec<i64> = crate::tensor::unravel(p, i)
+                let mut at: Vec<i64> = onnx_idx_check::tensor::unravel(p, i)
                     .into_iter()
                     .map(|x| x as i64)
                     .collect();
@@ -89,13 +89,13 @@ pub(crate) fn rounds_per_step(s: &Subject) -> bool {
 /// (ScatterND) are empty (the text neither allows nor forbids either); D8 when a `max` or `min`
 /// reduction meets a NaN (the text says nothing of NaN there).
 pub(crate) fn decision_for<'a>(
-    def: &crate::ops::OpDef,
-    input: impl Fn(crate::ops::Role) -> Option<&'a crate::tensor::Tensor>,
+    def: &onnx_idx_check::ops::OpDef,
+    input: impl Fn(onnx_idx_check::ops::Role) -> Option<&'a onnx_idx_check::tensor::Tensor>,
     axis: Option<i64>,
     reduction: Option<&[u8]>,
-) -> Option<crate::ops::Decision> {
-    use crate::ops::Role;
-    use crate::tensor::value::{scalar, Scalar};
+) -> Option<onnx_idx_check::ops::Decision> {
+    use onnx_idx_check::ops::Role;
+    use onnx_idx_check::tensor::value::{scalar, Scalar};
     if let (Some(data), Some(indices)) = (input(Role::Data), input(Role::Indices)) {
         let (d, i) = (data.shape(), indices.shape());
         let rank = d.len() as i64;
@@ -105,8 +105,8 @@ pub(crate) fn decision_for<'a>(
             d.len() == i.len() && (0..d.len()).any(|k| k as i64 != axis && i[k] < d[k])
         };
         let decided = match def.indexing {
-            crate::ops::Indexing::Elements => shorter_off_axis(),
-            crate::ops::Indexing::Tuples => {
+            onnx_idx_check::ops::Indexing::Elements => shorter_off_axis(),
+            onnx_idx_check::ops::Indexing::Tuples => {
                 let scatters = def
                     .versions
                     .iter()
@@ -116,11 +116,11 @@ pub(crate) fn decision_for<'a>(
             _ => false,
         };
         if decided {
-            return Some(crate::ops::Decision::D6);
+            return Some(onnx_idx_check::ops::Decision::D6);
         }
     }
     let reduces = matches!(reduction, Some(b"max" | b"min"));
-    let nan = |t: &crate::tensor::Tensor| {
+    let nan = |t: &onnx_idx_check::tensor::Tensor| {
         (0..t.numel())
             .any(|i| matches!(scalar(t, i), Some(Scalar::Real { value, .. }) if value.is_nan()))
     };
@@ -128,5 +128,5 @@ pub(crate) fn decision_for<'a>(
         .into_iter()
         .filter_map(&input)
         .any(nan);
-    (reduces && any_nan).then_some(crate::ops::Decision::D8)
+    (reduces && any_nan).then_some(onnx_idx_check::ops::Decision::D8)
 }

@@ -27,12 +27,12 @@ pub(crate) mod shrink;
 pub(crate) mod subject;
 pub(crate) mod tensors;
 
-use crate::discover::{Case, DataSet};
 use crate::generate::variant::Variant;
-use crate::runner::RunOptions;
-use crate::runtime::Runtime;
-use crate::verdict::{CaseResult, Fault, Status};
 use behaviour::Behaviour;
+use onnx_idx_check::discover::{Case, DataSet};
+use onnx_idx_check::runner::RunOptions;
+use onnx_idx_check::runtime::Runtime;
+use onnx_idx_check::verdict::{CaseResult, Fault, Status};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -87,7 +87,7 @@ pub(crate) fn disagreement(result: &CaseResult) -> Option<(usize, Signature)> {
 
 /// The first word of a refusal's message (`runtime X refused: IndexError: ...` gives
 /// `IndexError`), empty for other verdicts.
-fn refusal_kind(ds: &crate::verdict::DataSetResult) -> String {
+fn refusal_kind(ds: &onnx_idx_check::verdict::DataSetResult) -> String {
     if ds.fault != Some(Fault::Refused) {
         return String::new();
     }
@@ -121,7 +121,7 @@ impl Default for Options {
         Options {
             max_steps: 500,
             repeat: 1,
-            max_tensor_bytes: crate::runner::DEFAULT_MAX_TENSOR_BYTES,
+            max_tensor_bytes: onnx_idx_check::runner::DEFAULT_MAX_TENSOR_BYTES,
             time: None,
             variant: Variant::DEFAULT,
         }
@@ -256,13 +256,13 @@ impl Judge {
             data_sets,
         };
         if repeat == self.opts.repeat {
-            return crate::runner::run_case(&case, &self.opts);
+            return onnx_idx_check::runner::run_case(&case, &self.opts);
         }
         let opts = RunOptions {
             repeat,
             ..self.opts.clone()
         };
-        crate::runner::run_case(&case, &opts)
+        onnx_idx_check::runner::run_case(&case, &opts)
     }
 
     /// Judges with `runtime` from now on (a hunt runs its cases in several modes of one
@@ -339,7 +339,7 @@ pub(crate) fn minimize(
     let (Some((_, signature)), Some((_, behaviour))) = (
         disagreement(&result),
         behaviour::behaviour(&result, rule(&reference).as_deref(), || {
-            original.tensor_of(crate::ops::Role::Data).cloned()
+            original.tensor_of(onnx_idx_check::ops::Role::Data).cloned()
         }),
     ) else {
         return Err(MinimizeError::NotReproducible {
@@ -390,7 +390,11 @@ pub(crate) fn minimize(
             let result = judge.subject(&candidate, &reference)?;
             // The same bug, not merely the same verdict: a candidate that disagrees another way
             // (other elements wrong, another crash site, another rule broken) is another bug.
-            let data = || candidate.tensor_of(crate::ops::Role::Data).cloned();
+            let data = || {
+                candidate
+                    .tensor_of(onnx_idx_check::ops::Role::Data)
+                    .cloned()
+            };
             let same = behaviour::behaviour(&result, rule(&reference).as_deref(), data)
                 .is_some_and(|(_, b)| b.same_as(&best.behaviour));
             if same && disagreement(&result).map(|(_, s)| s).as_ref() == Some(&best.signature) {

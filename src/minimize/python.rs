@@ -4,8 +4,8 @@
 //! `onnx.reference.ReferenceEvaluator`).
 
 use super::subject::{Reference, Subject};
-use crate::tensor::value::{scalar, Scalar};
-use crate::tensor::{DType, Tensor};
+use onnx_idx_check::tensor::value::{scalar, Scalar};
+use onnx_idx_check::tensor::{DType, Tensor};
 
 /// Tensors larger than this are read from the case's `.pb` files instead of written out.
 pub(crate) const LITERAL_LIMIT: usize = 1000;
@@ -142,22 +142,22 @@ impl Api {
     /// The API of a bundled adapter (`--runtime` spec, options after a colon ignored).
     pub(crate) fn of_bundled(spec: &str) -> Option<Api> {
         let name = spec.split(':').next().unwrap_or(spec);
-        match crate::runtime::RuntimeSpec::bundled(name).ok()? {
-            crate::runtime::RuntimeSpec::Bundled { adapter, .. } => match adapter.name {
+        match onnx_idx_check::runtime::RuntimeSpec::bundled(name).ok()? {
+            onnx_idx_check::runtime::RuntimeSpec::Bundled { adapter, .. } => match adapter.name {
                 "onnxruntime" => Some(Api::OnnxRuntime),
                 "openvino" => Some(Api::OpenVino),
                 "tract" => Some(Api::Tract),
                 "onnx-reference" => Some(Api::Reference),
                 _ => None,
             },
-            crate::runtime::RuntimeSpec::Command { .. } => None,
+            onnx_idx_check::runtime::RuntimeSpec::Command { .. } => None,
         }
     }
 }
 
 /// One attribute of the node as a keyword argument of `helper.make_node`.
-fn attribute(a: &crate::pb::AttributeProto) -> Option<String> {
-    use crate::pb::attribute_proto::AttributeType as T;
+fn attribute(a: &onnx_idx_check::pb::AttributeProto) -> Option<String> {
+    use onnx_idx_check::pb::attribute_proto::AttributeType as T;
     let value = match T::try_from(a.r#type).ok()? {
         T::Int => a.i.to_string(),
         T::Float => float(f64::from(a.f), true),
@@ -178,12 +178,12 @@ fn attribute(a: &crate::pb::AttributeProto) -> Option<String> {
 
 /// A tensor the model holds (a Constant's value, an initializer) as a numpy literal turned
 /// into a `TensorProto` of its name, `None` when it cannot be written out.
-fn literal(t: &crate::pb::TensorProto) -> Option<String> {
-    let ctx = crate::load::tensor::TensorContext {
+fn literal(t: &onnx_idx_check::pb::TensorProto) -> Option<String> {
+    let ctx = onnx_idx_check::load::tensor::TensorContext {
         base_dir: std::path::Path::new("."),
         max_bytes: LITERAL_LIMIT * 16,
     };
-    let value = crate::load::tensor::tensor_from_proto(t, &ctx).ok()?;
+    let value = onnx_idx_check::load::tensor::tensor_from_proto(t, &ctx).ok()?;
     Some(format!(
         "onnx.numpy_helper.from_array({}, {})",
         array(&value)?,
@@ -192,7 +192,7 @@ fn literal(t: &crate::pb::TensorProto) -> Option<String> {
 }
 
 /// `helper.make_node(...)` for `n` as the graph holds it.
-fn make_node(n: &crate::pb::NodeProto) -> String {
+fn make_node(n: &onnx_idx_check::pb::NodeProto) -> String {
     let mut args = vec![
         py_str(n.op_type.as_bytes()),
         format!("{:?}", n.input),
@@ -314,12 +314,12 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
             tensor(&i.name, literal(i).unwrap_or(from_file))
         })
         .collect();
-    let vi = |v: &crate::pb::ValueInfoProto| {
+    let vi = |v: &onnx_idx_check::pb::ValueInfoProto| {
         let (elem, shape) = match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
-            Some(crate::pb::type_proto::Value::TensorType(tt)) => (
+            Some(onnx_idx_check::pb::type_proto::Value::TensorType(tt)) => (
                 tt.elem_type,
                 tt.shape.as_ref().map_or("None".to_string(), |sh| {
-                    use crate::pb::tensor_shape_proto::dimension::Value;
+                    use onnx_idx_check::pb::tensor_shape_proto::dimension::Value;
                     let dims: Vec<String> = sh
                         .dim
                         .iter()
@@ -339,8 +339,9 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
             py_str(v.name.as_bytes())
         )
     };
-    let list =
-        |vs: &[crate::pb::ValueInfoProto]| vs.iter().map(vi).collect::<Vec<_>>().join(",\n     ");
+    let list = |vs: &[onnx_idx_check::pb::ValueInfoProto]| {
+        vs.iter().map(vi).collect::<Vec<_>>().join(",\n     ")
+    };
     let initializer = if initializers.is_empty() {
         String::new()
     } else {

@@ -6,9 +6,9 @@ use super::decision::{output_decision, rounds_per_step};
 use super::python::{self, Api};
 use super::subject::{Reference, Subject};
 use super::Minimized;
-use crate::runtime::{Input, Outcome, Request, Runtime};
-use crate::tensor::Tensor;
-use crate::verdict::{BugClass, RuntimeInfo, Status};
+use onnx_idx_check::runtime::{Input, Outcome, Request, Runtime};
+use onnx_idx_check::tensor::Tensor;
+use onnx_idx_check::verdict::{BugClass, RuntimeInfo, Status};
 use std::path::Path;
 
 /// The report's file name.
@@ -64,10 +64,10 @@ pub(crate) fn observe(runtime: &Runtime, dir: &Path, s: &Subject) -> Observed {
             (0..names.len())
                 .map(|k| {
                     let path = out.path().join(format!("output_{k}.pb"));
-                    crate::load::load_tensor_file(
+                    onnx_idx_check::load::load_tensor_file(
                         &path,
                         "output",
-                        crate::runner::DEFAULT_MAX_TENSOR_BYTES,
+                        onnx_idx_check::runner::DEFAULT_MAX_TENSOR_BYTES,
                     )
                     .ok()
                     .map(|(_, t)| t)
@@ -86,13 +86,13 @@ fn tensor_text(t: &Tensor, file: &str) -> String {
     let head = format!(
         "{} {}",
         t.dtype().name(),
-        crate::tensor::shape_text(t.shape())
+        onnx_idx_check::tensor::shape_text(t.shape())
     );
     if t.numel() > python::LITERAL_LIMIT {
         return format!("{head}, {} values (see `{file}`)", t.numel());
     }
     let values: Vec<String> = (0..t.numel())
-        .map(|i| crate::tensor::value::display(t, i))
+        .map(|i| onnx_idx_check::tensor::value::display(t, i))
         .collect();
     format!("{head} = [{}]", values.join(", "))
 }
@@ -111,7 +111,7 @@ fn diagnosis_words(id: &str) -> String {
 pub(crate) fn rerun_command(dir: &Path, runtime_flag: &str) -> String {
     format!(
         "onnx-idx-check run {} {runtime_flag}",
-        crate::report::shell_quote(&dir.display().to_string())
+        onnx_idx_check::report::shell_quote(&dir.display().to_string())
     )
 }
 
@@ -244,7 +244,7 @@ fn python_versions(python: &std::ffi::OsStr) -> Option<PythonVersions> {
 /// The Python a runtime runs in: the adapters' for a bundled one. A `--runtime-cmd` runtime's
 /// own packages are its business (asking a Python costs a second, in a hunt's budget).
 fn runtime_python(api: Option<Api>) -> Option<std::ffi::OsString> {
-    api.map(|_| crate::runtime::python())
+    api.map(|_| onnx_idx_check::runtime::python())
 }
 
 /// `command` with every temporary path replaced: a reader cannot have it.
@@ -271,7 +271,7 @@ fn runtime_words(info: &RuntimeInfo, api: Option<Api>, runtime_flag: &str) -> St
             api.runtime(),
             info.version,
             api.call(),
-            env!("CARGO_PKG_VERSION")
+            onnx_idx_check::report::TOOL.version
         ),
         None => format!(
             "{} {} (`--runtime-cmd {}`)",
@@ -359,8 +359,10 @@ pub(crate) fn title(
             {
                 format!(
                     "returns shape {} instead of {}",
-                    crate::tensor::shape_text(&o.actual_shape),
-                    crate::tensor::shape_text(o.expected_shape.as_deref().unwrap_or_default())
+                    onnx_idx_check::tensor::shape_text(&o.actual_shape),
+                    onnx_idx_check::tensor::shape_text(
+                        o.expected_shape.as_deref().unwrap_or_default()
+                    )
                 )
             }
             Some(o) if o.mismatches > 0 => {
@@ -427,18 +429,18 @@ pub(crate) fn title(
 
 /// The dtype of the subject's data (or updates).
 fn data_dtype(s: &Subject) -> &'static str {
-    s.tensor_of(crate::ops::Role::Data)
-        .or_else(|| s.tensor_of(crate::ops::Role::Updates))
+    s.tensor_of(onnx_idx_check::ops::Role::Data)
+        .or_else(|| s.tensor_of(onnx_idx_check::ops::Role::Updates))
         .map_or("?", |t| t.dtype().name())
 }
 
 /// **What decides it**: the operator's text for the version, and the decision when one does
 /// (`decided`: the one the expected outputs rest on, from [`output_decision`](super::decision::output_decision)).
 pub(crate) fn what_decides(
-    def: &crate::ops::OpDef,
-    v: &crate::ops::OpVersion,
+    def: &onnx_idx_check::ops::OpDef,
+    v: &onnx_idx_check::ops::OpVersion,
     reference: &Reference,
-    decided: Option<crate::ops::Decision>,
+    decided: Option<onnx_idx_check::ops::Decision>,
 ) -> String {
     let name = def.version_name(v);
     let mut md = String::from("## What decides it\n\n");
@@ -461,7 +463,7 @@ pub(crate) fn what_decides(
                  text, which is silent here ({}; onnx-idx-check's `docs/semantics.md#{}`). \
                  Weigh it as such; {name}'s own text is below.\n\n",
                 match d {
-                    crate::ops::Decision::D6 => {
+                    onnx_idx_check::ops::Decision::D6 => {
                         "indices shorter than the data off the axis, or an empty index tuple \
                          of ScatterND, are valid"
                     }
@@ -477,7 +479,7 @@ pub(crate) fn what_decides(
             )),
         },
     }
-    match crate::ops::quotes::quote(def, v) {
+    match onnx_idx_check::ops::quotes::quote(def, v) {
         Some(q) => {
             md.push_str(&format!("{name} ({}):\n\n", q.source));
             for line in q.text.lines() {
@@ -626,7 +628,7 @@ pub(crate) fn render(
         ));
     }
     // A graph's own initializers (an embedding's weights; a variant's are inputs above).
-    let own: Vec<&crate::pb::TensorProto> = s
+    let own: Vec<&onnx_idx_check::pb::TensorProto> = s
         .model
         .graph
         .as_ref()
@@ -635,11 +637,11 @@ pub(crate) fn render(
     if !own.is_empty() {
         md.push_str("\nInitializers:\n\n");
         for t in own {
-            let ctx = crate::load::tensor::TensorContext {
+            let ctx = onnx_idx_check::load::tensor::TensorContext {
                 base_dir: Path::new("."),
-                max_bytes: crate::runner::DEFAULT_MAX_TENSOR_BYTES,
+                max_bytes: onnx_idx_check::runner::DEFAULT_MAX_TENSOR_BYTES,
             };
-            let text = crate::load::tensor::tensor_from_proto(t, &ctx).map_or_else(
+            let text = onnx_idx_check::load::tensor::tensor_from_proto(t, &ctx).map_or_else(
                 |e| format!("(not readable: {e})"),
                 |v| tensor_text(&v, "model.onnx"),
             );
@@ -664,7 +666,7 @@ pub(crate) fn render(
                 None => "the spec; see below".to_string(),
             },
             match e {
-                crate::ops::SpecError::Decision { message, .. } => message.clone(),
+                onnx_idx_check::ops::SpecError::Decision { message, .. } => message.clone(),
                 e => e.to_string(),
             }
         )),
@@ -717,7 +719,7 @@ pub(crate) fn render(
         behaviour::Class::WrongOutput | behaviour::Class::Nondeterministic
             if rounds_per_step(s) =>
         {
-            Some(crate::ops::Decision::D8)
+            Some(onnx_idx_check::ops::Decision::D8)
         }
         _ => output_decision(s),
     };
@@ -752,7 +754,7 @@ pub(crate) fn render(
     };
     md.push_str(&format!(
         "\nFound by onnx-idx-check {} ({how} `{}`, {}, {} elements); in this directory, `onnx-idx-check run . {runtime_flag}` judges it again.\n",
-        env!("CARGO_PKG_VERSION"),
+        onnx_idx_check::report::TOOL.version,
         m.original.name,
         m.original.shapes(),
         m.original.size(),
@@ -780,7 +782,7 @@ pub(crate) fn replace_line(dir: &Path, prefix: &str, line: &str) -> anyhow::Resu
         })
         .collect();
     if found {
-        crate::fsutil::write_atomic(dir, REPORT_FILE, replaced.join("\n").as_bytes())?;
+        onnx_idx_check::fsutil::write_atomic(dir, REPORT_FILE, replaced.join("\n").as_bytes())?;
     }
     Ok(())
 }
@@ -862,15 +864,20 @@ pub(crate) fn write_finding(
         ..finding.clone()
     };
     let md = render(m, &info, runtime_flag, api, &observed, &env, &finding);
-    crate::fsutil::write_atomic(dir, REPORT_FILE, md.as_bytes()).map_err(|e| e.source)
+    onnx_idx_check::fsutil::write_atomic(dir, REPORT_FILE, md.as_bytes()).map_err(|e| e.source)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::{Decision, SpecError, REGISTRY};
+    use onnx_idx_check::ops::{Decision, SpecError, REGISTRY};
 
-    fn gather(since: i64) -> (&'static crate::ops::OpDef, &'static crate::ops::OpVersion) {
+    fn gather(
+        since: i64,
+    ) -> (
+        &'static onnx_idx_check::ops::OpDef,
+        &'static onnx_idx_check::ops::OpVersion,
+    ) {
         let def = REGISTRY
             .iter()
             .find(|d| d.domain.is_empty() && d.op_type == "Gather")
@@ -888,7 +895,7 @@ mod tests {
         let mut values = vec![1.0f32; n];
         values[0] = f32::NAN;
         s.inputs[0].1 = Tensor::from_vec(s.inputs[0].1.shape().to_vec(), values).unwrap();
-        assert_eq!(output_decision(&s), Some(crate::ops::Decision::D8));
+        assert_eq!(output_decision(&s), Some(onnx_idx_check::ops::Decision::D8));
         let md = what_decides(
             s.def,
             s.version,
@@ -915,7 +922,7 @@ mod tests {
 
     #[test]
     fn a_low_precision_reduction_into_one_element_twice_rounds_per_step_by_d8() {
-        use crate::tensor::DType;
+        use onnx_idx_check::tensor::DType;
         // ONNX's own case: data [4, 4, 4], indices [[0], [0]], updates [2, 4, 4], add.
         let case =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/onnx-node/test_scatternd_add");
@@ -957,7 +964,7 @@ mod tests {
         s.inputs[1].1 = Tensor::from_vec(vec![1, 1], vec![0i64]).unwrap();
         let axis = s.int_attr("axis").unwrap_or(0);
         assert!(s.set_int_attr("axis", 0) || axis == 0);
-        assert_eq!(output_decision(&s), Some(crate::ops::Decision::D6));
+        assert_eq!(output_decision(&s), Some(onnx_idx_check::ops::Decision::D6));
         let md = what_decides(
             s.def,
             s.version,

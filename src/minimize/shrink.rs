@@ -6,7 +6,7 @@
 
 use super::subject::Subject;
 use super::tensors::{index_tensor, readable, remove_dim, take};
-use crate::ops::{Indexing, Role};
+use onnx_idx_check::ops::{Indexing, Role};
 
 /// One shrinking step.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,11 +2,13 @@
 //! resolves to, one data set's inputs, and what our reference makes of them. A subject writes
 //! itself as a node-test directory whose expected outputs are the reference's.
 
-use crate::eval::EvalError;
 use crate::generate::variant::{self, Variant};
-use crate::ops::{OpDef, OpVersion, Resolution, Role, SpecError, DEFAULT_MAX_OUTPUT_BYTES};
-use crate::pb::{self, ModelProto};
-use crate::tensor::Tensor;
+use onnx_idx_check::eval::EvalError;
+use onnx_idx_check::ops::{
+    OpDef, OpVersion, Resolution, Role, SpecError, DEFAULT_MAX_OUTPUT_BYTES,
+};
+use onnx_idx_check::pb::{self, ModelProto};
+use onnx_idx_check::tensor::Tensor;
 use prost::Message;
 use std::path::Path;
 
@@ -51,7 +53,7 @@ impl Reference {
 
     /// The decision of this project that requires the error, `None` where the spec does (or
     /// the spec defines outputs).
-    pub(crate) fn decision(&self) -> Option<crate::ops::Decision> {
+    pub(crate) fn decision(&self) -> Option<onnx_idx_check::ops::Decision> {
         match self {
             Reference::Error(e) => e.decision(),
             Reference::Outputs(_) => None,
@@ -64,7 +66,7 @@ impl Reference {
 pub(crate) enum SubjectError {
     /// A file could not be read.
     #[error("{0}")]
-    Load(#[from] crate::load::LoadError),
+    Load(#[from] onnx_idx_check::load::LoadError),
     /// The model is not one node of an indexing operator on the graph's inputs.
     #[error("{case}: {why}; minimize handles models of one indexing node whose inputs are the graph's inputs")]
     Shape {
@@ -83,8 +85,9 @@ impl Subject {
         data_set: &str,
         max_bytes: usize,
     ) -> Result<Subject, SubjectError> {
-        let limit = crate::load::file_limit(max_bytes);
-        let model = crate::load::load_model(&case_dir.join("model.onnx"), "model.onnx", limit)?;
+        let limit = onnx_idx_check::load::file_limit(max_bytes);
+        let model =
+            onnx_idx_check::load::load_model(&case_dir.join("model.onnx"), "model.onnx", limit)?;
         let shape_err = |why: String| SubjectError::Shape {
             case: case_dir.display().to_string(),
             why,
@@ -102,14 +105,14 @@ impl Subject {
         if !graph.initializer.is_empty() {
             return Err(shape_err("the graph has initializers".into()));
         }
-        let opsets = crate::eval::opsets(&model).map_err(|e| shape_err(e.to_string()))?;
-        let domain = crate::ops::canonical_domain(&node.domain);
+        let opsets = onnx_idx_check::eval::opsets(&model).map_err(|e| shape_err(e.to_string()))?;
+        let domain = onnx_idx_check::ops::canonical_domain(&node.domain);
         let opset = *opsets.get(domain).ok_or_else(|| {
             shape_err(format!(
                 "the model does not import the node's domain '{domain}'"
             ))
         })?;
-        let (def, version) = match crate::ops::resolve(domain, &node.op_type, opset) {
+        let (def, version) = match onnx_idx_check::ops::resolve(domain, &node.op_type, opset) {
             Resolution::Found(d, v) if !d.plumbing => (d, v),
             _ => {
                 return Err(shape_err(format!(
@@ -124,7 +127,7 @@ impl Subject {
             let file = format!("input_{k}.pb");
             let path = case_dir.join(data_set).join(&file);
             let shown = format!("{data_set}/{file}");
-            let (_, t) = crate::load::load_tensor_file(&path, &shown, max_bytes)?;
+            let (_, t) = onnx_idx_check::load::load_tensor_file(&path, &shown, max_bytes)?;
             inputs.push((vi.name.clone(), t));
             let role = node
                 .input
@@ -156,8 +159,9 @@ impl Subject {
         (def, version, opset): (&'static OpDef, &'static OpVersion, i64),
         max_bytes: usize,
     ) -> Result<Subject, SubjectError> {
-        let limit = crate::load::file_limit(max_bytes);
-        let model = crate::load::load_model(&case_dir.join("model.onnx"), "model.onnx", limit)?;
+        let limit = onnx_idx_check::load::file_limit(max_bytes);
+        let model =
+            onnx_idx_check::load::load_model(&case_dir.join("model.onnx"), "model.onnx", limit)?;
         let mut s = Subject {
             name: name.to_string(),
             model,
@@ -169,14 +173,15 @@ impl Subject {
             variant: Variant::DEFAULT,
         };
         let names: Vec<String> = s.model.graph.as_ref().map_or_else(Vec::new, |g| {
-            crate::eval::data_inputs(g)
+            onnx_idx_check::eval::data_inputs(g)
                 .iter()
                 .map(|v| v.name.clone())
                 .collect()
         });
         for (k, input) in names.into_iter().enumerate() {
             let shown = format!("test_data_set_0/input_{k}.pb");
-            let (_, t) = crate::load::load_tensor_file(&case_dir.join(&shown), &shown, max_bytes)?;
+            let (_, t) =
+                onnx_idx_check::load::load_tensor_file(&case_dir.join(&shown), &shown, max_bytes)?;
             let role = s
                 .node()
                 .and_then(|n| n.input.iter().position(|i| *i == input))
@@ -196,7 +201,7 @@ impl Subject {
             .iter()
             .find(|n| {
                 n.op_type == self.def.op_type
-                    && crate::ops::canonical_domain(&n.domain) == self.def.domain
+                    && onnx_idx_check::ops::canonical_domain(&n.domain) == self.def.domain
             })
             .or_else(|| g.node.first())
     }
@@ -252,7 +257,7 @@ impl Subject {
     pub(crate) fn shapes(&self) -> String {
         self.inputs
             .iter()
-            .map(|(n, t)| format!("{n} {}", crate::tensor::shape_text(t.shape())))
+            .map(|(n, t)| format!("{n} {}", onnx_idx_check::tensor::shape_text(t.shape())))
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -305,16 +310,16 @@ impl Subject {
     /// model it cannot plan for a reason other than the spec's).
     pub(crate) fn reference(&self) -> Result<Reference, String> {
         let model = self.model_for(None);
-        let plan = match crate::eval::plan(&model) {
+        let plan = match onnx_idx_check::eval::plan(&model) {
             Ok(p) => p,
-            Err(crate::eval::PlanError::Invalid(e)) => {
+            Err(onnx_idx_check::eval::PlanError::Invalid(e)) => {
                 return Ok(Reference::Error(SpecError::Violation(e)))
             }
-            Err(crate::eval::PlanError::Unsupported(e)) => return Err(e),
+            Err(onnx_idx_check::eval::PlanError::Unsupported(e)) => return Err(e),
         };
         let inputs: Vec<Tensor> = self.inputs.iter().map(|(_, t)| t.clone()).collect();
         // A graph's own initializers (an embedding's weights, in a case in context).
-        let ctx = crate::load::tensor::TensorContext {
+        let ctx = onnx_idx_check::load::tensor::TensorContext {
             base_dir: Path::new("."),
             max_bytes: DEFAULT_MAX_OUTPUT_BYTES,
         };
@@ -324,10 +329,10 @@ impl Subject {
             .map(|t| {
                 Ok((
                     t.name.clone(),
-                    crate::load::tensor::tensor_from_proto(t, &ctx)?,
+                    onnx_idx_check::load::tensor::tensor_from_proto(t, &ctx)?,
                 ))
             })
-            .collect::<Result<Vec<_>, crate::load::tensor::TensorError>>()
+            .collect::<Result<Vec<_>, onnx_idx_check::load::tensor::TensorError>>()
             .map_err(|e| e.to_string())?;
         match plan.evaluate(
             &initializers,
@@ -373,14 +378,14 @@ impl Subject {
         for (k, (name, t)) in self.inputs.iter().enumerate() {
             std::fs::write(
                 ds.join(format!("input_{k}.pb")),
-                crate::load::save::encode_tensor(t, name),
+                onnx_idx_check::load::save::encode_tensor(t, name),
             )?;
         }
         if let Some(outs) = outputs {
             for (k, t) in outs.iter().enumerate() {
                 std::fs::write(
                     ds.join(format!("output_{k}.pb")),
-                    crate::load::save::encode_tensor(t, &self.output_name(k)),
+                    onnx_idx_check::load::save::encode_tensor(t, &self.output_name(k)),
                 )?;
             }
         }
@@ -400,7 +405,7 @@ impl Subject {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::Status;
+    use onnx_idx_check::verdict::Status;
 
     #[test]
     fn every_shrinking_step_of_a_variant_subject_is_written_in_that_variant() {
@@ -443,13 +448,13 @@ mod tests {
                     variant.id()
                 );
                 let mut warnings = Vec::new();
-                let case = crate::discover::Case {
+                let case = onnx_idx_check::discover::Case {
                     name: "case".into(),
                     dir: dir.clone(),
                     rel: std::path::PathBuf::new(),
-                    data_sets: crate::discover::data_sets(&dir, &mut warnings),
+                    data_sets: onnx_idx_check::discover::data_sets(&dir, &mut warnings),
                 };
-                let result = crate::runner::run_case(&case, &Default::default());
+                let result = onnx_idx_check::runner::run_case(&case, &Default::default());
                 let want = if reference.is_error() {
                     Status::Errored
                 } else {

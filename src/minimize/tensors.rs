@@ -3,7 +3,7 @@
 //! the data. Every function returns `None` where it cannot apply (a packed sub-byte type, an
 //! index dtype other than int32/int64), so that the step is skipped rather than a panic.
 
-use crate::tensor::{DType, Storage, Tensor};
+use onnx_idx_check::tensor::{DType, Storage, Tensor};
 
 /// `v`'s elements at positions `keep` along the middle axis of an `outer x n x inner` layout.
 fn pick<T: Clone>(v: &[T], outer: usize, n: usize, inner: usize, keep: &[usize]) -> Vec<T> {

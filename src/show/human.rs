@@ -8,10 +8,10 @@ use super::{
     attr_type_name, node_domain, storage, AttrValue, CaseView, DataSetView, Dim, Model, Shown,
     Slot, SlotContent, TensorFile, ValueType,
 };
-use crate::load::LoadedTensor;
-use crate::pending::{preview, PREVIEW_VALUES};
-use crate::report::one_line;
-use crate::tensor::Tensor;
+use onnx_idx_check::load::LoadedTensor;
+use onnx_idx_check::pending::{preview, PREVIEW_VALUES};
+use onnx_idx_check::report::one_line;
+use onnx_idx_check::tensor::Tensor;
 use std::fmt::Write as _;
 
 /// The whole text, ending with a newline.
@@ -93,7 +93,9 @@ fn model(out: &mut String, m: &Model, full: bool) {
         .opset_import
         .iter()
         .map(|o| {
-            let d = crate::eval::display_domain(crate::ops::canonical_domain(&o.domain));
+            let d = onnx_idx_check::eval::display_domain(onnx_idx_check::ops::canonical_domain(
+                &o.domain,
+            ));
             format!("{} {}", one_line(d), o.version)
         })
         .collect();
@@ -111,7 +113,7 @@ fn model(out: &mut String, m: &Model, full: bool) {
     let Some(g) = graph else {
         return;
     };
-    let data_inputs = crate::eval::data_inputs(g);
+    let data_inputs = onnx_idx_check::eval::data_inputs(g);
     for (title, list) in [("inputs", &g.input), ("outputs", &g.output)] {
         if list.is_empty() {
             continue;
@@ -346,7 +348,7 @@ fn loaded(t: &LoadedTensor, bound_to: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pb::{attribute_proto::AttributeType, AttributeProto, GraphProto};
+    use onnx_idx_check::pb::{attribute_proto::AttributeType, AttributeProto, GraphProto};
 
     #[test]
     fn attribute_values_read_as_written() {

@@ -12,9 +12,9 @@ use super::{
     attr_type_name, node_domain, storage, AttrValue, CaseView, DataSetView, Dim, Model, Shown,
     Slot, SlotContent, TensorFile, ValueType,
 };
-use crate::load::LoadedTensor;
-use crate::tensor::value::{scalar, Scalar};
-use crate::tensor::{DType, Tensor};
+use onnx_idx_check::load::LoadedTensor;
+use onnx_idx_check::tensor::value::{scalar, Scalar};
+use onnx_idx_check::tensor::{DType, Tensor};
 use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
 
@@ -399,12 +399,14 @@ fn model(m: &Model, full: bool) -> JsonModel<'_> {
             .opset_import
             .iter()
             .map(|o| JsonOpset {
-                domain: crate::eval::display_domain(crate::ops::canonical_domain(&o.domain)),
+                domain: onnx_idx_check::eval::display_domain(
+                    onnx_idx_check::ops::canonical_domain(&o.domain),
+                ),
                 version: o.version,
             })
             .collect(),
         graph: p.graph.as_ref().map(|g| {
-            let data_inputs = crate::eval::data_inputs(g);
+            let data_inputs = onnx_idx_check::eval::data_inputs(g);
             JsonGraph {
                 name: &g.name,
                 inputs: g
@@ -449,7 +451,7 @@ fn model(m: &Model, full: bool) -> JsonModel<'_> {
     }
 }
 
-fn value_info(v: &crate::pb::ValueInfoProto) -> JsonValueInfo<'_> {
+fn value_info(v: &onnx_idx_check::pb::ValueInfoProto) -> JsonValueInfo<'_> {
     let t = ValueType::of(v);
     let tensor = matches!(t.kind, "tensor" | "sparse tensor");
     JsonValueInfo {
@@ -465,7 +467,7 @@ fn attribute<'a>(
     m: &'a Model,
     node: usize,
     a: usize,
-    attr: &'a crate::pb::AttributeProto,
+    attr: &'a onnx_idx_check::pb::AttributeProto,
     full: bool,
 ) -> JsonAttribute<'a> {
     let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned();

@@ -3,8 +3,8 @@
 //! the same width. Beyond [`SUMMARY_THRESHOLD`] values a summary shows the first and last
 //! [`EDGE_ITEMS`] along each long axis with `...` between (numpy's `threshold` and `edgeitems`).
 
-use crate::pending::{short_value, PREVIEW_VALUES};
-use crate::tensor::{value, DType, Tensor};
+use onnx_idx_check::pending::{short_value, PREVIEW_VALUES};
+use onnx_idx_check::tensor::{value, DType, Tensor};
 
 /// Tensors with more values than this are summarized unless every value is asked for.
 pub const SUMMARY_THRESHOLD: usize = 1000;

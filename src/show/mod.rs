@@ -15,13 +15,13 @@ pub mod human;
 pub mod json;
 mod layout;
 
-use crate::discover::{self, DataSet};
-use crate::load::{self, LoadError, LoadedTensor};
-use crate::pb::{
+use onnx_idx_check::discover::{self, DataSet};
+use onnx_idx_check::load::{self, LoadError, LoadedTensor};
+use onnx_idx_check::pb::{
     attribute_proto::AttributeType, tensor_shape_proto::dimension::Value as DimValue, type_proto,
     AttributeProto, GraphProto, ModelProto, NodeProto, ValueInfoProto,
 };
-use crate::tensor::{DType, Tensor};
+use onnx_idx_check::tensor::{DType, Tensor};
 use std::path::Path;
 use thiserror::Error;
 
@@ -240,7 +240,7 @@ fn load_model(path: &Path, file: String, opts: &Options) -> Result<Model, LoadEr
         base_dir: path.parent().unwrap_or(Path::new(".")),
         max_bytes: opts.max_tensor_bytes,
     };
-    let convert = |t: &crate::pb::TensorProto| {
+    let convert = |t: &onnx_idx_check::pb::TensorProto| {
         load::convert_tensor(t, &file, &ctx).map_err(|e| e.to_string())
     };
     let graph = proto.graph.as_ref();
@@ -275,7 +275,7 @@ fn load_case(dir: &Path, shown: String, opts: &Options) -> CaseView {
             (
                 graph
                     .map(|g| {
-                        crate::eval::data_inputs(g)
+                        onnx_idx_check::eval::data_inputs(g)
                             .iter()
                             .map(|v| v.name.clone())
                             .collect()
@@ -389,8 +389,10 @@ impl ValueType {
             elem_type: 0,
             shape: None,
         };
-        let tensor =
-            |kind, elem_type: i32, shape: Option<&crate::pb::TensorShapeProto>| ValueType {
+        let tensor = |kind,
+                      elem_type: i32,
+                      shape: Option<&onnx_idx_check::pb::TensorShapeProto>| {
+            ValueType {
                 kind,
                 dtype: DType::from_onnx(elem_type),
                 elem_type,
@@ -404,7 +406,8 @@ impl ValueType {
                         })
                         .collect()
                 }),
-            };
+            }
+        };
         match v.r#type.as_ref().and_then(|t| t.value.as_ref()) {
             None => unknown("unknown"),
             Some(Value::TensorType(t)) => tensor("tensor", t.elem_type, t.shape.as_ref()),
@@ -483,7 +486,7 @@ pub fn attr_type_name(a: &AttributeProto) -> String {
 
 /// A node's operator with its domain: `Gather (ai.onnx)`.
 pub fn node_domain(node: &NodeProto) -> &str {
-    crate::eval::display_domain(crate::ops::canonical_domain(&node.domain))
+    onnx_idx_check::eval::display_domain(onnx_idx_check::ops::canonical_domain(&node.domain))
 }
 
 /// Where a loaded tensor's values were stored, as the proto names the field.

@@ -4,7 +4,7 @@
 //! are built here node by node; their expected outputs are worked out by hand.
 
 use crate::support::{case, cases, run, run_json};
-use onnx_idx_check::internal::pb::{
+use onnx_idx_check::pb::{
     attribute_proto::AttributeType, tensor_proto::DataType, type_proto, AttributeProto, GraphProto,
     ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto,
     ValueInfoProto,

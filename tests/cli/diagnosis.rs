@@ -354,7 +354,7 @@ fn two_classes_case() -> (tempfile::TempDir, PathBuf) {
     rewrite_model(&case.join("model.onnx"), |m| {
         let g = m.graph.as_mut().unwrap();
         for v in g.input.iter_mut().chain(g.output.iter_mut()) {
-            if let Some(onnx_idx_check::internal::pb::type_proto::Value::TensorType(t)) =
+            if let Some(onnx_idx_check::pb::type_proto::Value::TensorType(t)) =
                 v.r#type.as_mut().and_then(|t| t.value.as_mut())
             {
                 t.shape = None;

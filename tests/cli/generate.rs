@@ -5,8 +5,8 @@
 
 use crate::common::reference::from_tensor;
 use crate::support::{files_under, run, run_within, sha256_hex};
-use onnx_idx_check::internal::load::{tensor_from_proto, TensorContext};
-use onnx_idx_check::internal::pb::{ModelProto, TensorProto};
+use onnx_idx_check::load::tensor::{tensor_from_proto, TensorContext};
+use onnx_idx_check::pb::{ModelProto, TensorProto};
 use onnx_idx_check::tensor::DType;
 use onnx_idx_check_reference::{self as reference, Attr, AttrValue, Op, Outcome, RTensor};
 use prost::Message;

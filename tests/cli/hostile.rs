@@ -8,7 +8,7 @@
 use crate::support::{
     cases, copy_case, fixture, read_tensor, rewrite_model, run_json, write_tensor,
 };
-use onnx_idx_check::internal::pb::{tensor_proto::DataLocation, StringStringEntryProto};
+use onnx_idx_check::pb::{tensor_proto::DataLocation, StringStringEntryProto};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -265,7 +265,7 @@ fn an_output_larger_than_the_limit_errors_before_it_is_computed() {
     copy_case(&fixture("failing/wrong_value"), &case);
     rewrite_model(&case.join("model.onnx"), |m| {
         for v in &mut m.graph.as_mut().unwrap().input {
-            if let Some(onnx_idx_check::internal::pb::type_proto::Value::TensorType(t)) =
+            if let Some(onnx_idx_check::pb::type_proto::Value::TensorType(t)) =
                 v.r#type.as_mut().and_then(|t| t.value.as_mut())
             {
                 t.shape = None;
@@ -397,7 +397,7 @@ fn slow_case(dir: &Path) {
     copy_case(&fixture("failing/wrong_value"), dir);
     rewrite_model(&dir.join("model.onnx"), |m| {
         for v in &mut m.graph.as_mut().unwrap().input {
-            if let Some(onnx_idx_check::internal::pb::type_proto::Value::TensorType(t)) =
+            if let Some(onnx_idx_check::pb::type_proto::Value::TensorType(t)) =
                 v.r#type.as_mut().and_then(|t| t.value.as_mut())
             {
                 t.shape = None;

@@ -316,7 +316,7 @@ fn actual_outputs_and_pending_review_work_on_ir_cases() {
     let written = crate::support::read_tensor(&dir.join("test_data_set_0/output_0.pb"));
     let committed = {
         use prost::Message;
-        onnx_idx_check::internal::pb::TensorProto::decode(expected.as_slice()).unwrap()
+        onnx_idx_check::pb::TensorProto::decode(expected.as_slice()).unwrap()
     };
     assert_eq!(written.dims, committed.dims);
     assert_eq!(written.raw_data, committed.raw_data);

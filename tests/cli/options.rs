@@ -397,7 +397,7 @@ fn bench_counts_a_backward_op_as_a_scatter_not_as_a_gather() {
     // GatherGrad writes dY into a zero tensor: it reads every input whole and writes the output
     // once (the scatter count), although its name contains "Gather".
     let dir = root().join("testdata/spec-examples/gather_grad_axis0_opset13");
-    let bytes = |t: &onnx_idx_check::internal::pb::TensorProto| -> u64 {
+    let bytes = |t: &onnx_idx_check::pb::TensorProto| -> u64 {
         let n: i64 = t.dims.iter().product();
         let width = match t.data_type {
             1 => 4,  // float

@@ -792,7 +792,7 @@ fn adapters_lists_the_bundled_ones_and_writes_them_out_without_replacing_a_user_
     let to_s = to.to_str().unwrap();
     run(["adapters", "--write", to_s]).expect_code(0);
     // The files are the ones in the source tree, byte for byte.
-    let src = root().join("src/runtime/adapters");
+    let src = root().join("crates/checker/src/runtime/adapters");
     let mut names: Vec<_> = std::fs::read_dir(&src)
         .unwrap()
         .map(|e| e.unwrap().file_name())

@@ -237,7 +237,7 @@ fn hand_written_typed_fields_show_their_values() {
 
 #[test]
 fn large_tensors_are_summarized_unless_full() {
-    use onnx_idx_check::internal::pb::TensorProto;
+    use onnx_idx_check::pb::TensorProto;
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("big.pb");
     let t = TensorProto {

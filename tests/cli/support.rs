@@ -187,27 +187,22 @@ pub fn verdict_of_group(name: &str) -> &'static str {
 }
 
 /// Decodes a `.pb` tensor file.
-pub fn read_tensor(path: &Path) -> onnx_idx_check::internal::pb::TensorProto {
+pub fn read_tensor(path: &Path) -> onnx_idx_check::pb::TensorProto {
     use prost::Message;
-    onnx_idx_check::internal::pb::TensorProto::decode(std::fs::read(path).unwrap().as_slice())
-        .unwrap()
+    onnx_idx_check::pb::TensorProto::decode(std::fs::read(path).unwrap().as_slice()).unwrap()
 }
 
 /// Encodes a tensor into a `.pb` file.
-pub fn write_tensor(path: &Path, t: &onnx_idx_check::internal::pb::TensorProto) {
+pub fn write_tensor(path: &Path, t: &onnx_idx_check::pb::TensorProto) {
     use prost::Message;
     std::fs::write(path, t.encode_to_vec()).unwrap();
 }
 
 /// Decodes `model.onnx`, changes it and writes it back.
-pub fn rewrite_model(
-    path: &Path,
-    change: impl FnOnce(&mut onnx_idx_check::internal::pb::ModelProto),
-) {
+pub fn rewrite_model(path: &Path, change: impl FnOnce(&mut onnx_idx_check::pb::ModelProto)) {
     use prost::Message;
     let mut m =
-        onnx_idx_check::internal::pb::ModelProto::decode(std::fs::read(path).unwrap().as_slice())
-            .unwrap();
+        onnx_idx_check::pb::ModelProto::decode(std::fs::read(path).unwrap().as_slice()).unwrap();
     change(&mut m);
     std::fs::write(path, m.encode_to_vec()).unwrap();
 }

@@ -609,7 +609,7 @@ fn a_graph_where_two_nodes_write_one_tensor_is_an_invalid_model() {
 /// indices [2, 0], two updates of the whole tensor combined by `reduction`, and `expected` as
 /// the output.
 fn scatter_nd_k_zero_case(dir: &Path, reduction: &str, expected: &[f32]) {
-    use onnx_idx_check::internal::pb::{
+    use onnx_idx_check::pb::{
         attribute_proto::AttributeType, tensor_proto::DataType, type_proto, AttributeProto,
         GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TypeProto,
         ValueInfoProto,

@@ -14,7 +14,7 @@ pub fn generate(check: bool) -> Result<()> {
     let root = project_root();
     let code = render(&root)?;
     ensure_file_contents(
-        &root.join("src/pb/onnx.rs"),
+        &root.join("crates/checker/src/pb/onnx.rs"),
         code.as_bytes(),
         check,
         "codegen",

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 #[allow(dead_code)]
-#[path = "../../src/load/ir/write.rs"]
+#[path = "../../crates/checker/src/load/ir/write.rs"]
 mod ir_write;
 
 const COMMAND: &str = "testdata";

@@ -18,7 +18,7 @@ mod ir_examples;
 // here would make `cargo xtask codegen --check` fail.
 #[allow(clippy::all, dead_code)]
 #[rustfmt::skip]
-#[path = "../../src/pb/onnx.rs"]
+#[path = "../../crates/checker/src/pb/onnx.rs"]
 mod pb;
 mod spec_examples;
 mod testdata;

@@ -12,7 +12,7 @@
 //!   overlapping or shared indices, the second one reducing where the version can.
 //!
 //! The expected outputs are what the evaluator computes on the whole graph, the context
-//! operators included ([`crate::ops::context`]). As in [`super`], nothing here names an
+//! operators included ([`onnx_idx_check::ops::context`]). As in [`super`], nothing here names an
 //! operator: which graphs a version gets follows from its indexing, its input roles and its
 //! attributes. These cases are not part of any `generate` profile; the hunt plans them.
 
@@ -20,8 +20,8 @@ use super::super::model::{attr_proto, int_attr, ints_attr, Attr, Form, GraphNode
 use super::super::rng::Rng;
 use super::super::values;
 use super::{mode_attr, snake, CaseSpec};
-use crate::ops::{Indexing, OpDef, OpVersion, Role};
-use crate::tensor::{DType, Tensor};
+use onnx_idx_check::ops::{Indexing, OpDef, OpVersion, Role};
+use onnx_idx_check::tensor::{DType, Tensor};
 
 /// Which graph a case in context puts the operator in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -600,8 +600,8 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::REGISTRY;
-    use crate::verdict::Status;
+    use onnx_idx_check::ops::REGISTRY;
+    use onnx_idx_check::verdict::Status;
 
     /// Every case in context of every registered version.
     fn all() -> Vec<CaseSpec> {
@@ -614,7 +614,7 @@ mod tests {
 
     /// The number of cases in context of `op` at version `since`.
     fn count(op: &str, since: i64) -> usize {
-        let def = crate::ops::find_op("", op).unwrap();
+        let def = onnx_idx_check::ops::find_op("", op).unwrap();
         let v = def.versions.iter().find(|v| v.since == since).unwrap();
         in_context(7, def, v).len()
     }
@@ -695,13 +695,13 @@ mod tests {
         assert!(specs.len() >= 40, "{}", specs.len());
         let dir = tempfile::tempdir().unwrap();
         let written = write(&specs, dir.path());
-        let found = crate::discover::discover(&[dir.path().to_path_buf()]).unwrap();
+        let found = onnx_idx_check::discover::discover(&[dir.path().to_path_buf()]).unwrap();
         assert_eq!(found.cases.len(), written.len());
-        let opts = crate::runner::RunOptions::default();
+        let opts = onnx_idx_check::runner::RunOptions::default();
         let mut errored = 0;
         for case in &found.cases {
             let violation = written.iter().find(|(n, _)| *n == case.name).unwrap().1;
-            let r = crate::runner::run_case(case, &opts);
+            let r = onnx_idx_check::runner::run_case(case, &opts);
             let want = if violation {
                 errored += 1;
                 Status::Errored
@@ -725,7 +725,7 @@ mod tests {
 
     #[test]
     fn the_shape_chain_reshapes_the_data_as_the_view_it_stands_for() {
-        let def = crate::ops::find_op("", "Gather").unwrap();
+        let def = onnx_idx_check::ops::find_op("", "Gather").unwrap();
         let v = def.versions.last().unwrap();
         let specs: Vec<CaseSpec> = in_context(7, def, v)
             .into_iter()
@@ -739,7 +739,8 @@ mod tests {
                 .path()
                 .join(&spec.name)
                 .join("test_data_set_0/output_0.pb");
-            let (_, t) = crate::load::load_tensor_file(&out, "output_0.pb", 1 << 20).unwrap();
+            let (_, t) =
+                onnx_idx_check::load::load_tensor_file(&out, "output_0.pb", 1 << 20).unwrap();
             assert_eq!(t.shape(), shape, "{}", spec.name);
             // Reshape moves no element: the output holds the data in order.
             assert_eq!(t.storage(), spec.inputs[0].storage(), "{}", spec.name);

@@ -13,7 +13,7 @@
 
 use super::{call, mode_attr, offsets, tuples, Builder, Call, Family, Pass};
 use crate::generate::rng::Rng;
-use crate::tensor::{Class, DType};
+use onnx_idx_check::tensor::{Class, DType};
 
 /// How many drawn cases each crossing of tuples and offsets makes per round (their shapes
 /// differ, so that one round meets more of them).
@@ -694,7 +694,7 @@ fn offset_traits(c: &Call, mode: &str) -> Vec<String> {
 mod tests {
     use super::super::{crossed, generated_ops, versions, CaseSpec};
     use crate::generate::model::Attr;
-    use crate::ops::Role;
+    use onnx_idx_check::ops::Role;
 
     /// Every crossed case of every version under `seed`.
     fn all(seed: u64) -> Vec<CaseSpec> {
@@ -807,9 +807,9 @@ mod tests {
     fn has_duplicate_along(shape: &[usize], idx: &[i64], axis: usize, s: i64) -> bool {
         let norm = |x: i64| if x < 0 { x + s } else { x };
         (0..idx.len()).any(|a| {
-            let ca = crate::tensor::unravel(a, shape);
+            let ca = onnx_idx_check::tensor::unravel(a, shape);
             (a + 1..idx.len()).any(|b| {
-                let cb = crate::tensor::unravel(b, shape);
+                let cb = onnx_idx_check::tensor::unravel(b, shape);
                 let same_line = (0..shape.len()).all(|d| d == axis || ca[d] == cb[d]);
                 same_line && norm(idx[a]) == norm(idx[b])
             })

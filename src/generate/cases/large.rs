@@ -16,8 +16,8 @@
 //! wrong index reads a wrong value.
 
 use super::{mode_attr, offsets, tuples, values, Builder, Call, Family};
-use crate::ops::Role;
-use crate::tensor::DType;
+use onnx_idx_check::ops::Role;
+use onnx_idx_check::tensor::DType;
 
 /// An axis longer than 65,536.
 const LONG: usize = 70_000;

@@ -6,7 +6,7 @@
 use super::{Builder, Call, Family, Form};
 use crate::generate::rng::Rng;
 use crate::generate::values;
-use crate::tensor::{DType, Layout};
+use onnx_idx_check::tensor::{DType, Layout};
 
 /// The sequence axis of `c`, normalised (the attribute's default is -2).
 fn seq_axis(c: &Call) -> usize {

@@ -7,7 +7,7 @@
 use super::{call, mode_attr, tuples, Builder, Call, Family, Role};
 use crate::generate::rng::Rng;
 use crate::generate::values::{self, float_bits};
-use crate::tensor::DType;
+use onnx_idx_check::tensor::DType;
 
 /// A reduction chain: dtype, mode, the element's start value, the updates landing on it, and the
 /// trait it shows.

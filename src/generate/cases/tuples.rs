@@ -7,7 +7,7 @@
 use super::{Builder, Call, Family};
 use crate::generate::rng::Rng;
 use crate::generate::values;
-use crate::tensor::DType;
+use onnx_idx_check::tensor::DType;
 
 /// The `batch_dims` of `c` (0 when absent or negative, which only violations give).
 fn batch(c: &Call) -> usize {
@@ -39,7 +39,7 @@ pub(super) fn fill(c: &mut Call, rng: &mut Rng, distinct: bool) {
             } else {
                 rng.below(space)
             };
-            crate::tensor::unravel(flat, &dims)
+            onnx_idx_check::tensor::unravel(flat, &dims)
         })
         .map(|x| x as i64)
         .collect();
