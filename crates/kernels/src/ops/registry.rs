@@ -304,6 +304,20 @@ impl OpVersion {
         }
     }
 
+    /// This version with the modes `modes`, chosen by the attribute `attr` (ScatterElements' and
+    /// ScatterND's `reduction`, TensorScatter's `mode`).
+    pub(crate) const fn with_modes(
+        self,
+        attr: &'static str,
+        modes: &'static [&'static str],
+    ) -> OpVersion {
+        OpVersion {
+            modes,
+            mode_attr: Some(attr),
+            ..self
+        }
+    }
+
     /// Whether an index outside `[-s, s-1]` reads as zeros rather than breaking the spec.
     pub fn zero_fills(&self) -> bool {
         self.modes.contains(&OUT_OF_RANGE_ZEROS)

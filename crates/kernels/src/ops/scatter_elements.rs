@@ -39,17 +39,14 @@ const INPUTS: &[InputSpec] = &[
 
 const AXIS: &[AttrSpec] = &[AttrSpec::int("axis", 0)];
 
+/// A version whose `reduction` attribute chooses among `modes`.
 const fn version(
     since: i64,
     attrs: &'static [AttrSpec],
     constraints: &'static [Constraint],
     modes: &'static [&'static str],
 ) -> OpVersion {
-    OpVersion {
-        modes,
-        mode_attr: Some("reduction"),
-        ..OpVersion::base(since, attrs, INPUTS, constraints, eval)
-    }
+    OpVersion::base(since, attrs, INPUTS, constraints, eval).with_modes("reduction", modes)
 }
 
 /// The deprecated Scatter operator: version 9, and the deprecation at 11.

@@ -29,17 +29,14 @@ const INPUTS: &[InputSpec] = &[
     InputSpec::required("updates", "T", Role::Updates),
 ];
 
+/// A version whose `reduction` attribute chooses among `modes`.
 const fn version(
     since: i64,
     attrs: &'static [AttrSpec],
     constraints: &'static [Constraint],
     modes: &'static [&'static str],
 ) -> OpVersion {
-    OpVersion {
-        modes,
-        mode_attr: Some("reduction"),
-        ..OpVersion::base(since, attrs, INPUTS, constraints, eval)
-    }
+    OpVersion::base(since, attrs, INPUTS, constraints, eval).with_modes("reduction", modes)
 }
 
 /// The ScatterND operator, versions 11, 13, 16 and 18.
