@@ -202,7 +202,7 @@ fn details(c: &CaseResult) -> String {
                     "  diagnosis: {} ({}){}",
                     c.sentence(),
                     c.id(),
-                    onnx_idx_check::verdict::also_reproduced_by(&o.diagnoses[1..])
+                    onnx_idx_check::report::text::also_reproduced_by(&o.diagnoses[1..])
                 ));
             }
             for m in &o.first_mismatches {

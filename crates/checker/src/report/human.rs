@@ -355,7 +355,7 @@ fn details_with(case: &str, ds: &str, o: &OutputResult, style: Style, sides: &Si
             style.paint("1;36", "diagnosis:"),
             c.sentence(),
             c.id(),
-            crate::verdict::also_reproduced_by(&o.diagnoses[1..])
+            super::text::also_reproduced_by(&o.diagnoses[1..])
         );
     }
     if !o.first_mismatches.is_empty() {

@@ -28,6 +28,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod markdown;
+pub mod text;
 
 use crate::verdict::{
     CaseResult, ExpectationOutcome, ExpectationsReport, Gate, RuntimeInfo, Summary,

@@ -1,21 +1,21 @@
-//! One data set: its files, the evaluation of the graph and the comparison of every output, with
-//! the expected outputs or, under `--actual`, with a runtime's.
+//! One data set: its files, the evaluation of the graph and the judgement of every output of the
+//! source on trial (`trial.rs`: the expected files, an `--actual` tree or a runtime).
 
-use super::actual::{all_present, load_actual, wanted};
 use super::pending::{missing_expected, passed, snapshot};
 use super::record::{severity, Record};
-use super::runtime::run_runtime;
+use super::trial::{with_changes, Pair, Trial};
 use super::{RunOptions, Verdict};
 use crate::compare::compare;
 use crate::deadline;
-use crate::diagnose::{self, BugClass};
+use crate::diagnose;
 use crate::discover::{Case, DataSet};
-use crate::eval::{EvalError, Plan};
+use crate::eval::{EvalError, Plan, Trace};
 use crate::load;
 use crate::ops::SpecError;
 use crate::pb::{tensor_shape_proto::dimension::Value as Dim, type_proto, ValueInfoProto};
+use crate::report::text::{diagnosis_note, shape_hint};
 use crate::tensor::{DType, Tensor};
-use crate::verdict::{diagnosis_note, known_bug_hint, DataSetResult, Fault, OutputResult, Status};
+use crate::verdict::{DataSetResult, Fault, OutputResult, Status};
 
 pub(super) fn run_data_set(
     plan: &Plan<'_>,
@@ -60,8 +60,8 @@ pub(super) fn run_data_set(
     r
 }
 
-/// Loads a data set's files, evaluates the graph and compares every output: with the expected
-/// outputs, or with a runtime's outputs under `--actual`.
+/// Loads a data set's files, evaluates the graph and judges every output of the source on
+/// trial ([`Trial`]) against its reference.
 fn load_and_evaluate(
     plan: &Plan<'_>,
     initializers: &[(String, Tensor)],
@@ -96,27 +96,7 @@ fn load_and_evaluate(
             .tensor;
         expected.push(Some(t));
     }
-    let mut refusal = None;
-    let mut changed = Vec::new();
-    let mut job = None;
-    let wants: Vec<_> = plan
-        .outputs
-        .iter()
-        .zip(&expected)
-        .map(|(info, e)| wanted(info, e.as_ref()))
-        .collect();
-    let runtime = match &opts.actual {
-        Some(root) => Some(load_actual(root, case, ds, &wants, opts, record)?),
-        None => match run_runtime(plan, case, ds, &inputs, &wants, opts, record)? {
-            Some(got) => {
-                refusal = got.refusal;
-                changed = got.changed;
-                job = Some(got.job);
-                Some(got.outputs)
-            }
-            None => None,
-        },
-    };
+    let trial = Trial::open(plan, case, ds, &inputs, &expected, opts, record)?;
     let trace = |step: usize| {
         plan.trace(
             step,
@@ -130,7 +110,6 @@ fn load_and_evaluate(
     let ours = match plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes) {
         Ok(v) => v,
         Err(EvalError::Kernel { node, step, error }) if error.is_invalid_input() => {
-            let decision = error.decision();
             let why = match &error {
                 SpecError::Decision { message, .. } => message.clone(),
                 e => e.to_string(),
@@ -141,128 +120,47 @@ fn load_and_evaluate(
                     diagnose::classify_all(&t.subject(), None, output)
                 })
             };
-            let reason = format!("node {node}: {why}");
-            let answered = runtime
-                .as_ref()
-                .is_some_and(|a| a.iter().any(|(_, a)| a.is_some()));
-            if let (true, Some(rt), Some(job)) = (answered, opts.runtime.as_deref(), &job) {
-                rt.retire(job);
-            }
-            return match runtime {
-                // Every output the runtime produced where the spec requires an error is
-                // failed; producing none at all (or refusing) is what the spec asks for.
-                Some(actual) => Ok(with_changes(
-                    plan.outputs
-                        .iter()
-                        .zip(actual)
-                        .filter_map(|(info, (_, a))| {
-                            a.map(|a| {
-                                spec_error_output(&info.name, &reason, decision, explain(&a), a)
-                            })
-                        })
-                        .collect(),
-                    changed,
-                )),
-                None => {
-                    let hint = expected
-                        .iter()
-                        .flatten()
-                        .map(explain)
-                        .find(|found| !found.is_empty())
-                        .map_or(String::new(), |found| known_bug_hint(&found));
-                    let by = decision.map_or(String::new(), |d| format!(" ({})", decided(d)));
-                    Err(Verdict(
-                        Status::Errored,
-                        format!("{reason}{by}{hint}"),
-                        None,
-                    ))
-                }
-            };
+            return trial.on_required_error(
+                plan,
+                opts,
+                format!("node {node}: {why}"),
+                error.decision(),
+                &explain,
+                &expected,
+            );
         }
         Err(e) => return Err(e.into()),
     };
-    // With reduction "none" the spec says indices should not hold duplicates: D7 picks the last
-    // write for our result, but a runtime that refuses such input (writes no output) is right
-    // too, as where the spec requires an error. An output it did write is judged against D7.
-    let refused: Vec<bool> = match &runtime {
-        Some(actual) => actual
-            .iter()
-            .enumerate()
-            .map(|(k, (_, a))| {
-                a.is_none()
-                    && plan
-                        .producer_step(k)
-                        .and_then(trace)
-                        .is_some_and(|t| diagnose::duplicate_writes(&t.subject()))
-            })
-            .collect(),
-        None => Vec::new(),
-    };
-    let runtime = runtime
-        .map(|a| {
-            let label = opts.runtime.as_ref().map(|rt| rt.label());
-            all_present(a, &refused, refusal.as_deref(), label)
-        })
-        .transpose()?;
+    let settled = trial.settle(plan, &trace, opts)?;
     let mut results = Vec::with_capacity(plan.outputs.len());
     for (k, (info, value)) in plan.outputs.iter().zip(&ours).enumerate() {
         deadline::check()?;
-        let tolerance = &opts.tolerance;
-        let (reference, checked) = match &runtime {
-            None => match &expected[k] {
-                Some(e) => (&value.tensor, e),
-                None => {
-                    // No expected file to compare with: a new snapshot.
-                    results.push(missing_expected(
-                        case,
-                        ds,
-                        k,
-                        &info.name,
-                        &value.tensor,
-                        opts,
-                    ));
-                    continue;
-                }
-            },
-            Some(actual) => {
-                let Some(actual) = &actual[k] else {
-                    continue; // refused input with duplicate writes
-                };
-                let reference = match expected.get(k).and_then(Option::as_ref) {
-                    Some(e) => {
-                        let d = compare(e, &value.tensor, value.arithmetic, tolerance);
-                        if !d.passed {
-                            return Err(Verdict(
-                                Status::Errored,
-                                format!(
-                                    "reference disputes expected output: output '{}' of {}/output_{k}.pb differs from onnx-idx-check's result: {}; {}",
-                                    info.name,
-                                    ds.name,
-                                    d.reason.as_deref().unwrap_or_default(),
-                                    three_way(e, &value.tensor, actual, &d, value.arithmetic, tolerance)
-                                ),
-                                None,
-                            ));
-                        }
-                        e
-                    }
-                    None => &value.tensor,
-                };
-                (reference, actual)
+        let pair = settled.pair(k, &info.name, ds, value, expected[k].as_ref(), opts)?;
+        let (reference, checked, exp, act) = match pair {
+            Pair::Excused => continue, // refused input with duplicate writes
+            Pair::Snapshot => {
+                results.push(missing_expected(
+                    case,
+                    ds,
+                    k,
+                    &info.name,
+                    &value.tensor,
+                    opts,
+                ));
+                continue;
             }
-        };
-        // In the plain run the file is checked against our result; under --actual the runtime's
-        // output is checked against the reference. Either way `checked` is on trial.
-        let (exp, act) = if runtime.is_some() {
-            (reference, checked)
-        } else {
-            (checked, reference)
+            Pair::Judge {
+                reference,
+                checked,
+                expected,
+                actual,
+            } => (reference, checked, expected, actual),
         };
         let mut out = OutputResult::of_diff(
             &info.name,
             exp,
             act,
-            compare(exp, act, value.arithmetic, tolerance),
+            compare(exp, act, value.arithmetic, &opts.tolerance),
         );
         if out.status == Status::Failed {
             if let Some(t) = plan.producer_step(k).and_then(trace) {
@@ -280,165 +178,47 @@ fn load_and_evaluate(
                 }
             }
         }
-        if runtime.is_none() && out.status == Status::Failed {
-            snapshot(case, ds, k, &mut out, &value.tensor, opts);
-        } else if runtime.is_none() {
-            passed(case, ds, k, &mut out, opts);
+        // The pending store keeps snapshots of expected files, not of a runtime's outputs.
+        if settled.expected_on_trial() {
+            if out.status == Status::Failed {
+                snapshot(case, ds, k, &mut out, &value.tensor, opts);
+            } else {
+                passed(case, ds, k, &mut out, opts);
+            }
         }
         results.push(out);
     }
     if opts.coverage && results.iter().all(|o| o.status == Status::Passed) {
-        let initializers: std::collections::HashMap<&str, load::StorageForm> = plan
-            .initializers()
-            .iter()
-            .map(|p| (p.name.as_str(), load::StorageForm::of(p)))
-            .collect();
-        let forms = &record.forms;
-        let form = |name: &str| {
-            forms
-                .get(name)
-                .copied()
-                .or_else(|| initializers.get(name).copied())
-        };
-        let mut traits = Vec::new();
-        for step in (0..plan.step_count()).filter(|&s| !plan.is_plumbing(s)) {
-            if let Some(t) = trace(step) {
-                traits.push(crate::coverage::node_traits(&t, &form));
-            }
-        }
-        record.traits.extend(traits);
+        record_traits(plan, &trace, record);
     }
-    Ok(with_changes(results, changed))
+    Ok(with_changes(results, settled.changed))
 }
 
-/// The judged outputs, followed by those that changed between runs (`--repeat`), which make
-/// the data set nondeterministic.
-fn with_changes(
-    mut results: Vec<OutputResult>,
-    changed: Vec<OutputResult>,
-) -> (Vec<OutputResult>, Option<Fault>) {
-    if changed.is_empty() {
-        return (results, None);
-    }
-    results.extend(changed);
-    (results, Some(Fault::Nondeterministic))
-}
-
-/// `; shape consistent with axis-ignored (...); values differ further`, for a wrong shape no
-/// class reproduces exactly but some explain; empty for none.
-fn shape_hint(classes: &[BugClass]) -> String {
-    if classes.is_empty() {
-        return String::new();
-    }
-    let named: Vec<String> = classes
+/// Records the coverage traits of every operator node of a passing data set (`coverage`).
+fn record_traits<'p>(
+    plan: &'p Plan<'_>,
+    trace: &dyn Fn(usize) -> Option<Trace<'p>>,
+    record: &mut Record,
+) {
+    let initializers: std::collections::HashMap<&str, load::StorageForm> = plan
+        .initializers()
         .iter()
-        .map(|c| format!("{} ({})", c.id(), c.sentence()))
+        .map(|p| (p.name.as_str(), load::StorageForm::of(p)))
         .collect();
-    format!(
-        "; shape consistent with {}; values differ further",
-        named.join(", or ")
-    )
-}
-
-/// Where the expected file and onnx-idx-check's result disagree, which of them the runtime's
-/// output agrees with, and the three values at the first disputed element:
-/// `the runtime agrees with the file; at [1,0]: file 9.0, onnx-idx-check 5.7, runtime 9.0`.
-fn three_way(
-    file: &Tensor,
-    ours: &Tensor,
-    runtime: &Tensor,
-    dispute: &crate::compare::Diff,
-    arithmetic: bool,
-    tolerance: &crate::compare::Tolerance,
-) -> String {
-    let with_file = compare(file, runtime, arithmetic, tolerance).passed;
-    let with_ours = compare(ours, runtime, arithmetic, tolerance).passed;
-    let side = match (with_file, with_ours) {
-        (true, _) => "the runtime agrees with the file",
-        (false, true) => "the runtime agrees with onnx-idx-check",
-        (false, false) => "the runtime agrees with neither",
+    let forms = &record.forms;
+    let form = |name: &str| {
+        forms
+            .get(name)
+            .copied()
+            .or_else(|| initializers.get(name).copied())
     };
-    let Some(m) = dispute.first_mismatches.first() else {
-        // A dtype or shape dispute: the reason already names both; add the runtime's.
-        return format!(
-            "{side} (the runtime wrote {} {})",
-            runtime.dtype(),
-            crate::tensor::shape_text(runtime.shape())
-        );
-    };
-    let at = if runtime.shape() == ours.shape() && m.index.len() == runtime.rank() {
-        let flat: usize = crate::tensor::strides(runtime.shape())
-            .iter()
-            .zip(&m.index)
-            .map(|(s, i)| s * i)
-            .sum();
-        crate::tensor::value::display(runtime, flat)
-    } else {
-        format!(
-            "{} {}",
-            runtime.dtype(),
-            crate::tensor::shape_text(runtime.shape())
-        )
-    };
-    let idx: Vec<String> = m.index.iter().map(ToString::to_string).collect();
-    format!(
-        "{side}; at [{}]: file {}, onnx-idx-check {}, runtime {at}",
-        idx.join(","),
-        m.expected,
-        m.actual
-    )
-}
-
-/// Who requires the error: `onnx-idx-check's decision D2 (docs/semantics.md#d2-...)`.
-pub(crate) fn decided(d: crate::ops::Decision) -> String {
-    format!(
-        "onnx-idx-check's decision {d}, not the spec: docs/semantics.md#{}",
-        d.anchor()
-    )
-}
-
-/// Who requires an error for a case's inputs, as a clause: `the spec requires an error for
-/// these inputs`, or `onnx-idx-check's decision D2 requires an error for these inputs
-/// (docs/semantics.md#...; the spec does not)` where a decision does.
-pub(crate) fn requires_error(d: Option<crate::ops::Decision>) -> String {
-    match d {
-        None => "the spec requires an error for these inputs".to_string(),
-        Some(d) => format!(
-            "onnx-idx-check's decision {d} requires an error for these inputs (docs/semantics.md#{}; the spec does not)",
-            d.anchor()
-        ),
+    let mut traits = Vec::new();
+    for step in (0..plan.step_count()).filter(|&s| !plan.is_plumbing(s)) {
+        if let Some(t) = trace(step) {
+            traits.push(crate::coverage::node_traits(&t, &form));
+        }
     }
-}
-
-/// The verdict of a runtime output produced where the spec (or a decision) requires an error.
-fn spec_error_output(
-    name: &str,
-    reason: &str,
-    decision: Option<crate::ops::Decision>,
-    diagnoses: Vec<BugClass>,
-    actual: Tensor,
-) -> OutputResult {
-    let mut why = format!(
-        "{} ({reason}), but the runtime produced an output",
-        requires_error(decision)
-    );
-    why.push_str(&diagnosis_note(&diagnoses));
-    OutputResult {
-        name: name.to_string(),
-        status: Status::Failed,
-        reason: Some(why),
-        dtype: actual.dtype(),
-        actual_dtype: actual.dtype(),
-        expected_shape: None,
-        actual_shape: actual.shape().to_vec(),
-        mismatches: 0,
-        max_abs_diff: None,
-        max_rel_diff: None,
-        first_mismatches: Vec::new(),
-        tolerant: false,
-        diagnoses,
-        computed: None,
-    }
+    record.traits.extend(traits);
 }
 
 /// The `input_K.pb` / `output_K.pb` numbers present in a data set directory.

@@ -20,6 +20,7 @@ mod pool;
 mod prepared;
 mod record;
 mod runtime;
+mod trial;
 
 pub use case::run_case;
 // For `list`, which says what `run` will.
