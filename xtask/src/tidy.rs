@@ -14,6 +14,7 @@
 //!   indexing kinds, versions). Tests, tools and fuzz targets are exempt; so are the exceptions
 //!   listed in [`OP_NAME_EXCEPTIONS`], each with its reason.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The longest a Rust file may be without a reason written in it.
@@ -364,6 +365,153 @@ fn operators_are_named_only_by_the_kernels_operator_files() {
         "operator names outside crates/kernels/src/ops/ (ask the registry for roles, indexing \
          kinds and versions instead, or list the file in OP_NAME_EXCEPTIONS with its reason):\n  {}",
         bad.join("\n  ")
+    );
+}
+
+/// Folders whose files must not import each other in a circle (each folder's `mod.rs`, which
+/// assembles its children, aside).
+const NO_CIRCLES: &[&str] = &[
+    "crates/checker/src/runner/",
+    "crates/checker/src/report/",
+    "crates/checker/src/verdict/",
+    "crates/kernels/src/ops/",
+];
+
+/// The sibling modules `code` (comments and strings removed, tests left out) names through
+/// `super::NAME` or `<crate_path>NAME`, `use super::{a, b::c}` included, among `siblings`.
+fn sibling_imports(code: &str, crate_path: &str, siblings: &[String]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for prefix in ["super::", crate_path] {
+        for (at, _) in code.match_indices(prefix) {
+            let rest = &code[at + prefix.len()..];
+            let names: Vec<&str> = match rest.strip_prefix('{') {
+                // The top-level names of a group: `{a, b::{c, d}, e}`.
+                Some(group) => {
+                    let (mut depth, mut names, mut start) = (0usize, Vec::new(), 0);
+                    for (i, c) in group.char_indices() {
+                        match c {
+                            '{' => depth += 1,
+                            '}' if depth == 0 => {
+                                names.push(&group[start..i]);
+                                break;
+                            }
+                            '}' => depth -= 1,
+                            ',' if depth == 0 => {
+                                names.push(&group[start..i]);
+                                start = i + 1;
+                            }
+                            _ => {}
+                        }
+                    }
+                    names
+                }
+                None => vec![rest],
+            };
+            for n in names {
+                let name: String = n
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if siblings.contains(&name) {
+                    out.insert(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A circle in `edges` (module -> the modules it imports), as the modules along it.
+fn find_circle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        m: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let mut circle = path[at..].to_vec();
+            circle.push(m.to_string());
+            return Some(circle);
+        }
+        if done.contains(m) {
+            return None;
+        }
+        path.push(m.to_string());
+        for next in edges.get(m).into_iter().flatten() {
+            if let Some(c) = visit(next, edges, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(m.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    edges
+        .keys()
+        .find_map(|m| visit(m, edges, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_circle_of_imports_among_the_files_of_a_folder() {
+    let files = rust_files();
+    for dir in NO_CIRCLES {
+        // `crates/checker/src/runner/` is reached as `crate::runner::` too.
+        let inner = dir.split_once("/src/").map_or("", |(_, d)| d);
+        let crate_path = format!("crate::{}", inner.replace('/', "::"));
+        let here: Vec<&String> = files
+            .iter()
+            .filter(|f| f.strip_prefix(dir).is_some_and(|r| !r.contains('/')))
+            .filter(|f| !f.ends_with("/mod.rs"))
+            .collect();
+        let name = |f: &str| f[dir.len()..].trim_end_matches(".rs").to_string();
+        let siblings: Vec<String> = here.iter().map(|f| name(f)).collect();
+        assert!(siblings.len() >= 3, "{dir}: found {siblings:?}");
+        let mut edges = BTreeMap::new();
+        for f in &here {
+            let text = std::fs::read_to_string(root().join(f)).unwrap();
+            let lexed = lex(without_tests(&text));
+            let mut deps = sibling_imports(&lexed.code, &crate_path, &siblings);
+            deps.remove(&name(f));
+            edges.insert(name(f), deps);
+        }
+        if let Some(circle) = find_circle(&edges) {
+            panic!(
+                "{dir}: its files import each other in a circle: {} (move what they share \
+                 into one of them, or into a file both import)",
+                circle.join(" -> ")
+            );
+        }
+    }
+}
+
+#[test]
+fn a_circle_is_found_and_a_tree_is_not() {
+    let siblings: Vec<String> = ["a", "b", "c"].iter().map(ToString::to_string).collect();
+    let grouped = sibling_imports(
+        "use super::{a::X, b::{Y, Z}};\nuse crate::ops::c::W;",
+        "crate::ops::",
+        &siblings,
+    );
+    assert_eq!(grouped.into_iter().collect::<Vec<_>>(), ["a", "b", "c"]);
+    let edges = |pairs: &[(&str, &str)]| {
+        let mut e: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (from, to) in pairs {
+            e.entry(from.to_string())
+                .or_default()
+                .insert(to.to_string());
+        }
+        e
+    };
+    assert_eq!(
+        find_circle(&edges(&[("a", "b"), ("b", "c"), ("a", "c")])),
+        None
+    );
+    assert_eq!(
+        find_circle(&edges(&[("a", "b"), ("b", "c"), ("c", "a")])),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
 }
 
