@@ -3,7 +3,7 @@
 //! reduction or mode, each data type, raw and typed storage), and which none does.
 //!
 //! - here: the traits one evaluated node exercises, recorded by the runner for passing data sets;
-//! - [`report`] (the `coverage` subcommand): every trait each version can exercise, and the table
+//! - the command line's `coverage` subcommand: every trait each version can exercise, and the table
 //!   of what the passing cases covered.
 
 use crate::eval::Trace;

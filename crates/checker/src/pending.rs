@@ -76,7 +76,7 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> PendingError + '_ {
     }
 }
 
-/// What [`write`] writes for one output.
+/// What [`write()`] writes for one output.
 #[derive(Clone, Copy, Debug)]
 pub struct Snapshot<'a> {
     /// Our result.

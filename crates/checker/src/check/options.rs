@@ -465,7 +465,7 @@ fn check_tolerance(t: &Tolerance) -> Result<(), CheckError> {
 }
 
 /// `jobs`, defaulting to the number of cores. Cases are CPU-bound, so threads beyond the cores
-/// add only memory and contention: more than [`max_jobs`] is refused (`--jobs 100000` once
+/// add only memory and contention: more than `max_jobs` is refused (`--jobs 100000` once
 /// started 14,592 threads).
 pub fn jobs(requested: Option<usize>) -> Result<usize, CheckError> {
     let cores = cores();

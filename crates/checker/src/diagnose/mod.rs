@@ -13,7 +13,7 @@
 //! values under a quirk are computed by the same element copies and reduction arithmetic as the
 //! kernels, so a reproduction is bit-exact, not approximate.
 //!
-//! - [`class`]: the bug classes;
+//! - `class`: the bug classes;
 //! - here: the quirks that realise each class, the search for the classes that reproduce an
 //!   output, and the mismatch sources.
 

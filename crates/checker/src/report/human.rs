@@ -70,7 +70,7 @@ pub fn duration_text(d: Duration) -> String {
 /// reports; the reports for machines keep it whole.
 const SHOWN_CHARS: usize = 1000;
 
-/// `text` shortened in the middle when longer than [`SHOWN_CHARS`]: its head and its tail stay
+/// `text` shortened in the middle when longer than `SHOWN_CHARS`: its head and its tail stay
 /// (a runtime's message often names its cause last), the middle becomes `… [N chars] …`.
 pub fn shorten(text: &str) -> String {
     let n = text.chars().count();

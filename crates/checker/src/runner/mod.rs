@@ -2,13 +2,13 @@
 //! in parallel; results are delivered in case order. The runner produces verdicts and never
 //! formats a report: the reporters ([`crate::report`]) receive what it produced.
 //!
-//! - [`pool`]: the thread pool and the in-order delivery of results;
-//! - [`case`]: one case: model, plan, initializers, its data sets;
-//! - [`data_set`]: one data set: its files, the evaluation and the comparison of every output;
-//! - [`actual`]: a runtime's outputs read from the `--actual` tree;
-//! - [`runtime`]: a runtime's outputs from its worker (`--runtime`), run `--repeat` times;
-//! - [`pending`]: snapshots of our result for `--pending`;
-//! - [`prepared`]: a case loaded once for repeated evaluation (`bench`).
+//! - `pool`: the thread pool and the in-order delivery of results;
+//! - `case`: one case: model, plan, initializers, its data sets;
+//! - `data_set`: one data set: its files, the evaluation and the comparison of every output;
+//! - `actual`: a runtime's outputs read from the `--actual` tree;
+//! - `runtime`: a runtime's outputs from its worker (`--runtime`), run `--repeat` times;
+//! - `pending`: snapshots of our result for `--pending`;
+//! - `prepared`: a case loaded once for repeated evaluation (`bench`).
 //!
 //! [`CaseResult`]: crate::verdict::CaseResult
 

@@ -2,9 +2,9 @@
 //! the protocol of `docs/runtime-protocol.md`, the bundled adapters, and the pool of workers
 //! that runs one data set at a time per worker.
 //!
-//! - [`worker`]: one worker process: spawn, one line out and one in, crash and hang detection;
-//! - [`feed`]: a request's inputs as `.npy` files;
-//! - [`groups`]: the workers' process groups, killed when the tool is interrupted;
+//! - `worker`: one worker process: spawn, one line out and one in, crash and hang detection;
+//! - `feed`: a request's inputs as `.npy` files;
+//! - `groups`: the workers' process groups, killed when the tool is interrupted;
 //! - [`reaper`]: the workers' descendants that left their process group.
 
 pub(crate) mod feed;

@@ -3,11 +3,11 @@
 //!
 //! On Linux the binary makes itself a child subreaper ([`enable`]): a descendant whose parent
 //! dies is then re-parented to onnx-idx-check rather than to init. A live worker's descendants
-//! are found through `/proc/PID/task/TID/children` and killed with it ([`kill_descendants`]);
+//! are found through `/proc/PID/task/TID/children` and killed with it (`kill_descendants`);
 //! the orphans of workers that already ended are onnx-idx-check's own children, and every such
 //! child that is not a live worker is killed and reaped whenever no worker is live
-//! ([`ended`]; at the latest when the run ends), and by the interrupt handler
-//! ([`on_signal`]).
+//! (`ended`; at the latest when the run ends), and by the interrupt handler
+//! (`on_signal`).
 //!
 //! Only the binary opts in: a program that uses the library may have children of its own, which
 //! are none of this module's business.

@@ -1,6 +1,6 @@
 //! What an interrupt of the tool must undo: the first worker started (or the first scratch
 //! directory registered) installs a handler for SIGINT, SIGTERM and SIGHUP that kills every
-//! registered worker's process group ([`groups`]), reaps what they forked into sessions of their
+//! registered worker's process group (`groups`), reaps what they forked into sessions of their
 //! own, removes the registered scratch directories ([`scratch`]), then dies of the same signal, as
 //! the tool would have without the handler.
 //!
