@@ -27,7 +27,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 REPO = pathlib.Path(__file__).resolve().parent.parent.parent
-ADAPTERS = REPO / "src" / "runtime" / "adapters"
+ADAPTERS = REPO / "crates" / "checker" / "src" / "runtime" / "adapters"
 TESTDATA = REPO / "testdata"
 WORKER = "onnx_idx_check_worker.py"
 STARTUP_TIMEOUT_S = 300.0
