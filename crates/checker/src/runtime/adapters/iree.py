@@ -13,8 +13,8 @@ define_function`, `import_all`) into the torch dialect's `torch.operator "onnx.*
 `iree.compiler.compile_str` compiles for the `llvm-cpu` backend (the host's CPU) into a VM
 flatbuffer. The runtime loads it (`VmModule.copy_buffer`) into a `SystemContext` on the
 `local-task` driver and calls the graph's function with the inputs as numpy arrays, in the
-graph's input order. A compiler error is refused with its first `error:` line (the compiler's
-whole report goes to standard error). IREE has no string or sub-byte tensors numpy could carry
+graph's input order. A compiler error is refused with its first `error:` line, without its
+source location (the compiler's whole report goes to standard error). IREE has no string or sub-byte tensors numpy could carry
 here: such inputs are refused with that message. Compiled kernels do not check indices
 (`memory_safe: false`).
 """
@@ -73,9 +73,10 @@ class Runtime:
         except self.compiler.CompilerToolError as e:
             text = str(e)
             print(text, file=sys.stderr)
-            errors = [line for line in text.splitlines() if "error:" in line]
+            errors = [line.split(" loc(")[0].strip() for line in text.splitlines()
+                      if "error:" in line]
             raise RuntimeError(
-                "iree-compile: " + (errors[0].strip() if errors else worker.one_line(text[:500])))
+                "iree-compile: " + (errors[0] if errors else worker.one_line(text[:500])))
         system = self.rt.SystemContext(config=self.config)
         vm_module = self.rt.VmModule.copy_buffer(system.instance, vmfb)
         system.add_vm_module(vm_module)
@@ -86,14 +87,10 @@ class Runtime:
         return names, system.modules[vm_module.name][functions[0]], system
 
     def array(self, t):
-        if t.dtype == "string" or (t.dtype in worker.BITS and worker.BITS[t.dtype][0] < 8):
+        array = t.ml_dtypes_array() if t.dtype in worker.BITS else t.array
+        if t.dtype == "string" or array is None:
             raise TypeError(f"IREE's Python runtime takes no {t.dtype} tensors from numpy")
-        if t.dtype in worker.BITS:  # bfloat16, float8: the bits, as ml_dtypes' types
-            import ml_dtypes
-
-            names = {v: k for k, v in worker.ML_DTYPES.items()}
-            return t.array.view(getattr(ml_dtypes, names[t.dtype]))
-        return t.array
+        return array
 
     def run(self, loaded, inputs, outputs, threads):
         names, function, _ = loaded

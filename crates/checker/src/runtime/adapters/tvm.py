@@ -14,8 +14,9 @@ that a model's symbolic dimensions are bound and the kernels are built for stati
 `tvm.compile(mod, target="llvm")` (the default Relax pipeline, opt_level 3) and a
 `relax.VirtualMachine` on `tvm.cpu()`. The inputs go to the VM's `main` as `tvm.runtime.tensor`s
 in the graph's input order. The compiled module is kept per model and input shapes, so the data
-sets and repeats of a case compile once. TVM has no string, float8 (fnuz), float6 or sub-byte
-tensors that numpy could carry here: such inputs are refused with that message. Compiled kernels
+sets and repeats of a case compile once. bfloat16 and float8 inputs go in as ml_dtypes arrays
+of their bits; TVM's Python API takes no string, float6 or sub-byte tensors from numpy: such
+inputs are refused with that message. Compiled kernels
 do not check indices (`memory_safe: false`).
 """
 
@@ -63,13 +64,9 @@ class Runtime:
         return relax.VirtualMachine(executable, self.device)
 
     def tensor(self, t):
-        if t.dtype == "string" or (t.dtype in worker.BITS and t.dtype != "bfloat16"):
+        array = t.ml_dtypes_array() if t.dtype in worker.BITS else t.array
+        if t.dtype == "string" or array is None:
             raise TypeError(f"TVM's Python API takes no {t.dtype} tensors from numpy")
-        array = t.array
-        if t.dtype == "bfloat16":  # the 16 bits, as ml_dtypes' bfloat16 (which TVM takes)
-            import ml_dtypes
-
-            array = array.view(ml_dtypes.bfloat16)
         return self.tvm.runtime.tensor(array, self.device)
 
     def run(self, loaded, inputs, outputs, threads):
