@@ -54,11 +54,8 @@ class Runtime:
 
     def load(self, model, threads):
         onnx = self.onnx
-        if isinstance(model, (bytes, bytearray)):
-            proto = onnx.load_from_string(bytes(model))
-        else:
-            proto = onnx.load(model)
-        proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+        # No max_ir_version hook: the importer reads models of any IR version.
+        proto = onnx.shape_inference.infer_shapes(onnx.load(model), data_prop=True)
         inits = {t.name for t in proto.graph.initializer}
         names = [i.name for i in proto.graph.input if i.name not in inits]
 

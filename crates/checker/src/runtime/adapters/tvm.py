@@ -46,10 +46,8 @@ class Runtime:
         return self.tvm.__version__
 
     def load(self, model, threads):
-        if isinstance(model, (bytes, bytearray)):
-            proto = self.onnx.load_from_string(bytes(model))
-        else:
-            proto = self.onnx.load(model)
+        # No max_ir_version hook: the frontend reads models of any IR version from 3 on.
+        proto = self.onnx.load(model)
         inits = {t.name for t in proto.graph.initializer}
         names = [i.name for i in proto.graph.input if i.name not in inits]
         return {"proto": proto, "names": names, "compiled": {}}
@@ -83,13 +81,9 @@ class Runtime:
                 compiled.pop(next(iter(compiled)))
         vm = compiled[key]
         result = vm["main"](*[self.tensor(t) for t in ordered])
-        values = list(result) if isinstance(result, (list, tuple)) or hasattr(result, "__len__") \
-            and not hasattr(result, "numpy") else [result]
-        return [self.fetch(v) for v in values]
-
-    def fetch(self, value):
-        array = value.numpy()
-        return array
+        # One output is a tensor; several are a tuple of them (a TVM FFI Array).
+        values = [result] if hasattr(result, "numpy") else list(result)
+        return [v.numpy() for v in values]
 
 
 if __name__ == "__main__":
