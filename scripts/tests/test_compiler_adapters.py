@@ -26,7 +26,8 @@ from test_adapters import (  # noqa: E402
 
 # Cases whose nodes carry an INT attribute of value 0 with its `i` field left out (as proto2
 # allows; onnx.checker accepts them): TVM's and tinygrad's ONNX readers both refuse them.
-OMITTED_ZERO_ATTRIBUTE = ["gather_scalar_index_rank0_output_opset13", "gather_elements_bool_opset13"]
+OMITTED_ZERO_ATTRIBUTE = [
+    "gather_scalar_index_rank0_output_opset13", "gather_elements_bool_opset13"]
 
 
 class TvmAdapterTest(RealAdapter, unittest.TestCase):

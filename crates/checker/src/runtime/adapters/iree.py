@@ -13,9 +13,10 @@ define_function`, `import_all`) into the torch dialect's `torch.operator "onnx.*
 `iree.compiler.compile_str` compiles for the `llvm-cpu` backend (the host's CPU) into a VM
 flatbuffer. The runtime loads it (`VmModule.copy_buffer`) into a `SystemContext` on the
 `local-task` driver and calls the graph's function with the inputs as numpy arrays, in the
-graph's input order. A compiler error is refused with its first `error:` line, without its
-source location (the compiler's whole report goes to standard error). IREE has no string or sub-byte tensors numpy could carry
-here: such inputs are refused with that message. Compiled kernels do not check indices
+graph's input order (bfloat16 and float8 as ml_dtypes arrays of their bits). A compiler error
+is refused with its first `error:` line, without its source location (the compiler's whole
+report goes to standard error). IREE's Python runtime takes no string or sub-byte tensors from
+numpy: such inputs are refused with that message. Compiled kernels do not check indices
 (`memory_safe: false`).
 """
 
