@@ -37,8 +37,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--onnx-idx-check-runtime",
         metavar="NAME",
         dest="onnx_idx_check_runtime",
-        help="run the cases on this runtime (onnxruntime, openvino, tract, onnx-reference) and "
-        "judge its outputs, as `onnx-idx-check run --runtime NAME`",
+        help="run the cases on this runtime (onnxruntime, openvino, tract, tvm, iree, tinygrad, "
+        "onnx-reference) and judge its outputs, as `onnx-idx-check run --runtime NAME`",
     )
     group.addoption(
         "--onnx-idx-check-actual",

@@ -359,9 +359,9 @@ fn a_runtime_that_cannot_start_stops_the_run_with_its_reason() {
         "{}",
         r.stderr
     );
-    let r = run(["run", d, "--runtime", "tvm"]);
+    let r = run(["run", d, "--runtime", "caffe2"]);
     r.expect_code(2);
-    assert!(r.stderr.contains("--runtime tvm: no such runtime; the bundled ones are onnxruntime, openvino, tract, onnx-reference"), "{}", r.stderr);
+    assert!(r.stderr.contains("--runtime caffe2: no such runtime; the bundled ones are onnxruntime, openvino, tract, tvm, iree, tinygrad, onnx-reference"), "{}", r.stderr);
     let r = run(["run", d, "--repeat", "2"]);
     r.expect_code(2);
     assert!(
@@ -781,6 +781,9 @@ fn adapters_lists_the_bundled_ones_and_writes_them_out_without_replacing_a_user_
         "onnxruntime.py",
         "openvino.py",
         "tract.py",
+        "tvm.py",
+        "iree.py",
+        "tinygrad.py",
         "onnx_reference.py",
         "onnx_idx_check_worker.py",
         "pip install onnxruntime",

@@ -131,6 +131,30 @@ pub const ADAPTERS: &[Adapter] = &[
         modes: &[],
     },
     Adapter {
+        name: "tvm",
+        aliases: &[],
+        file: "tvm.py",
+        package: "apache-tvm onnx",
+        source: include_str!("adapters/tvm.py"),
+        modes: &[],
+    },
+    Adapter {
+        name: "iree",
+        aliases: &[],
+        file: "iree.py",
+        package: "iree-base-compiler iree-base-runtime onnx",
+        source: include_str!("adapters/iree.py"),
+        modes: &[],
+    },
+    Adapter {
+        name: "tinygrad",
+        aliases: &[],
+        file: "tinygrad.py",
+        package: "tinygrad",
+        source: include_str!("adapters/tinygrad.py"),
+        modes: &[],
+    },
+    Adapter {
         name: "onnx-reference",
         aliases: &["reference"],
         file: "onnx_reference.py",
@@ -941,8 +965,8 @@ mod tests {
             ]
         );
         assert_eq!(label, "ort:threads=2,providers=CPUExecutionProvider");
-        let e = RuntimeSpec::bundled("tvm").unwrap_err().to_string();
-        assert_eq!(e, "--runtime tvm: no such runtime; the bundled ones are onnxruntime, openvino, tract, onnx-reference (any other: --runtime-cmd 'CMD ARGS')");
+        let e = RuntimeSpec::bundled("caffe2").unwrap_err().to_string();
+        assert_eq!(e, "--runtime caffe2: no such runtime; the bundled ones are onnxruntime, openvino, tract, tvm, iree, tinygrad, onnx-reference (any other: --runtime-cmd 'CMD ARGS')");
         assert!(RuntimeSpec::bundled("tract:fast")
             .unwrap_err()
             .to_string()

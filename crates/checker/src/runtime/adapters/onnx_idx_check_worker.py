@@ -78,6 +78,7 @@ ML_DTYPES = {
     "float6_e2m3fn": "float6e2m3", "float6_e3m2fn": "float6e3m2",
 }
 NAME_OF = {np.dtype(v).str: k for k, v in NUMPY.items()}
+ML_NAME_OF = {v: k for k, v in ML_DTYPES.items()}
 
 
 class AdapterError(Exception):
@@ -343,6 +344,16 @@ class Input:
         if self.dtype in BITS and BITS[self.dtype][0] < 8:
             return pack_bits(self.array, BITS[self.dtype][0])
         return self.array.tobytes()
+
+    def ml_dtypes_array(self):
+        """For bfloat16 and the float8 types: the bit patterns viewed as the ml_dtypes array of
+        that type (which runtimes such as TVM and IREE take); `None` for the other types."""
+        name = ML_NAME_OF.get(self.dtype)
+        if name is None or BITS[self.dtype][0] < 8:
+            return None
+        import ml_dtypes
+
+        return self.array.view(getattr(ml_dtypes, name))
 
 
 class Models:

@@ -1,0 +1,104 @@
+"""onnx-idx-check's adapter for IREE: a worker of the runtime protocol (version 1).
+
+Needs the iree-base-compiler and iree-base-runtime packages (pinned by onnx-idx-check: 3.13.0
+both), the onnx package IREE's ONNX importer reads models with (onnx==1.23.2) and
+onnx_idx_check_worker.py beside this file. No options; the local-task driver sizes its thread
+pool itself, so a request's thread count is not honoured (`threads: false` in the hello).
+
+    python3 iree.py
+
+The model goes the way `iree-import-onnx` takes it: `onnx.load`, ONNX's shape inference with data
+propagation, then `iree.compiler.extras.onnx_importer` (`ModelInfo`, `NodeImporter.
+define_function`, `import_all`) into the torch dialect's `torch.operator "onnx.*"` ops, which
+`iree.compiler.compile_str` compiles for the `llvm-cpu` backend (the host's CPU) into a VM
+flatbuffer. The runtime loads it (`VmModule.copy_buffer`) into a `SystemContext` on the
+`local-task` driver and calls the graph's function with the inputs as numpy arrays, in the
+graph's input order (bfloat16 and float8 as ml_dtypes arrays of their bits). A compiler error
+is refused with its first `error:` line, without its source location (the compiler's whole
+report goes to standard error). IREE's Python runtime takes no string or sub-byte tensors from
+numpy: such inputs are refused with that message. Compiled kernels do not check indices
+(`memory_safe: false`).
+"""
+
+import sys
+
+import onnx_idx_check_worker as worker
+
+COMPILE_FLAGS = ["--iree-llvmcpu-target-cpu=host"]
+
+
+class Runtime:
+    name = "iree"
+    threads = False
+    options = {}
+
+    def __init__(self, options):
+        import numpy
+        import onnx
+        import iree.compiler
+        import iree.runtime
+        from iree.compiler import ir
+        from iree.compiler.extras import onnx_importer
+
+        self.np, self.onnx, self.ir, self.importer = numpy, onnx, ir, onnx_importer
+        self.compiler, self.rt = iree.compiler, iree.runtime
+        self.config = iree.runtime.Config("local-task")
+
+    def version(self):
+        # The packages' versions (3.13.0); iree.runtime.version.VERSION is the build's
+        # (3.13.0rc20261016). The compiler's is named too when the two packages differ.
+        from importlib import metadata
+
+        runtime = metadata.version("iree-base-runtime")
+        compiler = metadata.version("iree-base-compiler")
+        return runtime if runtime == compiler else f"{runtime} (compiler {compiler})"
+
+    def load(self, model, threads):
+        onnx = self.onnx
+        # No max_ir_version hook: the importer reads models of any IR version.
+        proto = onnx.shape_inference.infer_shapes(onnx.load(model), data_prop=True)
+        inits = {t.name for t in proto.graph.initializer}
+        names = [i.name for i in proto.graph.input if i.name not in inits]
+
+        context = self.ir.Context()
+        info = self.importer.ModelInfo(proto)
+        module = info.create_module(context=context).operation
+        self.importer.NodeImporter.define_function(info.main_graph, module).import_all()
+        module.verify()
+        try:
+            vmfb = self.compiler.compile_str(
+                module.get_asm(), target_backends=["llvm-cpu"], extra_args=COMPILE_FLAGS)
+        except self.compiler.CompilerToolError as e:
+            text = str(e)
+            print(text, file=sys.stderr)
+            errors = [line.split(" loc(")[0].strip() for line in text.splitlines()
+                      if "error:" in line]
+            raise RuntimeError(
+                "iree-compile: " + (errors[0] if errors else worker.one_line(text[:500])))
+        system = self.rt.SystemContext(config=self.config)
+        vm_module = self.rt.VmModule.copy_buffer(system.instance, vmfb)
+        system.add_vm_module(vm_module)
+        functions = [n for n in vm_module.function_names
+                     if not n.startswith("__") and not n.endswith("$async")]
+        if len(functions) != 1:
+            raise worker.AdapterError(f"the compiled module exports {functions}, not one function")
+        return names, system.modules[vm_module.name][functions[0]], system
+
+    def array(self, t):
+        array = t.ml_dtypes_array() if t.dtype in worker.BITS else t.array
+        if t.dtype == "string" or array is None:
+            raise TypeError(f"IREE's Python runtime takes no {t.dtype} tensors from numpy")
+        return array
+
+    def run(self, loaded, inputs, outputs, threads):
+        names, function, _ = loaded
+        feeds = {t.name: t for t in inputs}
+        if sorted(feeds) != sorted(names):
+            raise ValueError(f"inputs {sorted(feeds)} for the model's inputs {names}")
+        result = function(*[self.array(feeds[n]) for n in names])
+        values = list(result) if isinstance(result, (list, tuple)) else [result]
+        return [v.to_host() if hasattr(v, "to_host") else self.np.asarray(v) for v in values]
+
+
+if __name__ == "__main__":
+    sys.exit(worker.main(Runtime))
