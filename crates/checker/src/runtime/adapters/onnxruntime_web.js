@@ -454,6 +454,15 @@ function writeOutputs(results, names, outputs, outputDir) {
 // ---------------------------------------------------------------------------------------------
 // The runtime.
 
+/** The name in a directory's package.json, or null. */
+function packageName(dir) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name;
+  } catch (e) {
+    return null;
+  }
+}
+
 /** onnxruntime-web, from the first place that has it (see the header). */
 function loadOrt(options) {
   const places = [];
@@ -462,7 +471,7 @@ function loadOrt(options) {
   const tried = [];
   for (const dir of places) {
     for (const candidate of [path.join(dir, 'node_modules', PACKAGE), dir]) {
-      if (fs.existsSync(path.join(candidate, 'package.json'))) {
+      if (packageName(candidate) === PACKAGE) {
         // eslint-disable-next-line import/no-dynamic-require
         return { ort: require(candidate), dir: candidate };
       }
