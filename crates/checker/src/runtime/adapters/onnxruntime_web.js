@@ -46,7 +46,17 @@ const TRAPPED = 70;
 // goes to stderr instead, so that it cannot garble a reply.
 
 function sendLine(message) {
-  fs.writeSync(1, JSON.stringify(message) + '\n');
+  // Node may have made fd 1 non-blocking (a pipe): a full pipe is waited for, not an error.
+  const bytes = Buffer.from(JSON.stringify(message) + '\n', 'utf8');
+  let written = 0;
+  while (written < bytes.length) {
+    try {
+      written += fs.writeSync(1, bytes, written, bytes.length - written);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  }
 }
 
 function toStderr(...args) {
