@@ -49,7 +49,14 @@ fn onnxruntime_web_passes_all_but_dialects_ir_and_bfloat16() {
         return;
     };
     let out = command()
-        .args(["run", "testdata", "--runtime-cmd", &worker(), "--format", "json"])
+        .args([
+            "run",
+            "testdata",
+            "--runtime-cmd",
+            &worker(),
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert!(

@@ -356,6 +356,10 @@ function typedFields(t, dtype, n) {
   if (values.length !== n) {
     throw new AdapterError(`${values.length} values for ${n} elements`);
   }
+  if (dtype === 'float16') { // bits, not numbers, even where Type is a Float16Array
+    const bits = Uint16Array.from(values);
+    return new Type(bits.buffer, 0, n);
+  }
   return Type.from(values);
 }
 
