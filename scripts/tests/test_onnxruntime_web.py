@@ -5,9 +5,10 @@ playing onnx-idx-check's side: it copies the script alone into a fresh directory
 here, and compares the output_K.pb written back with the expected tensors (the case's
 output_K.pb, or numpy's).
 
-Needs onnx, numpy, Node and the onnxruntime-web package: it is looked for where the worker looks
+Needs onnx, numpy, Node and the onnxruntime-web package, looked for where the worker looks
 ($ONNX_IDX_CHECK_NODE_MODULES, a directory where `npm install onnxruntime-web@1.30.0` ran, or
-NODE_PATH); without Node or the package every test is skipped, saying which is missing."""
+NODE_PATH); without the package the tests of the real runtime are skipped, saying so, and the
+worker's own behaviour (stdout, refusals, traps) still runs with a stand-in package."""
 
 import json
 import os
@@ -309,6 +310,82 @@ class OnnxruntimeWebTest(unittest.TestCase):
         self.assertEqual((reply["id"], reply["status"]), (None, "refused"))
         self.assertTrue(reply["message"].startswith("adapter: bad request"), reply)
         self.assertTrue(all(isinstance(json.loads(line), dict) for line in self.worker.lines))
+
+
+# A stand-in for onnxruntime-web that prints to stdout and whose sessions trap as WebAssembly
+# code does (a RuntimeError) or raise an ordinary error, by the model file's name.
+FAKE_PACKAGE = """
+console.log('noise from console.log');
+process.stdout.write('noise from process.stdout\\n');
+class Tensor { constructor(type, data, dims) { Object.assign(this, {type, data, dims}); } }
+module.exports = {
+  env: {versions: {web: '0.0-fake'}, wasm: {}},
+  Tensor,
+  InferenceSession: {
+    async create(model) {
+      const kind = require('path').basename(String(model), '.onnx');
+      return {
+        outputNames: ['y'],
+        async release() {},
+        async run(feeds) {
+          console.log('noise from run');
+          if (kind === 'trap') throw new WebAssembly.RuntimeError('memory access out of bounds');
+          if (kind === 'refuse') throw new Error('index 7 out of\\n bounds');
+          return {y: new Tensor('float32', new Float32Array([1.5, -2]), [2])};
+        },
+      };
+    },
+  },
+};
+"""
+
+
+@unittest.skipIf(shutil.which("node") is None, "node not found (apt-get install nodejs npm)")
+class FakePackageTest(unittest.TestCase):
+    """The worker's own behaviour, with a stand-in package: noise on stdout goes to stderr, a
+    runtime error is a one-line refusal, and a trap ends the worker without a reply."""
+
+    def test_noise_refusal_and_trap(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            package = root / "node_modules" / "onnxruntime-web"
+            package.mkdir(parents=True)
+            (package / "package.json").write_text('{"name": "onnxruntime-web", "main": "index.js"}')
+            (package / "index.js").write_text(FAKE_PACKAGE)
+            for kind in ("ok", "refuse", "trap"):
+                (root / f"{kind}.onnx").write_bytes(b"")
+            script = shutil.copy(SCRIPT, root)
+            worker = Worker(script, "--module-dir", tmp, cwd=tmp)
+            try:
+                self.assertEqual(worker.line(STARTUP_TIMEOUT_S)["version"], "0.0-fake")
+
+                def request(rid, kind):
+                    out = root / str(rid)
+                    out.mkdir()
+                    return out, worker.send_raw(json.dumps({
+                        "id": rid, "model": str(root / f"{kind}.onnx"), "inputs": [],
+                        "outputs": [{"name": "y", "dtype": "float"}], "output_dir": str(out),
+                        "threads": None}))
+
+                out, reply = request(1, "ok")
+                self.assertEqual(reply, {"id": 1, "status": "done"})
+                self.assertEqual(read_tensor(out / "output_0.pb")[:2], ("float", [2]))
+                np.testing.assert_array_equal(read_tensor(out / "output_0.pb")[2], [1.5, -2])
+                _, reply = request(2, "refuse")
+                self.assertEqual(reply, {"id": 2, "status": "refused",
+                                         "message": "Error: index 7 out of bounds"})
+                with self.assertRaisesRegex(AssertionError, "worker ended"):
+                    request(3, "trap")
+                status = worker.proc.wait(timeout=30)
+                log = worker.log()
+            finally:
+                worker.close()
+        self.assertEqual(status, 70)
+        self.assertIn("the WebAssembly module trapped on request 3", log)
+        self.assertIn("noise from console.log", log)
+        self.assertIn("noise from process.stdout", log)
+        self.assertIn("noise from run", log)
+        self.assertEqual(len(worker.lines), 3)  # the hello and two replies, nothing else
 
 
 @unittest.skipIf(shutil.which("node") is None, "node not found (apt-get install nodejs npm)")
