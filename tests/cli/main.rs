@@ -44,6 +44,8 @@ mod rerun;
 mod runtime;
 // `run --runtime NAME`: the bundled adapters against the real runtimes, where installed.
 mod bundled_runtimes;
+// `run --runtime-cmd 'node ...onnxruntime_web.js'`: the JavaScript worker, where installed.
+mod bundled_runtimes_onnxruntime_web;
 // A runtime's time limit grows with the size of the case (a slow fixture runtime).
 mod slow_runtime;
 // `--shard K/N`.
