@@ -53,7 +53,7 @@ fn attr_int(name: &str, i: i64) -> AttributeProto {
     AttributeProto {
         name: name.into(),
         r#type: AttributeType::Int as i32,
-        i,
+        i: Some(i),
         ..Default::default()
     }
 }

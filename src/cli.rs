@@ -139,13 +139,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "[NAME=]DIR")]
     pub actual: Vec<String>,
     /// Run a runtime under test on every data set and judge its outputs as --actual's: a
-    /// bundled adapter (onnxruntime, openvino, tract, tvm, iree, tinygrad, onnx-reference;
-    /// options after a colon, onnxruntime:threads=2,providers=CPUExecutionProvider). The
-    /// adapters are Python scripts inside this binary, run with $ONNX_IDX_CHECK_PYTHON, else
-    /// python3, which needs the runtime's package (pip install onnxruntime). A refusal, a crash,
-    /// a hang past --timeout and missing outputs are verdicts of their own. Repeatable: several
-    /// runtimes are judged side by side, in a table of cases x runtimes, and the exit status
-    /// gates on every one.
+    /// bundled adapter (onnxruntime, openvino, tract, tvm, iree, tinygrad, onnxruntime-web,
+    /// onnx-reference; options after a colon, onnxruntime:threads=2,providers=CPUExecutionProvider).
+    /// The adapters are scripts inside this binary: Python run with $ONNX_IDX_CHECK_PYTHON, else
+    /// python3, which needs the runtime's package (pip install onnxruntime); onnxruntime-web's is
+    /// JavaScript run with $ONNX_IDX_CHECK_NODE, else node (`adapters` says what each needs). A
+    /// refusal, a crash, a hang past --timeout and missing outputs are verdicts of their own.
+    /// Repeatable: several runtimes are judged side by side, in a table of cases x runtimes, and
+    /// the exit status gates on every one.
     #[arg(long, value_name = "NAME[:KEY=VALUE,...]", conflicts_with = "pending")]
     pub runtime: Vec<String>,
     /// Any other runtime under test: a command that speaks the protocol of

@@ -84,7 +84,7 @@ pub(crate) fn to_proto(a: &Attr) -> AttributeProto {
     match &a.value {
         AttrValue::Int(i) => {
             p.r#type = AttributeType::Int as i32;
-            p.i = *i;
+            p.i = Some(*i);
         }
         AttrValue::Str(s) => {
             p.r#type = AttributeType::String as i32;
@@ -92,7 +92,7 @@ pub(crate) fn to_proto(a: &Attr) -> AttributeProto {
         }
         AttrValue::Float(f) => {
             p.r#type = AttributeType::Float as i32;
-            p.f = *f;
+            p.f = Some(*f);
         }
     }
     p

@@ -38,7 +38,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="NAME",
         dest="onnx_idx_check_runtime",
         help="run the cases on this runtime (onnxruntime, openvino, tract, tvm, iree, tinygrad, "
-        "onnx-reference) and judge its outputs, as `onnx-idx-check run --runtime NAME`",
+        "onnxruntime-web, onnx-reference) and judge its outputs, as `onnx-idx-check run --runtime NAME`",
     )
     group.addoption(
         "--onnx-idx-check-actual",

@@ -40,8 +40,10 @@ fn adapter_list() -> String {
             format!(" (also {})", a.aliases.join(", "))
         };
         out.push_str(&format!(
-            "{:<16} {:<26} needs: pip install {}{aliases}\n",
-            a.name, a.file, a.package
+            "{:<16} {:<26} needs: {}{aliases}\n",
+            a.name,
+            a.file,
+            a.interpreter.install(a.package)
         ));
     }
     if let Some((worker, _)) = adapter_files().next() {

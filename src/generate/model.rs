@@ -158,7 +158,7 @@ fn attribute(a: &Attr) -> pb::AttributeProto {
         Attr::Int(name, i) => pb::AttributeProto {
             name: (*name).to_owned(),
             r#type: AttributeType::Int as i32,
-            i: *i,
+            i: Some(*i),
             ..Default::default()
         },
         Attr::Str(name, s) => pb::AttributeProto {
@@ -285,7 +285,7 @@ pub fn int_attr(name: &str, i: i64) -> pb::AttributeProto {
     pb::AttributeProto {
         name: name.to_owned(),
         r#type: pb::attribute_proto::AttributeType::Int as i32,
-        i,
+        i: Some(i),
         ..Default::default()
     }
 }
@@ -407,5 +407,19 @@ mod tests {
         assert_eq!(ir_version_for_opset(18), Some(8));
         assert_eq!(ir_version_for_opset(21), Some(10));
         assert_eq!(ir_version_for_opset(29), None);
+    }
+
+    #[test]
+    fn an_int_attribute_of_zero_is_written_out() {
+        use prost::Message;
+        // Protobuf's wire format: field 3 as a varint is the key byte 0x18, then the value. A
+        // proto3 writer leaves a 0 out, and a reader asking HasField("i") finds no value.
+        let bytes = int_attr("axis", 0).encode_to_vec();
+        assert!(
+            bytes.windows(2).any(|w| w == [0x18, 0x00]),
+            "no field i in {bytes:02x?}"
+        );
+        let bytes = attr_proto(&Attr::Int("batch_dims", 0)).encode_to_vec();
+        assert!(bytes.windows(2).any(|w| w == [0x18, 0x00]), "{bytes:02x?}");
     }
 }

@@ -159,8 +159,8 @@ impl Api {
 fn attribute(a: &onnx_idx_check::pb::AttributeProto) -> Option<String> {
     use onnx_idx_check::pb::attribute_proto::AttributeType as T;
     let value = match T::try_from(a.r#type).ok()? {
-        T::Int => a.i.to_string(),
-        T::Float => float(f64::from(a.f), true),
+        T::Int => a.i().to_string(),
+        T::Float => float(f64::from(a.f()), true),
         T::String => py_str(&a.s),
         T::Ints => format!("{:?}", a.ints),
         T::Floats => format!(

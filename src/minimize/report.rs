@@ -588,7 +588,7 @@ pub(crate) fn render(
                 .iter()
                 .map(|a| match a.r#type {
                     3 => format!("{}={}", a.name, python::py_str(&a.s)),
-                    _ => format!("{}={}", a.name, a.i),
+                    _ => format!("{}={}", a.name, a.i()),
                 })
                 .collect()
         })

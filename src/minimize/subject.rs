@@ -231,7 +231,7 @@ impl Subject {
             .attribute
             .iter()
             .find(|a| a.name == name)
-            .map(|a| a.i)
+            .map(|a| a.i())
     }
 
     /// Sets the node's INT attribute `name` (which must exist).
@@ -241,7 +241,7 @@ impl Subject {
         };
         match node.attribute.iter_mut().find(|a| a.name == name) {
             Some(a) => {
-                a.i = value;
+                a.i = Some(value);
                 true
             }
             None => false,

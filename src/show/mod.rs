@@ -459,8 +459,8 @@ impl<'a> AttrValue<'a> {
     /// The value of `a`, by its declared type.
     pub fn of(a: &'a AttributeProto) -> AttrValue<'a> {
         match AttributeType::try_from(a.r#type) {
-            Ok(AttributeType::Int) => AttrValue::Int(a.i),
-            Ok(AttributeType::Float) => AttrValue::Float(a.f),
+            Ok(AttributeType::Int) => AttrValue::Int(a.i()),
+            Ok(AttributeType::Float) => AttrValue::Float(a.f()),
             Ok(AttributeType::String) => AttrValue::Str(&a.s),
             Ok(AttributeType::Ints) => AttrValue::Ints(&a.ints),
             Ok(AttributeType::Floats) => AttrValue::Floats(&a.floats),

@@ -1,22 +1,12 @@
-//! `run --runtime-cmd 'node crates/checker/src/runtime/adapters/onnxruntime_web.js'`: the
-//! onnxruntime-web adapter, a worker of the runtime protocol written in JavaScript, against the
-//! real onnxruntime-web on its WebAssembly backend, where Node and the package are installed (the
+//! `run --runtime onnxruntime-web`: the bundled onnxruntime-web adapter
+//! (crates/checker/src/runtime/adapters/onnxruntime_web.js), a worker of the runtime protocol
+//! written in JavaScript, against the real onnxruntime-web on its WebAssembly backend, where Node and the package are installed (the
 //! worker finds the package through `$ONNX_IDX_CHECK_NODE_MODULES`, a directory where
 //! scripts/requirements-onnxruntime-web.txt was installed with npm, or `NODE_PATH`). `#[ignore]`d
 //! as tests/cli/bundled_runtimes.rs is, and named so that the same filter (`bundled_runtimes`)
 //! runs it in CI, where `ONNX_IDX_CHECK_REQUIRE_RUNTIMES=1` makes a missing runtime a failure.
 
 use crate::support::{case, cases, command, root};
-
-/// The worker's command line.
-fn worker() -> String {
-    format!(
-        "node {}",
-        root()
-            .join("crates/checker/src/runtime/adapters/onnxruntime_web.js")
-            .display()
-    )
-}
 
 /// onnxruntime-web's version from the worker's hello, or `None` (with the skip said, or a failure
 /// when CI requires the runtimes) when Node or the package is missing.
@@ -52,8 +42,8 @@ fn onnxruntime_web_passes_all_but_dialects_ir_and_bfloat16() {
         .args([
             "run",
             "testdata",
-            "--runtime-cmd",
-            &worker(),
+            "--runtime",
+            "onnxruntime-web",
             "--format",
             "json",
         ])

@@ -42,7 +42,7 @@ fn constant(output: &str, ints: &[i64], scalar: bool) -> NodeProto {
         AttributeProto {
             name: "value_int".into(),
             r#type: AttributeType::Int as i32,
-            i: ints[0],
+            i: Some(ints[0]),
             ..Default::default()
         }
     } else {
@@ -60,7 +60,7 @@ fn int_attr(name: &str, i: i64) -> AttributeProto {
     AttributeProto {
         name: name.into(),
         r#type: AttributeType::Int as i32,
-        i,
+        i: Some(i),
         ..Default::default()
     }
 }

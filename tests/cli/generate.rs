@@ -142,7 +142,7 @@ fn check_with_reference(dir: &Path, m: &Value) -> Checked {
                 value: if a.r#type == 3 {
                     AttrValue::Str(a.s.clone())
                 } else {
-                    AttrValue::Int(a.i)
+                    AttrValue::Int(a.i())
                 },
             })
             .collect();

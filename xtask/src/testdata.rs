@@ -141,7 +141,7 @@ fn attribute(a: &Attribute) -> pb::AttributeProto {
         Attribute::Int(name, i) => pb::AttributeProto {
             name: name.to_owned(),
             r#type: AttributeType::Int as i32,
-            i,
+            i: Some(i),
             ..Default::default()
         },
         Attribute::Str(name, s) => pb::AttributeProto {

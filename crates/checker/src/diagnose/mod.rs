@@ -305,7 +305,7 @@ mod tests {
             .map(|(n, i)| AttributeProto {
                 name: (*n).into(),
                 r#type: AttributeType::Int as i32,
-                i: *i,
+                i: Some(*i),
                 ..Default::default()
             })
             .collect();

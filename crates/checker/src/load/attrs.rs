@@ -24,9 +24,9 @@ pub fn value_of<'a>(a: &'a AttributeProto, model_dir: &'a Path, max_bytes: usize
         return AttrValue::Ref(Cow::Borrowed(&a.ref_attr_name));
     }
     match AttributeType::try_from(a.r#type) {
-        Ok(AttributeType::Int) => AttrValue::Int(a.i),
+        Ok(AttributeType::Int) => AttrValue::Int(a.i()),
         Ok(AttributeType::Ints) => AttrValue::Ints(Cow::Borrowed(&a.ints)),
-        Ok(AttributeType::Float) => AttrValue::Float(a.f),
+        Ok(AttributeType::Float) => AttrValue::Float(a.f()),
         Ok(AttributeType::Floats) => AttrValue::Floats(Cow::Borrowed(&a.floats)),
         Ok(AttributeType::String) => AttrValue::Str(Cow::Borrowed(&a.s)),
         Ok(AttributeType::Strings) => AttrValue::Strings(Cow::Borrowed(&a.strings)),
@@ -71,8 +71,8 @@ mod tests {
         AttributeProto {
             name: name.into(),
             r#type,
-            i: 3,
-            f: 0.5,
+            i: Some(3),
+            f: Some(0.5),
             ..Default::default()
         }
     }

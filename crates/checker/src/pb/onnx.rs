@@ -33,13 +33,16 @@ pub struct AttributeProto {
     #[prost(enumeration = "attribute_proto::AttributeType", tag = "20")]
     pub r#type: i32,
     /// Exactly ONE of the following fields must be present for this version of the IR
+    /// onnx-idx-check: `optional` (as in onnx.proto, proto2) so that 0 and 0.0 are written: a
+    /// proto3 scalar equal to its default is left out, and then onnx.checker and runtimes that ask
+    /// HasField("i") (TVM, tinygrad) find no value in an INT or FLOAT attribute.
     ///
     /// float
-    #[prost(float, tag = "2")]
-    pub f: f32,
+    #[prost(float, optional, tag = "2")]
+    pub f: ::core::option::Option<f32>,
     /// int
-    #[prost(int64, tag = "3")]
-    pub i: i64,
+    #[prost(int64, optional, tag = "3")]
+    pub i: ::core::option::Option<i64>,
     /// UTF-8 string
     #[prost(bytes = "vec", tag = "4")]
     pub s: ::prost::alloc::vec::Vec<u8>,

@@ -51,8 +51,8 @@ pub struct RuntimeInfo {
 /// are that request's protocol faults. Kept short: every request waits it out.
 const AFTER_REPLY: Duration = Duration::from_millis(5);
 
-/// A runtime adapter that ships inside the binary: a short Python script speaking the protocol,
-/// written out to a temporary directory when a run needs it.
+/// A runtime adapter that ships inside the binary: a short script speaking the protocol (Python,
+/// or JavaScript for Node), written out to a temporary directory when a run needs it.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Adapter {
     /// The name `--runtime` takes.
@@ -61,13 +61,61 @@ pub struct Adapter {
     pub aliases: &'static [&'static str],
     /// The file name of its script.
     pub file: &'static str,
-    /// What to install for it (`pip install ...`).
+    /// What runs the script.
+    pub interpreter: Interpreter,
+    /// What to install for it, as its interpreter's package manager names it (`pip install ...`,
+    /// `npm install ...`).
     pub package: &'static str,
     /// The script.
     pub source: &'static str,
     /// The modes a hunt runs its cases in, each taking other code paths of the runtime; the
     /// first is what the adapter does without these options. Empty: one mode.
     pub modes: &'static [Mode],
+}
+
+/// The program that runs an adapter's script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interpreter {
+    /// Python: `$ONNX_IDX_CHECK_PYTHON`, else `python3`.
+    Python,
+    /// Node: `$ONNX_IDX_CHECK_NODE`, else `node`.
+    Node,
+}
+
+impl Interpreter {
+    /// The program to run.
+    pub fn program(self) -> OsString {
+        match self {
+            Interpreter::Python => python(),
+            Interpreter::Node => node(),
+        }
+    }
+
+    /// Its name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Interpreter::Python => "Python 3",
+            Interpreter::Node => "Node.js",
+        }
+    }
+
+    /// The environment variable that names its program.
+    pub fn env_var(self) -> &'static str {
+        match self {
+            Interpreter::Python => "ONNX_IDX_CHECK_PYTHON",
+            Interpreter::Node => "ONNX_IDX_CHECK_NODE",
+        }
+    }
+
+    /// How to install `package` for it, in words.
+    pub fn install(self, package: &str) -> String {
+        match self {
+            Interpreter::Python => format!("pip install {package}"),
+            Interpreter::Node => format!(
+                "npm install {package} in a directory DIR, then ONNX_IDX_CHECK_NODE_MODULES=DIR"
+            ),
+        }
+    }
 }
 
 /// A way of running a bundled runtime that takes other code paths (onnxruntime with its graph
@@ -92,6 +140,7 @@ pub const ADAPTERS: &[Adapter] = &[
         name: "onnxruntime",
         aliases: &["ort"],
         file: "onnxruntime.py",
+        interpreter: Interpreter::Python,
         package: "onnxruntime",
         source: include_str!("adapters/onnxruntime.py"),
         modes: &[
@@ -109,6 +158,7 @@ pub const ADAPTERS: &[Adapter] = &[
         name: "openvino",
         aliases: &["ov"],
         file: "openvino.py",
+        interpreter: Interpreter::Python,
         package: "openvino",
         source: include_str!("adapters/openvino.py"),
         modes: &[
@@ -126,6 +176,7 @@ pub const ADAPTERS: &[Adapter] = &[
         name: "tract",
         aliases: &[],
         file: "tract.py",
+        interpreter: Interpreter::Python,
         package: "tract",
         source: include_str!("adapters/tract.py"),
         modes: &[],
@@ -134,6 +185,7 @@ pub const ADAPTERS: &[Adapter] = &[
         name: "tvm",
         aliases: &[],
         file: "tvm.py",
+        interpreter: Interpreter::Python,
         package: "apache-tvm onnx",
         source: include_str!("adapters/tvm.py"),
         modes: &[],
@@ -142,6 +194,7 @@ pub const ADAPTERS: &[Adapter] = &[
         name: "iree",
         aliases: &[],
         file: "iree.py",
+        interpreter: Interpreter::Python,
         package: "iree-base-compiler iree-base-runtime onnx",
         source: include_str!("adapters/iree.py"),
         modes: &[],
@@ -150,14 +203,25 @@ pub const ADAPTERS: &[Adapter] = &[
         name: "tinygrad",
         aliases: &[],
         file: "tinygrad.py",
+        interpreter: Interpreter::Python,
         package: "tinygrad",
         source: include_str!("adapters/tinygrad.py"),
+        modes: &[],
+    },
+    Adapter {
+        name: "onnxruntime-web",
+        aliases: &["ort-web"],
+        file: "onnxruntime_web.js",
+        interpreter: Interpreter::Node,
+        package: "onnxruntime-web@1.30.0",
+        source: include_str!("adapters/onnxruntime_web.js"),
         modes: &[],
     },
     Adapter {
         name: "onnx-reference",
         aliases: &["reference"],
         file: "onnx_reference.py",
+        interpreter: Interpreter::Python,
         package: "onnx",
         source: include_str!("adapters/onnx_reference.py"),
         modes: &[],
@@ -180,9 +244,16 @@ pub(crate) fn write_adapters(dir: &Path) -> std::io::Result<()> {
 
 /// The Python that runs the bundled adapters: `$ONNX_IDX_CHECK_PYTHON`, else `python3`.
 pub fn python() -> OsString {
-    std::env::var_os("ONNX_IDX_CHECK_PYTHON")
+    std::env::var_os(Interpreter::Python.env_var())
         .filter(|p| !p.is_empty())
         .unwrap_or_else(|| "python3".into())
+}
+
+/// The Node that runs the JavaScript adapters: `$ONNX_IDX_CHECK_NODE`, else `node`.
+pub fn node() -> OsString {
+    std::env::var_os(Interpreter::Node.env_var())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "node".into())
 }
 
 /// Which runtime to drive, as the command line names it.
@@ -552,7 +623,10 @@ impl Runtime {
             } => {
                 let dir = scratch.path().join("adapters");
                 write_adapters(&dir).map_err(io)?;
-                let mut argv = vec![python(), dir.join(adapter.file).into_os_string()];
+                let mut argv = vec![
+                    adapter.interpreter.program(),
+                    dir.join(adapter.file).into_os_string(),
+                ];
                 for (k, v) in options {
                     argv.push(format!("--{k}").into());
                     argv.push(v.into());
@@ -575,9 +649,19 @@ impl Runtime {
             let hint = match spec {
                 RuntimeSpec::Bundled { adapter, .. } if m.contains("No module named") => {
                     format!(
-                        " (install it for {}: pip install {})",
-                        python().to_string_lossy(),
-                        adapter.package
+                        " (install it for {}: {})",
+                        adapter.interpreter.program().to_string_lossy(),
+                        adapter.interpreter.install(adapter.package)
+                    )
+                }
+                RuntimeSpec::Bundled { adapter, .. }
+                    if m.starts_with(&*adapter.interpreter.program().to_string_lossy())
+                        && m.contains("No such file") =>
+                {
+                    format!(
+                        " (its interpreter is missing: install {}, or name it with {})",
+                        adapter.interpreter.name(),
+                        adapter.interpreter.env_var()
                     )
                 }
                 _ => String::new(),

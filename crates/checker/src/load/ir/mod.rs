@@ -539,7 +539,7 @@ fn attribute(name: &str, value: &str) -> AttributeProto {
         Ok(i) => AttributeProto {
             name: name.into(),
             r#type: AttributeType::Int as i32,
-            i,
+            i: Some(i),
             ..AttributeProto::default()
         },
         Err(_) => AttributeProto {
