@@ -567,6 +567,69 @@ def case_dir(name):
     raise AssertionError(f"no testdata case {name}")
 
 
+class CompileCacheTest(unittest.TestCase):
+    """worker.CompileCache: a file per key, renamed into place; `off`; pruning least recently
+    used files of its own names only, and only in a directory with its CACHEDIR.TAG."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def write(self, data):
+        def writer(path):
+            with open(path, "wb") as f:
+                f.write(data)
+        return writer
+
+    def test_store_then_lookup_and_off(self):
+        cache = worker.CompileCache("rt", "1.0 (x/y)", self.dir)
+        self.assertIsNone(cache.lookup("model a", ".vmfb"))
+        path = cache.store("model a", ".vmfb", self.write(b"compiled a"))
+        self.assertEqual(pathlib.Path(path).read_bytes(), b"compiled a")
+        self.assertEqual(cache.lookup("model a", ".vmfb"), path)
+        self.assertIsNone(cache.lookup("model b", ".vmfb"))
+        # The runtime's name and version make its own directory, in file-name characters.
+        self.assertEqual(os.path.basename(os.path.dirname(path)), "rt-1.0__x_y_")
+        # Nothing but the file and the tag: the temporary file was renamed.
+        self.assertEqual(sorted(os.listdir(os.path.dirname(path))),
+                         sorted(["CACHEDIR.TAG", os.path.basename(path)]))
+        off = worker.CompileCache("rt", "1.0", "off")
+        self.assertIsNone(off.store("model a", ".vmfb", self.write(b"x")))
+        self.assertIsNone(off.lookup("model a", ".vmfb"))
+
+    def test_a_writer_that_fails_turns_the_cache_off_and_leaves_nothing(self):
+        cache = worker.CompileCache("rt", "1", self.dir)
+
+        def fails(path):
+            with open(path, "wb") as f:
+                f.write(b"half")
+            raise RuntimeError("no C++ compiler")
+        self.assertIsNone(cache.store("k", ".so", fails))
+        self.assertIsNone(cache.lookup("k", ".so"))
+        self.assertEqual(os.listdir(os.path.join(self.dir, "rt-1")), ["CACHEDIR.TAG"])
+
+    def test_pruning_removes_the_least_recently_used_of_its_own_files(self):
+        sub = os.path.join(self.dir, "rt-1")
+        cache = worker.CompileCache("rt", "1", self.dir)
+        cache.LIMIT = 1000
+        paths = []
+        for k in range(5):
+            paths.append(cache.store(f"k{k}", ".vmfb", self.write(b"x" * 300)))
+            os.utime(paths[-1], (1000 + k, 1000 + k))
+        mine = os.path.join(sub, "notes.txt")
+        pathlib.Path(mine).write_bytes(b"y" * 5000)
+        cache.prune()
+        # 1,500 bytes of cache files over a limit of 1,000: the oldest go until 750 are left.
+        self.assertEqual([os.path.exists(p) for p in paths], [False, False, False, True, True])
+        self.assertTrue(os.path.exists(mine))
+        # Without its tag the directory is not pruned at all.
+        os.unlink(os.path.join(sub, "CACHEDIR.TAG"))
+        for k in range(5, 10):
+            cache.store(f"k{k}", ".vmfb", self.write(b"x" * 300))
+        cache.prune()
+        self.assertEqual(len([n for n in os.listdir(sub) if n.endswith(".vmfb")]), 7)
+
+
 class RealAdapter:
     """Mixed into one TestCase per runtime: `script`, `module` (its package), `args`,
     `hello_threads`, `cases` (expected to match), `refused` (case -> text in the message)."""

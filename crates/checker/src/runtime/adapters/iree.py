@@ -2,10 +2,15 @@
 
 Needs the iree-base-compiler and iree-base-runtime packages (pinned by onnx-idx-check: 3.13.0
 both), the onnx package IREE's ONNX importer reads models with (onnx==1.23.2) and
-onnx_idx_check_worker.py beside this file. No options; the local-task driver sizes its thread
-pool itself, so a request's thread count is not honoured (`threads: false` in the hello).
+onnx_idx_check_worker.py beside this file. The local-task driver sizes its thread pool itself,
+so a request's thread count is not honoured (`threads: false` in the hello).
 
-    python3 iree.py
+    python3 iree.py [--cache DIR|off]
+
+Compiling is most of the time a case takes, so compiled modules are kept on disk between runs,
+keyed by the sha256 of the imported module's text, the compile flags, the compiler's version and
+the host's CPU (`CompileCache` in onnx_idx_check_worker.py says where, and how it is pruned); `--cache off`
+compiles every model.
 
 The model goes the way `iree-import-onnx` takes it: `onnx.load`, ONNX's shape inference with data
 propagation, then `iree.compiler.extras.onnx_importer` (`ModelInfo`, `NodeImporter.
@@ -27,10 +32,15 @@ import onnx_idx_check_worker as worker
 COMPILE_FLAGS = ["--iree-llvmcpu-target-cpu=host"]
 
 
+def write_bytes(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
 class Runtime:
     name = "iree"
     threads = False
-    options = {}
+    options = {"cache": None}
 
     def __init__(self, options):
         import numpy
@@ -43,6 +53,7 @@ class Runtime:
         self.np, self.onnx, self.ir, self.importer = numpy, onnx, ir, onnx_importer
         self.compiler, self.rt = iree.compiler, iree.runtime
         self.config = iree.runtime.Config("local-task")
+        self.cache = worker.CompileCache(self.name, self.version(), options.get("cache"))
 
     def version(self):
         # The packages' versions (3.13.0); iree.runtime.version.VERSION is the build's
@@ -65,16 +76,15 @@ class Runtime:
         module = info.create_module(context=context).operation
         self.importer.NodeImporter.define_function(info.main_graph, module).import_all()
         module.verify()
-        try:
-            vmfb = self.compiler.compile_str(
-                module.get_asm(), target_backends=["llvm-cpu"], extra_args=COMPILE_FLAGS)
-        except self.compiler.CompilerToolError as e:
-            text = str(e)
-            print(text, file=sys.stderr)
-            errors = [line.split(" loc(")[0].strip() for line in text.splitlines()
-                      if "error:" in line]
-            raise RuntimeError(
-                "iree-compile: " + (errors[0] if errors else worker.one_line(text[:500])))
+        asm = module.get_asm()
+        key = "\0".join([self.version(), " ".join(COMPILE_FLAGS), self.cache.host(), asm])
+        cached = self.cache.lookup(key, ".vmfb")
+        if cached is not None:
+            with open(cached, "rb") as f:
+                vmfb = f.read()
+        else:
+            vmfb = self.compile(asm)
+            self.cache.store(key, ".vmfb", lambda path: write_bytes(path, vmfb))
         system = self.rt.SystemContext(config=self.config)
         vm_module = self.rt.VmModule.copy_buffer(system.instance, vmfb)
         system.add_vm_module(vm_module)
@@ -83,6 +93,18 @@ class Runtime:
         if len(functions) != 1:
             raise worker.AdapterError(f"the compiled module exports {functions}, not one function")
         return names, system.modules[vm_module.name][functions[0]], system
+
+    def compile(self, asm):
+        try:
+            return self.compiler.compile_str(
+                asm, target_backends=["llvm-cpu"], extra_args=COMPILE_FLAGS)
+        except self.compiler.CompilerToolError as e:
+            text = str(e)
+            print(text, file=sys.stderr)
+            errors = [line.split(" loc(")[0].strip() for line in text.splitlines()
+                      if "error:" in line]
+            raise RuntimeError(
+                "iree-compile: " + (errors[0] if errors else worker.one_line(text[:500])))
 
     def array(self, t):
         array = t.ml_dtypes_array() if t.dtype in worker.BITS else t.array

@@ -396,6 +396,120 @@ def load_model(runtime, path, threads):
         return runtime.load(set_ir_version(data, limit), threads)
 
 
+class CompileCache:
+    """Compiled models kept on disk between runs, for runtimes that pay seconds to compile one
+    (IREE, TVM): a file per sha256 of what was compiled (the caller's key names the compiler's
+    version and flags too), in `DIR/<runtime>-<version>/`.
+
+    DIR: the adapter's `cache` option (`off` for none, `on` for the default), else
+    $ONNX_IDX_CHECK_CACHE_DIR, else
+    $XDG_CACHE_HOME/onnx-idx-check, else ~/.cache/onnx-idx-check. The directory is marked with a
+    CACHEDIR.TAG naming this tool; only a directory with that tag is pruned, and only of files
+    named as this class names them, least recently used first, when it holds more than LIMIT
+    bytes. A cache that cannot be written is turned off for the process, said once on stderr.
+    """
+
+    LIMIT = 512 * 1024 * 1024
+    TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# onnx-idx-check's compile cache\n"
+
+    def __init__(self, runtime, version, option=None):
+        import hashlib
+
+        self.hashlib = hashlib
+        self.dir = None
+        if option == "off":
+            return
+        if option == "on":
+            option = None
+        base = option or os.environ.get("ONNX_IDX_CHECK_CACHE_DIR") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+            "onnx-idx-check")
+        safe = re.sub(r"[^A-Za-z0-9._-]", "_", f"{runtime}-{version}")
+        path = os.path.join(base, safe)
+        try:
+            os.makedirs(path, exist_ok=True)
+            tag = os.path.join(path, "CACHEDIR.TAG")
+            if not os.path.exists(tag):
+                with open(tag, "w", encoding="utf-8") as f:
+                    f.write(self.TAG)
+        except OSError as e:
+            print(f"adapter: no compile cache ({describe(e)})", file=sys.stderr)
+            return
+        self.dir = path
+        self.prune()
+
+    @staticmethod
+    def host():
+        """The host's CPU as a compiler that targets it sees it, for keys: its model and flags."""
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+                lines = [line for line in f if line.startswith(("model name", "flags"))]
+            return "".join(sorted(set(lines)))
+        except OSError:
+            import platform
+
+            return platform.processor() or platform.machine()
+
+    def name(self, key, suffix):
+        """The file name for `key` (bytes or str)."""
+        data = key.encode("utf-8") if isinstance(key, str) else key
+        return self.hashlib.sha256(data).hexdigest() + suffix
+
+    def lookup(self, key, suffix):
+        """The cached file's path for `key`, or None."""
+        if self.dir is None:
+            return None
+        path = os.path.join(self.dir, self.name(key, suffix))
+        try:
+            os.utime(path)  # its last use, for pruning
+        except OSError:
+            return None
+        return path
+
+    def store(self, key, suffix, write):
+        """`write(tmp_path)` writes the file; it is renamed into place. Its path, or None."""
+        if self.dir is None:
+            return None
+        name = self.name(key, suffix)
+        path = os.path.join(self.dir, name)
+        # The suffix last: some writers choose the format by it (TVM's export_library).
+        tmp = os.path.join(self.dir, f"{name[:-len(suffix)]}.{os.getpid()}.tmp{suffix}")
+        try:
+            write(tmp)
+            os.replace(tmp, path)
+            return path
+        except Exception as e:
+            print(f"adapter: compile cache off: {describe(e)}", file=sys.stderr)
+            self.dir = None
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            return None
+
+    def prune(self):
+        try:
+            with open(os.path.join(self.dir, "CACHEDIR.TAG"), encoding="utf-8") as f:
+                if f.read() != self.TAG:
+                    return
+            ours = re.compile(r"^[0-9a-f]{64}\.[a-z]+$")
+            files = []
+            for entry in os.scandir(self.dir):
+                if ours.match(entry.name) and entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    files.append((st.st_mtime, st.st_size, entry.path))
+            total = sum(size for _, size, _ in files)
+            if total <= self.LIMIT:
+                return
+            for _, size, path in sorted(files):
+                if total <= self.LIMIT * 3 // 4:
+                    break
+                os.unlink(path)
+                total -= size
+        except OSError as e:
+            print(f"adapter: pruning the compile cache: {describe(e)}", file=sys.stderr)
+
+
 def write_outputs(values, outputs, output_dir):
     for k, value in enumerate(values):
         name = outputs[k]["name"] if k < len(outputs) else f"output_{k}"
