@@ -61,9 +61,21 @@ impl Key {
             // happens to reproduce the output is not (it says whether values were made up,
             // which the finding's class tells).
             diagnosis: if invalid_output { "" } else { b.diagnosis },
-            symptom: b.symptom.clone(),
+            // A node computed as another operator is one bug whatever shape or values show it.
+            symptom: if !invalid_output && whole_operator(b.diagnosis) {
+                String::new()
+            } else {
+                b.symptom.clone()
+            },
         }
     }
+}
+
+/// Whether the bug class with this id is the cause of every wrong output of its node.
+fn whole_operator(diagnosis: &str) -> bool {
+    onnx_idx_check::verdict::BugClass::ALL
+        .iter()
+        .any(|c| c.id() == diagnosis && c.whole_operator())
 }
 
 /// The one indexing operator a runtime's message names as a word of its own, in any case
@@ -263,6 +275,29 @@ mod tests {
         assert_eq!(
             dir_name(Class::WrongOutput, "org.openvinotoolkit.Gather", 8, "float"),
             "wrong-output-org_openvinotoolkit_gather-8-float"
+        );
+    }
+
+    #[test]
+    fn a_node_computed_as_another_operator_is_one_finding_whatever_it_shows() {
+        let b = |diagnosis, symptom: &str| Behaviour {
+            class: Class::WrongOutput,
+            diagnosis,
+            symptom: symptom.to_string(),
+        };
+        let op = "org.openvinotoolkit.Gather";
+        assert_eq!(
+            Key::new(op, None, &b("domain-ignored", "shape")),
+            Key::new(op, None, &b("domain-ignored", "rank 6 for 4"))
+        );
+        assert_eq!(
+            Key::new(op, None, &b("domain-ignored", "shape")),
+            Key::new(op, None, &b("domain-ignored", "values: zero"))
+        );
+        // Other classes keep their symptoms apart.
+        assert_ne!(
+            Key::new(op, None, &b("axis-ignored", "shape")),
+            Key::new(op, None, &b("axis-ignored", "values: zero"))
         );
     }
 

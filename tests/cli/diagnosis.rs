@@ -486,3 +486,40 @@ fn new_user_12_the_shape_hint_holds_where_the_quirk_would_be_out_of_range() {
          values differ further"
     );
 }
+
+/// A runtime that takes OpenVINO's Gather-8 for ONNX's Gather (TVM's Relax frontend reads the
+/// op type and not the domain): the spec's Gather-8 example 2 (data [2, 5], indices [[0, 0, 4],
+/// [4, 0, 0]], axis input 1, batch_dims 1) gives [2, 3]; ONNX's Gather has no axis input and no
+/// batch_dims, so it gathers rows (axis 0): shape [2, 3, 5], worked by hand, where index 4 is out
+/// of range for the 2 rows, so its values are whatever the runtime read. The shape names the
+/// cause, whatever the values.
+#[test]
+fn a_node_of_another_domain_computed_as_the_onnx_operator_is_diagnosed_domain_ignored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let case = tmp.path().join("gather8_as_onnx_gather");
+    copy_case(
+        &crate::support::root().join("testdata/spec-examples/openvino_gather8_example2_opset13"),
+        &case,
+    );
+    let file = case.join("test_data_set_0/output_0.pb");
+    let mut t = read_tensor(&file);
+    t.dims = vec![2, 3, 5];
+    t.raw_data = Default::default();
+    t.int64_data = vec![7; 30];
+    write_tensor(&file, &t);
+    let (code, report) = crate::support::run_json(&case, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        report["cases"][0]["data_sets"][0]["outputs"][0]["diagnoses"],
+        json!(["domain-ignored"])
+    );
+    let human = run(["run", case.to_str().unwrap()]);
+    assert!(
+        human
+            .stdout
+            .contains("diagnosis: the node's domain was ignored")
+            && human.stdout.contains("(domain-ignored)"),
+        "{}",
+        human.stdout
+    );
+}

@@ -7,10 +7,14 @@
 /// use onnx_idx_check::verdict::BugClass;
 ///
 /// assert_eq!(BugClass::FirstWriteWins.id(), "first-write-wins");
-/// assert_eq!(BugClass::ALL.len(), 9);
+/// assert_eq!(BugClass::ALL.len(), 10);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BugClass {
+    /// An operator of another domain (OpenVINO's Gather-8) computed as the ONNX operator of the
+    /// same name: the node's domain was ignored. The output is that operator's: its values, or,
+    /// where its indices are out of range for that operator, its shape.
+    DomainIgnored,
     /// Negative indices used as they are (read as index 0, or as a zero element).
     NegativeNotNormalized,
     /// Out-of-range indices taken modulo the axis size.
@@ -37,9 +41,10 @@ impl BugClass {
     /// ```
     /// use onnx_idx_check::verdict::BugClass;
     ///
-    /// assert_eq!(BugClass::ALL[0], BugClass::NegativeNotNormalized);
+    /// assert_eq!(BugClass::ALL[0], BugClass::DomainIgnored);
     /// ```
-    pub const ALL: [BugClass; 9] = [
+    pub const ALL: [BugClass; 10] = [
+        BugClass::DomainIgnored,
         BugClass::NegativeNotNormalized,
         BugClass::OobWrapped,
         BugClass::OobClamped,
@@ -60,6 +65,7 @@ impl BugClass {
     /// ```
     pub fn id(self) -> &'static str {
         match self {
+            BugClass::DomainIgnored => "domain-ignored",
             BugClass::NegativeNotNormalized => "negative-not-normalized",
             BugClass::OobWrapped => "oob-wrapped",
             BugClass::OobClamped => "oob-clamped",
@@ -72,6 +78,19 @@ impl BugClass {
         }
     }
 
+    /// Whether the class is the cause of every wrong output of the node, whatever it looks like
+    /// (its shape, rank or values): a node computed as another operator.
+    ///
+    /// ```
+    /// use onnx_idx_check::verdict::BugClass;
+    ///
+    /// assert!(BugClass::DomainIgnored.whole_operator());
+    /// assert!(!BugClass::AxisIgnored.whole_operator());
+    /// ```
+    pub fn whole_operator(self) -> bool {
+        matches!(self, BugClass::DomainIgnored)
+    }
+
     /// A sentence for people.
     ///
     /// ```
@@ -81,6 +100,9 @@ impl BugClass {
     /// ```
     pub fn sentence(self) -> &'static str {
         match self {
+            BugClass::DomainIgnored => {
+                "the node's domain was ignored: it was computed as the ONNX operator of the same name"
+            }
             BugClass::NegativeNotNormalized => {
                 "negative indices were not normalised (read as index 0 or as a zero element instead of counting from the back)"
             }

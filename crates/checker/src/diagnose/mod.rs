@@ -24,7 +24,7 @@ pub use class::BugClass;
 
 use crate::compare::{compare, Mode, Tolerance};
 use crate::ops::provenance::{correct_reduction, execute, semantics, Neg, Oob};
-use crate::ops::Reduction;
+use crate::ops::{resolve, Reduction, Resolution};
 use crate::tensor::{unravel, Tensor};
 
 /// Whether two tensors are identical (dtype, shape, every element; NaN equal to NaN).
@@ -141,6 +141,14 @@ pub fn explain(subj: &Subject<'_>, reference: Option<&Tensor>, actual: &Tensor) 
         }
     };
     let shape_differs = reference.is_some_and(|r| r.shape() != actual.shape());
+    if as_onnx_operator(subj, cap).iter().any(|out| {
+        let changes_something = baseline.is_none_or(|b| !identical(b, out));
+        let its_shape =
+            shape_differs && out.shape() == actual.shape() && out.dtype() == actual.dtype();
+        changes_something && (identical(out, actual) || its_shape)
+    }) {
+        found.exact.push(BugClass::DomainIgnored);
+    }
     // The grads' reduction is their accumulation: "ignored" there means overwrite.
     for class in BugClass::ALL {
         let mut same_shape = false;
@@ -177,6 +185,38 @@ pub fn explain(subj: &Subject<'_>, reference: Option<&Tensor>, actual: &Tensor) 
         }
     }
     found
+}
+
+/// What the ONNX operator of the same name as `subj`'s computes (its latest version, with the
+/// attributes it defines), for a node of another domain: with its indices checked, and where
+/// they are out of range for it, read as the quirks read them (a runtime that takes the node
+/// for the ONNX one does not check them either). Empty for an ONNX node or when ONNX has no
+/// such operator.
+fn as_onnx_operator(subj: &Subject<'_>, cap: Option<usize>) -> Vec<Tensor> {
+    if subj.domain.is_empty() {
+        return Vec::new();
+    }
+    let Resolution::Found(_, v) = resolve("", subj.op_type, i64::MAX) else {
+        return Vec::new();
+    };
+    let onnx = Subject {
+        op_type: subj.op_type,
+        domain: "",
+        since: v.since,
+        attrs: subj.attrs.clone().retain(|name| v.attr(name).is_some()),
+        inputs: subj.inputs.clone(),
+    };
+    [Oob::Invalid, Oob::Wrap, Oob::Clamp, Oob::Zero]
+        .into_iter()
+        .filter_map(|oob| {
+            let q = Quirks {
+                cap,
+                oob,
+                ..Quirks::default()
+            };
+            semantics(&onnx, &q).and_then(|s| execute(&s))
+        })
+        .collect()
 }
 
 /// Whether a scatter with reduction "none" writes one output element more than once: input the
@@ -599,5 +639,37 @@ mod tests {
             provenance(&subj, 1).unwrap(),
             "data[0,1,1], from indices[0,:] = [1]"
         );
+    }
+
+    #[test]
+    fn another_domain_computed_as_the_onnx_operator_is_recognised() {
+        // OpenVINO's Gather-8 with batch_dims 1: out[b, j] = data[b, indices[b, j]]. ONNX's
+        // Gather has no batch_dims: out[i, j, k] = data[i, indices[j, k]], worked by hand.
+        let data = i64s(&[2, 3], &[1, 2, 3, 4, 5, 6]);
+        let idx = i64s(&[2, 1], &[0, 2]);
+        let n = node("Gather", &[("axis", 1), ("batch_dims", 1)], None);
+        let subj = Subject {
+            op_type: &n.op_type,
+            attrs: crate::load::attrs::attrs_of(&n, std::path::Path::new("."), 0),
+            domain: "org.openvinotoolkit",
+            since: 8,
+            inputs: vec![Some(&data), Some(&idx)],
+        };
+        let reference = i64s(&[2, 1], &[1, 6]);
+        let as_onnx = i64s(&[2, 2, 1], &[1, 3, 4, 6]);
+        assert_eq!(
+            classify(&subj, Some(&reference), &as_onnx),
+            Some(BugClass::DomainIgnored)
+        );
+        assert_eq!(classify(&subj, Some(&reference), &reference), None);
+        // An ONNX node is never blamed on its domain.
+        let plain = node("Gather", &[("axis", 1)], None);
+        let onnx = Subject {
+            domain: "",
+            since: 13,
+            attrs: crate::load::attrs::attrs_of(&plain, std::path::Path::new("."), 0),
+            ..subj
+        };
+        assert!(!classify_all(&onnx, Some(&as_onnx), &reference).contains(&BugClass::DomainIgnored));
     }
 }

@@ -240,8 +240,8 @@ pub struct JsonOutput<'a> {
     pub max_rel_diff: Option<f64>,
     /// The first differing elements, each with where its correct value comes from.
     pub first_mismatches: &'a [crate::compare::Mismatch],
-    /// The known bug class that reproduces the wrong output exactly (`negative-not-normalized`,
-    /// `oob-wrapped`, `oob-clamped`, `oob-zero-filled`, `first-write-wins`, `reduction-ignored`,
+    /// The known bug class that reproduces the wrong output exactly (`domain-ignored`,
+    /// `negative-not-normalized`, `oob-wrapped`, `oob-clamped`, `oob-zero-filled`, `first-write-wins`, `reduction-ignored`,
     /// `axis-ignored`, `batch-dims-ignored`, `accumulation-order`), or null.
     pub diagnosis: Option<&'static str>,
     /// Every known bug class that reproduces the wrong output exactly, most specific first

@@ -176,6 +176,12 @@ impl<'a> Attrs<'a> {
         self.with(name, AttrValue::Str(bytes))
     }
 
+    /// The attributes whose names `keep` accepts.
+    pub fn retain(mut self, keep: impl Fn(&str) -> bool) -> Attrs<'a> {
+        self.items.retain(|(n, _)| keep(n));
+        self
+    }
+
     /// The number of attributes given.
     pub fn count(&self) -> usize {
         self.items.len()
