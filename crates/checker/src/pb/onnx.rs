@@ -62,10 +62,10 @@ pub struct AttributeProto {
     #[prost(message, optional, tag = "14")]
     pub tp: ::core::option::Option<TypeProto>,
     /// list of floats
-    #[prost(float, repeated, tag = "7")]
+    #[prost(float, repeated, packed = "false", tag = "7")]
     pub floats: ::prost::alloc::vec::Vec<f32>,
     /// list of ints
-    #[prost(int64, repeated, tag = "8")]
+    #[prost(int64, repeated, packed = "false", tag = "8")]
     pub ints: ::prost::alloc::vec::Vec<i64>,
     /// list of UTF-8 strings
     #[prost(bytes = "vec", repeated, tag = "9")]
@@ -236,7 +236,7 @@ pub struct NodeProto {
 pub struct IntIntListEntryProto {
     #[prost(int64, tag = "1")]
     pub key: i64,
-    #[prost(int64, repeated, tag = "2")]
+    #[prost(int64, repeated, packed = "false", tag = "2")]
     pub value: ::prost::alloc::vec::Vec<i64>,
 }
 /// Multi-device configuration proto for NodeProto.
@@ -265,7 +265,7 @@ pub struct ShardingSpecProto {
     pub tensor_name: ::prost::alloc::string::String,
     /// The following is the list of devices across which the logical
     /// tensor is sharded or replicated.
-    #[prost(int64, repeated, tag = "2")]
+    #[prost(int64, repeated, packed = "false", tag = "2")]
     pub device: ::prost::alloc::vec::Vec<i64>,
     /// Each element v in above field devices may represent either a
     /// device or a set of devices (when we want the same shard/tensor
@@ -613,7 +613,7 @@ pub struct GraphProto {
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct TensorProto {
     /// The shape of the tensor.
-    #[prost(int64, repeated, tag = "1")]
+    #[prost(int64, repeated, packed = "false", tag = "1")]
     pub dims: ::prost::alloc::vec::Vec<i64>,
     /// The data type of the tensor.
     /// This field MUST have a valid TensorProto.DataType value
@@ -964,7 +964,7 @@ pub struct SparseTensorProto {
     #[prost(message, optional, tag = "2")]
     pub indices: ::core::option::Option<TensorProto>,
     /// The shape of the underlying dense-tensor: \[dim_1, dim_2, ... dim_rank\]
-    #[prost(int64, repeated, tag = "3")]
+    #[prost(int64, repeated, packed = "false", tag = "3")]
     pub dims: ::prost::alloc::vec::Vec<i64>,
 }
 /// Defines a tensor shape. A dimension can be either an integer value

@@ -1050,7 +1050,7 @@ mod tests {
         );
         assert_eq!(label, "ort:threads=2,providers=CPUExecutionProvider");
         let e = RuntimeSpec::bundled("caffe2").unwrap_err().to_string();
-        assert_eq!(e, "--runtime caffe2: no such runtime; the bundled ones are onnxruntime, openvino, tract, tvm, iree, tinygrad, onnx-reference (any other: --runtime-cmd 'CMD ARGS')");
+        assert_eq!(e, "--runtime caffe2: no such runtime; the bundled ones are onnxruntime, openvino, tract, tvm, iree, tinygrad, onnxruntime-web, onnx-reference (any other: --runtime-cmd 'CMD ARGS')");
         assert!(RuntimeSpec::bundled("tract:fast")
             .unwrap_err()
             .to_string()

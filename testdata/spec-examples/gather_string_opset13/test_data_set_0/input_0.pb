@@ -1,2 +1,1 @@
-
-2alpha2βeta2gammaBdata
+2alpha2βeta2gammaBdata

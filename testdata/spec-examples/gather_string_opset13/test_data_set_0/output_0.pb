@@ -1,2 +1,1 @@
-
-2gamma2alpha2βeta2βetaBoutput
+2gamma2alpha2βeta2βetaBoutput

@@ -1,2 +1,1 @@
-
-BupdatesJмл▄?ff@
+BupdatesJмл▄?ff@

@@ -1,2 +1,1 @@
-
-2z2xBupdates
+2z2xBupdates

@@ -1,2 +1,1 @@
-
-2x2b2zBoutput
+2x2b2zBoutput

@@ -20,7 +20,9 @@ flatbuffer. The runtime loads it (`VmModule.copy_buffer`) into a `SystemContext`
 `local-task` driver and calls the graph's function with the inputs as numpy arrays, in the
 graph's input order (bfloat16 and float8 as ml_dtypes arrays of their bits). A compiler error
 is refused with its first `error:` line, without its source location (the compiler's whole
-report goes to standard error). IREE's Python runtime takes no string or sub-byte tensors from
+report goes to standard error). IREE's integers are signless: an unsigned output it returns as
+the signed type of the same width is read as the unsigned type the request names, bit for bit.
+IREE's Python runtime takes no string or sub-byte tensors from
 numpy: such inputs are refused with that message. Compiled kernels do not check indices
 (`memory_safe: false`).
 """
@@ -119,7 +121,19 @@ class Runtime:
             raise ValueError(f"inputs {sorted(feeds)} for the model's inputs {names}")
         result = function(*[self.array(feeds[n]) for n in names])
         values = list(result) if isinstance(result, (list, tuple)) else [result]
-        return [v.to_host() if hasattr(v, "to_host") else self.np.asarray(v) for v in values]
+        values = [v.to_host() if hasattr(v, "to_host") else self.np.asarray(v) for v in values]
+        return [self.declared(v, outputs[k]["dtype"] if k < len(outputs) else None)
+                for k, v in enumerate(values)]
+
+    def declared(self, value, dtype):
+        # IREE's integers are signless: an unsigned output comes back as the signed type of its
+        # width, holding the same bits. Read as the model declares it.
+        unsigned = {"uint8": "|u1", "uint16": "<u2", "uint32": "<u4", "uint64": "<u8"}
+        np = self.np
+        if (dtype in unsigned and value.dtype.kind == "i"
+                and value.dtype.itemsize == np.dtype(unsigned[dtype]).itemsize):
+            return value.view(unsigned[dtype])
+        return value
 
 
 if __name__ == "__main__":
