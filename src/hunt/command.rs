@@ -99,6 +99,11 @@ pub(crate) fn run(args: HuntArgs) -> Result<u8> {
     let info = chosen.runtime.info();
     for page in &pages {
         let html = scoreboard(&summary, (&info.name, &info.version), &args.out, page);
+        // A page inside --out is the hunt's, as its findings are: recorded before it is written,
+        // so the next hunt into the directory may replace it.
+        if let Ok(inside) = page.strip_prefix(&args.out) {
+            out.record([inside.to_string_lossy().into_owned()])?;
+        }
         onnx_idx_check::report::Dest::File(page.clone()).write(&html)?;
     }
     Ok(exit::OK)

@@ -16,7 +16,7 @@ use onnx_idx_check::report::{label, Dest, Event, Reporter, Rerun, ToolInfo};
 use onnx_idx_check::verdict::{CaseResult, ExpectationOutcome, Fault, RuntimeInfo, Status};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 const PAGE: &str = include_str!("page.html");

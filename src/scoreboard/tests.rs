@@ -1,6 +1,7 @@
 use super::*;
 use onnx_idx_check::report::TOOL;
 use std::collections::BTreeSet;
+use std::path::Path;
 
 fn case(
     name: &str,
