@@ -399,6 +399,5 @@
   readHash();
   writeFilters();
   render();
-  if (state.cell && !panel.hidden) panel.scrollIntoView();
   document.documentElement.setAttribute('data-ready', 'true');
 })();
