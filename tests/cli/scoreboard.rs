@@ -329,3 +329,33 @@ fn the_scoreboard_of_a_hunt_lists_its_finding_with_a_link_to_its_report() {
         .sum();
     assert!(failed >= 1, "{}", data["ops"]);
 }
+
+#[test]
+fn a_case_named_to_end_the_script_stays_data_in_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    // Three directories, one case: its name is their path, slashes and all.
+    let case = dir
+        .path()
+        .join("a<")
+        .join("script><script>alert(1)<")
+        .join("script>\u{2028}<!--x");
+    crate::common::copy_tree(&root().join("testdata/onnx-node/test_gather_0"), &case);
+    let page = dir.path().join("page.html");
+    run([
+        "run".into(),
+        dir.path().as_os_str().to_owned(),
+        "--report".into(),
+        format!("html={}", page.display()).into(),
+    ])
+    .expect_code(0);
+    let html = std::fs::read_to_string(&page).unwrap();
+    // The data script's end and the page script's: no third.
+    assert_eq!(html.matches("</script>").count(), 2);
+    assert!(!html.contains("alert(1)</script>") && !html.contains("<!--x"));
+    assert!(!html.contains('\u{2028}'));
+    let data = embedded(&html);
+    assert_eq!(
+        data["cases"][0]["name"],
+        "a</script><script>alert(1)</script>\u{2028}<!--x"
+    );
+}
