@@ -191,6 +191,20 @@ impl Browser {
     }
 }
 
+impl Browser {
+    /// A key pressed and released on the focused element.
+    fn key(&mut self, key: &str, code: u32, text: &str) {
+        for kind in ["keyDown", "keyUp"] {
+            let mut event =
+                json!({"type": kind, "key": key, "code": key, "windowsVirtualKeyCode": code});
+            if kind == "keyDown" && !text.is_empty() {
+                event["text"] = Value::from(text);
+            }
+            self.call("Input.dispatchKeyEvent", event);
+        }
+    }
+}
+
 impl Drop for Browser {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -308,7 +322,7 @@ fn screenshot(b: &mut Browser, size: (u32, u32)) -> Vec<u8> {
 }
 
 #[test]
-fn base64_and_png_decode_what_they_should() {
+fn base64_decodes_what_the_protocol_sends() {
     assert_eq!(base64("TWFu"), b"Man");
     assert_eq!(base64("TWE="), b"Ma");
     assert_eq!(base64("TQ=="), b"M");
@@ -395,6 +409,25 @@ fn the_scoreboard_draws_its_grid_and_a_click_opens_a_cells_cases_in_chromium() {
     assert_eq!(
         b.eval("document.querySelector('input[value=passed]').checked"),
         Value::Bool(false)
+    );
+
+    // The keyboard: Escape closes the cases; Enter on a focused cell (of those left by the
+    // filter) opens them.
+    b.key("Escape", 27, "");
+    assert_eq!(
+        b.eval("document.getElementById('panel').hidden"),
+        Value::Bool(true)
+    );
+    b.eval("[...document.querySelectorAll('#grid-ops .cell')].find(c => c.dataset.key === 'GatherElements-13' && c.dataset.rt === 'B').focus()");
+    b.key("Enter", 13, "\r");
+    assert_eq!(
+        b.eval("location.hash"),
+        "#cell=GatherElements-13/B&verdict=failed"
+    );
+    assert_eq!(
+        b.eval("document.activeElement.id"),
+        "panel-title",
+        "the focus moves to the cases"
     );
     drop(b);
     assert!(
