@@ -304,12 +304,10 @@ pub(crate) struct Column<'a> {
 }
 
 /// Orders operator versions by operator, then version as a number (`Gather-9` before
-/// `Gather-13`); other keys by name.
+/// `Gather-13`); other keys by name. The key itself comes last, so no two keys share a row.
 fn row_order(key: &str) -> (String, i64, String) {
-    match key.rsplit_once('-') {
-        Some((op, v)) if v.parse::<i64>().is_ok() => {
-            (op.to_string(), v.parse().unwrap_or(0), String::new())
-        }
+    match key.rsplit_once('-').map(|(op, v)| (op, v.parse::<i64>())) {
+        Some((op, Ok(v))) => (op.to_string(), v, key.to_string()),
         _ => (key.to_string(), -1, key.to_string()),
     }
 }
