@@ -182,7 +182,7 @@ pub struct RunArgs {
     /// Write the report to FILE instead of stdout (the human progress still goes to stdout).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Also write a report in FORMAT (human, json, junit, markdown) to FILE, or to stdout for
+    /// Also write a report in FORMAT (human, json, junit, markdown, html) to FILE, or to stdout for
     /// `-` (repeatable), beside the report of --format. At most one report may take stdout; the
     /// human output then shrinks to its summary on stderr.
     #[arg(long, value_name = "FORMAT=FILE")]
@@ -426,6 +426,9 @@ pub enum Format {
     Junit,
     /// GitHub-flavoured Markdown for a job summary ($GITHUB_STEP_SUMMARY).
     Markdown,
+    /// A self-contained HTML scoreboard: operator versions and traits x runtimes, each case a
+    /// click away (docs/guide/run.md).
+    Html,
 }
 
 /// Formats of `list`, `ops`, `bench`, `coverage` and `show`.
@@ -529,6 +532,10 @@ pub struct HuntArgs {
     /// [default: 16 for such a runtime, else 1].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: Option<u64>,
+    /// Also write the hunt's scoreboard, a self-contained HTML page, to FILE (html=FILE): the
+    /// findings by severity, each linking to its REPORT.md, and the grid of the cases tried.
+    #[arg(long, value_name = "html=FILE")]
+    pub report: Vec<String>,
 }
 
 /// Arguments of `adapters`.

@@ -60,6 +60,10 @@ pub fn check_options(args: &RunArgs, reports: &[ReportSpec]) -> Result<CheckOpti
     o.digests = reports
         .iter()
         .any(|r| matches!(r.format, Format::Json | Format::Junit));
+    // The scoreboard's grid by trait counts every case, whatever its verdict.
+    if reports.iter().any(|r| r.format == Format::Html) {
+        o.traits = onnx_idx_check::runner::Traits::Every;
+    }
     Ok(o)
 }
 
@@ -198,7 +202,7 @@ pub fn report_spec(s: &str) -> Result<ReportSpec, UsageError> {
         .ok_or_else(|| bad("expected FORMAT=FILE, e.g. junit=report.xml or markdown=-"))?;
     let format = Format::from_str(format, true).map_err(|_| {
         bad(&format!(
-            "unknown format '{format}' (one of human, json, junit, markdown)"
+            "unknown format '{format}' (one of human, json, junit, markdown, html)"
         ))
     })?;
     let dest = match file {
@@ -272,6 +276,7 @@ pub fn format_name(f: Format) -> &'static str {
         Format::Json => "json",
         Format::Junit => "junit",
         Format::Markdown => "markdown",
+        Format::Html => "html",
     }
 }
 

@@ -24,6 +24,7 @@ mod minimize;
 mod owned;
 mod progress;
 mod review;
+mod scoreboard;
 mod show;
 
 use clap::Parser;

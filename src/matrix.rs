@@ -49,7 +49,7 @@ fn cell(c: &CaseResult) -> String {
 }
 
 /// The id of the bug class that reproduces the case's first wrong output.
-fn diagnosis(c: &CaseResult) -> Option<&'static str> {
+pub(crate) fn diagnosis(c: &CaseResult) -> Option<&'static str> {
     c.data_sets
         .iter()
         .flat_map(|d| &d.outputs)

@@ -128,7 +128,14 @@ pub fn check(bytes: &[u8]) {
     let opts = RunOptions {
         max_tensor_bytes: MAX_TENSOR_BYTES,
         digests: files.flags & 1 != 0,
-        coverage: files.flags & 2 != 0,
+        // Bit 16 records the traits of every data set, bit 2 those of passing ones.
+        traits: if files.flags & 16 != 0 {
+            onnx_idx_check::runner::Traits::Every
+        } else if files.flags & 2 != 0 {
+            onnx_idx_check::runner::Traits::Passing
+        } else {
+            onnx_idx_check::runner::Traits::Off
+        },
         tolerance: Tolerance {
             mode: match files.flags >> 2 & 3 {
                 1 => Mode::Exact,

@@ -19,14 +19,15 @@ pub(super) fn run_matrix(
     options: CheckOptions,
     sources: &[Source],
 ) -> Result<u8> {
-    // The matrix has a human and a JSON form; the other formats report one runtime each.
+    // The matrix has a human, a JSON and an HTML form; the other formats report one runtime
+    // each.
     if let Some(r) = reports
         .iter()
-        .find(|r| !matches!(r.format, Format::Human | Format::Json))
+        .find(|r| !matches!(r.format, Format::Human | Format::Json | Format::Html))
     {
         return Err(UsageError(format!(
-            "with {} runtimes, the report is a table of cases x runtimes: --format human or json \
-             (not {}); run each runtime on its own for JUnit or Markdown",
+            "with {} runtimes, the report is a table of cases x runtimes: --format human, json \
+             or html (not {}); run each runtime on its own for JUnit or Markdown",
             sources.len(),
             clap::ValueEnum::to_possible_value(&r.format)
                 .map_or_else(String::new, |v| v.get_name().to_string())
@@ -74,6 +75,12 @@ pub(super) fn run_matrix(
     for r in reports {
         let text = match r.format {
             Format::Json => matrix::json(&TOOL, &columns),
+            Format::Html => crate::scoreboard::matrix(
+                &TOOL,
+                &args.selection.paths,
+                &columns,
+                &super::run::rerun_command(args),
+            ),
             _ => matrix::human(&columns, human::Style { color: false }),
         };
         shown_on_stdout |= r.dest == Dest::Stdout;

@@ -146,7 +146,7 @@ fn review(args: ReviewArgs) -> Result<u8> {
 fn coverage(args: CoverageArgs) -> Result<u8> {
     let cases = select(&args.selection)?;
     let opts = RunOptions {
-        coverage: true,
+        traits: onnx_idx_check::runner::Traits::Passing,
         ..RunOptions::default()
     };
     let (results, _) = runner::run_all(&cases, &opts, config::jobs(args.jobs)?, false, |_| {});

@@ -10,6 +10,7 @@ use crate::config::UsageError;
 use crate::config::{self, ReportSpec};
 use crate::exit;
 use crate::junit;
+use crate::scoreboard;
 use anyhow::Result;
 use onnx_idx_check::check::Prepared;
 use onnx_idx_check::report::github::{self, GithubDest, GithubReporter};
@@ -126,6 +127,15 @@ fn reporters(args: &RunArgs, reports: &[ReportSpec], terminal: bool) -> Reporter
                 dest,
                 rerun: rerun.clone(),
             }),
+            Format::Html => Box::new(scoreboard::HtmlReporter {
+                dest,
+                rerun: rerun.clone(),
+                paths: args.selection.paths.clone(),
+                source: config::sources(args).into_iter().find_map(|s| match s {
+                    config::Source::Actual(name, _) => Some(name),
+                    _ => None,
+                }),
+            }),
         });
     }
     if github::wanted() {
@@ -145,7 +155,7 @@ fn reporters(args: &RunArgs, reports: &[ReportSpec], terminal: bool) -> Reporter
 /// The command that re-runs one case alone with the same settings: the PATH that holds it (so
 /// the case keeps its name, and expectations still match) narrowed by an anchored `--filter`,
 /// then every option that shapes verdicts.
-fn rerun_command(args: &RunArgs) -> Rerun {
+pub(super) fn rerun_command(args: &RunArgs) -> Rerun {
     let mut suffix = String::new();
     let mut flag = |name: &str, value: Option<String>| {
         suffix.push_str(&format!(" --{name}"));

@@ -20,6 +20,7 @@ pub(crate) fn run(args: HuntArgs) -> Result<u8> {
         .map_err(|e| UsageError(format!("--time: {e}")))?
         .filter(|t| !t.is_zero())
         .ok_or_else(|| UsageError("--time: give the seconds to hunt for (more than 0)".into()))?;
+    let pages = pages(&args.report)?;
     let out_error = |e: crate::owned::OwnedError| UsageError(format!("--out: {e}"));
     // Refused before the runtime starts; nothing is removed until it has.
     crate::owned::check(&args.out, COMMAND).map_err(out_error)?;
@@ -95,7 +96,67 @@ pub(crate) fn run(args: HuntArgs) -> Result<u8> {
         "{}",
         summary_text(&summary, &label, args.seed, &shard_note, &args.out)
     );
+    let info = chosen.runtime.info();
+    for page in &pages {
+        let html = scoreboard(&summary, (&info.name, &info.version), &args.out, page);
+        // A page inside --out is the hunt's, as its findings are: recorded before it is written,
+        // so the next hunt into the directory may replace it.
+        if let Ok(inside) = page.strip_prefix(&args.out) {
+            out.record([inside.to_string_lossy().into_owned()])?;
+        }
+        onnx_idx_check::report::Dest::File(page.clone()).write(&html)?;
+    }
     Ok(exit::OK)
+}
+
+/// The files of `--report html=FILE`: a hunt writes its scoreboard and no other report.
+fn pages(specs: &[String]) -> Result<Vec<std::path::PathBuf>, UsageError> {
+    specs
+        .iter()
+        .map(|s| match crate::config::report_spec(s)? {
+            crate::config::ReportSpec {
+                format: crate::cli::Format::Html,
+                dest: onnx_idx_check::report::Dest::File(path),
+            } => Ok(path),
+            _ => Err(UsageError(format!(
+                "--report '{s}': a hunt writes one report, its HTML scoreboard, to a file: \
+                 html=FILE (findings.json is its JSON)"
+            ))),
+        })
+        .collect()
+}
+
+/// The hunt's scoreboard page, its links to each finding's REPORT.md relative to `page`.
+fn scoreboard(
+    s: &super::Summary,
+    runtime: (&str, &str),
+    out: &std::path::Path,
+    page: &std::path::Path,
+) -> String {
+    use crate::scoreboard::hunt::{HuntFinding, Hunted};
+    let mut sorted: Vec<&findings::Finding> = s.findings.iter().collect();
+    sorted.sort_by_key(|f| f.class);
+    let hunted = Hunted {
+        runtime,
+        out,
+        page,
+        tried: &s.cases,
+        findings: sorted
+            .iter()
+            .map(|f| HuntFinding {
+                class: f.class.id(),
+                title: f.class.title(),
+                operators: f.operators_text(),
+                dtypes: f.dtypes.iter().cloned().collect(),
+                diagnosis: &f.diagnosis,
+                case: &f.case,
+                reason: &f.reason,
+                seen: f.seen,
+            })
+            .collect(),
+        elapsed: s.elapsed,
+    };
+    crate::scoreboard::hunt::page(&onnx_idx_check::report::TOOL, &hunted).render()
 }
 
 /// What a finding's behaviour is, in brief: its symptom, its diagnosis when one explains it.

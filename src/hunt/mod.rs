@@ -110,6 +110,8 @@ pub(crate) struct Summary {
     pub rounds: u64,
     /// How long it ran.
     pub elapsed: Duration,
+    /// Every case tried (a line of `tried.tsv` each), for the scoreboard's grid.
+    pub cases: Vec<crate::scoreboard::hunt::Tried>,
 }
 
 /// A hunt in progress.
@@ -238,7 +240,7 @@ pub(crate) fn hunt(
                 continue;
             }
             let verdict = h.case(&spec, seed, index, &dir, &mut queue, on_event)?;
-            h.tried(index, seed, &spec.name, verdict, on_event)?;
+            h.tried(index, seed, &spec, verdict, on_event)?;
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
@@ -403,11 +405,21 @@ impl Hunt<'_> {
         &mut self,
         index: u64,
         seed: u64,
-        name: &str,
-        verdict: &str,
+        spec: &CaseSpec,
+        verdict: &'static str,
         on_event: &mut dyn FnMut(Event<'_>),
     ) -> anyhow::Result<()> {
+        let name = &spec.name;
         writeln!(self.log, "{index}\t{seed}\t{name}\t{verdict}")?;
+        self.summary.cases.push(crate::scoreboard::hunt::Tried {
+            name: name.clone(),
+            op_version: format!(
+                "{}-{}",
+                crate::generate::op_name(spec.def),
+                spec.version.since
+            ),
+            word: verdict,
+        });
         on_event(Event::Case {
             tried: self.summary.tried,
             findings: self.summary.findings.len(),
@@ -439,7 +451,7 @@ impl Hunt<'_> {
             let dir = self.scratch.join(index.to_string());
             let written = match self.admit(&spec, seed, index, &dir, on_event)? {
                 Err(word) => {
-                    self.tried(index, seed, &spec.name, word, on_event)?;
+                    self.tried(index, seed, &spec, word, on_event)?;
                     continue;
                 }
                 Ok(w) => w,
@@ -452,7 +464,7 @@ impl Hunt<'_> {
             let Some((key, ready)) = shared else {
                 self.use_mode(modes::mode(seed, index, self.modes.len()), on_event);
                 let verdict = self.judge_alone(&spec, seed, &written, &dir, queue, on_event)?;
-                self.tried(index, seed, &spec.name, verdict, on_event)?;
+                self.tried(index, seed, &spec, verdict, on_event)?;
                 let _ = std::fs::remove_dir_all(&dir);
                 continue;
             };
@@ -500,7 +512,7 @@ impl Hunt<'_> {
                             self.summary.tried += 1;
                             self.summary.batched += 1;
                             self.group_runs(&group(&m.spec), &m.dir, queue, on_event)?;
-                            self.tried(m.index, m.seed, &m.spec.name, "passed", on_event)?;
+                            self.tried(m.index, m.seed, &m.spec, "passed", on_event)?;
                             let _ = std::fs::remove_dir_all(&m.dir);
                         } else {
                             alone.push(m);
@@ -567,7 +579,7 @@ impl Hunt<'_> {
                 self.use_mode(modes::mode(m.seed, m.index, self.modes.len()), on_event);
                 self.judge_alone(&m.spec, m.seed, &m.written, &m.dir, queue, on_event)?
             };
-            self.tried(m.index, m.seed, &m.spec.name, verdict, on_event)?;
+            self.tried(m.index, m.seed, &m.spec, verdict, on_event)?;
             let _ = std::fs::remove_dir_all(&m.dir);
         }
         Ok(())

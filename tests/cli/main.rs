@@ -48,6 +48,11 @@ mod bundled_runtimes;
 mod bundled_runtimes_onnxruntime_web;
 // A runtime's time limit grows with the size of the case (a slow fixture runtime).
 mod slow_runtime;
+// `--report html=FILE`: the scoreboard of `run` and `hunt`.
+mod scoreboard;
+// The scoreboard in a real browser (headless Chromium), where installed.
+#[cfg(unix)]
+mod scoreboard_browser;
 // `--shard K/N`.
 mod shard;
 // `show PATH`: a tensor file, a model or a case, for people and as JSON.

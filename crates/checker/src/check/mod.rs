@@ -405,7 +405,7 @@ impl Prepared {
             max_tensor_bytes: options.max_tensor_bytes,
             actual: options.actual.clone(),
             digests: options.digests,
-            coverage: false,
+            traits: options.traits,
             pending: options.pending.clone(),
             expectations: expectations.clone().map(std::sync::Arc::new),
             timeout: options.timeout.filter(|t| !t.is_zero()),

@@ -93,6 +93,10 @@ pub struct CheckOptions {
     /// Record the sha256 of every model and tensor file read, for the JSON report's `files`
     /// (on by default, as `run --format json` does; off saves hashing every byte read).
     pub digests: bool,
+    /// Which data sets' coverage traits each [`CaseResult`](crate::verdict::CaseResult) records
+    /// (off by default; every data set for the command line's HTML scoreboard, whose grid by
+    /// trait needs the traits of failed and refused cases too).
+    pub traits: crate::runner::Traits,
 }
 
 impl Default for CheckOptions {
@@ -119,6 +123,7 @@ impl Default for CheckOptions {
             min_cases: None,
             require_ops: Vec::new(),
             digests: true,
+            traits: crate::runner::Traits::Off,
         }
     }
 }
@@ -369,6 +374,18 @@ impl CheckOptions {
     /// ```
     pub fn digests(mut self, yes: bool) -> Self {
         self.digests = yes;
+        self
+    }
+
+    /// Sets [`traits`](Self::traits).
+    ///
+    /// ```
+    /// use onnx_idx_check::runner::Traits;
+    ///
+    /// assert_eq!(onnx_idx_check::CheckOptions::default().traits(Traits::Every).traits, Traits::Every);
+    /// ```
+    pub fn traits(mut self, which: crate::runner::Traits) -> Self {
+        self.traits = which;
         self
     }
 }

@@ -4,7 +4,7 @@
 use super::pending::{missing_expected, passed, snapshot};
 use super::record::{severity, Record};
 use super::trial::{with_changes, Pair, Trial};
-use super::{RunOptions, Verdict};
+use super::{RunOptions, Traits, Verdict};
 use crate::compare::compare;
 use crate::deadline;
 use crate::diagnose;
@@ -96,7 +96,6 @@ fn load_and_evaluate(
             .tensor;
         expected.push(Some(t));
     }
-    let trial = Trial::open(plan, case, ds, &inputs, &expected, opts, record)?;
     let trace = |step: usize| {
         plan.trace(
             step,
@@ -106,6 +105,12 @@ fn load_and_evaluate(
             opts.max_tensor_bytes,
         )
     };
+    // Before the source on trial answers: a refusal, a crash or a wrong output keeps the traits
+    // of the inputs it was given.
+    if opts.traits == Traits::Every {
+        record_traits(plan, &trace, record);
+    }
+    let trial = Trial::open(plan, case, ds, &inputs, &expected, opts, record)?;
     deadline::check()?;
     let ours = match plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes) {
         Ok(v) => v,
@@ -188,13 +193,14 @@ fn load_and_evaluate(
         }
         results.push(out);
     }
-    if opts.coverage && results.iter().all(|o| o.status == Status::Passed) {
+    if opts.traits == Traits::Passing && results.iter().all(|o| o.status == Status::Passed) {
         record_traits(plan, &trace, record);
     }
     Ok(with_changes(results, settled.changed))
 }
 
-/// Records the coverage traits of every operator node of a passing data set (`coverage`).
+/// Records the coverage traits of every operator node of a data set (a passing one for
+/// `coverage`, every one for the scoreboard).
 fn record_traits<'p>(
     plan: &'p Plan<'_>,
     trace: &dyn Fn(usize) -> Option<Trace<'p>>,

@@ -47,8 +47,10 @@ pub struct RunOptions {
     pub actual: Option<PathBuf>,
     /// Record the sha256 of every model and tensor file read (for the JSON and JUnit reports).
     pub digests: bool,
-    /// Record the coverage traits of passing data sets (the `coverage` subcommand).
-    pub coverage: bool,
+    /// Which data sets' coverage traits to record on [`CaseResult::traits`](crate::verdict::CaseResult::traits):
+    /// none, the passing ones (the `coverage` subcommand), or every one our kernels evaluate
+    /// whatever its verdict (the HTML scoreboard).
+    pub traits: Traits,
     /// `--pending DIR`: write our result for every failed or missing expected output there, for
     /// `review`.
     pub pending: Option<PathBuf>,
@@ -69,7 +71,7 @@ impl Default for RunOptions {
             max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES,
             actual: None,
             digests: false,
-            coverage: false,
+            traits: Traits::Off,
             pending: None,
             expectations: None,
             timeout: Some(DEFAULT_TIMEOUT),
@@ -77,6 +79,31 @@ impl Default for RunOptions {
             repeat: 1,
         }
     }
+}
+
+/// Which data sets the runner records coverage traits of ([`RunOptions::traits`]).
+///
+/// ```
+/// use onnx_idx_check::runner::Traits;
+/// use onnx_idx_check::{check, CheckOptions};
+///
+/// // Under `Every` each case records what its inputs exercise, whatever its verdict.
+/// let options = CheckOptions::default().filter("^test_gather_0$").traits(Traits::Every);
+/// let report = check(&[concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/onnx-node")], &options)?;
+/// assert!(report.cases[0].traits.iter().any(|(op, t)| op == "Gather-13" && t.contains("indices:int64")));
+/// # Ok::<(), onnx_idx_check::CheckError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Traits {
+    /// None (a plain run).
+    #[default]
+    Off,
+    /// Those of data sets whose every output passed (the `coverage` subcommand: what the
+    /// passing cases cover).
+    Passing,
+    /// Those of every data set whose inputs load and whose nodes our kernels trace, whatever
+    /// the verdict of the source on trial (a runtime that refused or failed the data set).
+    Every,
 }
 
 /// One minute per case: generous for the largest tensors `--max-tensor-bytes` allows.

@@ -158,8 +158,9 @@ pub struct CaseResult {
     pub origin: Option<String>,
     /// What the expectations file says of this case, when one applies.
     pub expectation: Option<ExpectationNote>,
-    /// The coverage traits each operator version exercised in passing data sets, when
-    /// coverage was requested.
+    /// The coverage traits each operator version exercised, one entry per node and data set:
+    /// of passing data sets or of every one, as [`Traits`](crate::runner::Traits) asked; empty
+    /// when none was asked.
     pub traits: Vec<(String, std::collections::BTreeSet<String>)>,
     /// The verdict.
     pub status: Status,
