@@ -189,6 +189,19 @@ def triggers():
                 scatter_elements_1d(data, idx, upd, fn),
             )
         )
+        # the same through ScatterND, which IREE lowers differently (it refuses
+        # ScatterElements max/min)
+        out.append(
+            Case(
+                f"iree-24503-scatternd-{red}-nan",
+                "ScatterND",
+                18,
+                {"reduction": red},
+                [("data", data), ("indices", idx.reshape(2, 1)), ("updates", upd)],
+                f32([NAN, NAN]),
+                scatter_elements_1d(data, idx, upd, fn),
+            )
+        )
 
     # tinygrad#14185: the ONNX Gather assumed constant indices. 1-D and 2-D indices, with a
     # negative one.
