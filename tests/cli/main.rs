@@ -46,6 +46,8 @@ mod runtime;
 mod bundled_runtimes;
 // `run --runtime-cmd 'node ...onnxruntime_web.js'`: the JavaScript worker, where installed.
 mod bundled_runtimes_onnxruntime_web;
+// upstream-bugs/: the fates of the upstream bugs through every bundled runtime, where installed.
+mod bundled_runtimes_upstream_bugs;
 // A runtime's time limit grows with the size of the case (a slow fixture runtime).
 mod slow_runtime;
 // `--report html=FILE`: the scoreboard of `run` and `hunt`.
