@@ -262,13 +262,14 @@ fn summary_text(
     };
     let _ = writeln!(
         t,
-        "\n{}{batched} in {}; {} disagreements ({} more of known findings); left out: {} not implemented by the runtime, {} after a hang of their kind, {} not implemented by onnx-idx-check\nwrote {}",
+        "\n{}{batched} in {}; {} disagreements ({} more of known findings); left out: {} not implemented by the runtime, {} after a hang of their kind, {} of an operator version a finding says is computed as another, {} not implemented by onnx-idx-check\nwrote {}",
         counted(s.tried as usize, "case tried", "cases tried"),
         counted(s.rounds as usize, "round", "rounds"),
         s.disagreements,
         s.duplicates,
         s.not_implemented,
         s.after_hang,
+        s.explained,
         s.skipped,
         out.join(findings::FILE).display()
     );

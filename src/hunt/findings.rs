@@ -72,7 +72,7 @@ impl Key {
 }
 
 /// Whether the bug class with this id is the cause of every wrong output of its node.
-fn whole_operator(diagnosis: &str) -> bool {
+pub(crate) fn whole_operator(diagnosis: &str) -> bool {
     onnx_idx_check::verdict::BugClass::ALL
         .iter()
         .any(|c| c.id() == diagnosis && c.whole_operator())

@@ -93,6 +93,9 @@ pub(crate) struct Summary {
     pub not_implemented: u64,
     /// Cases left out because a case of their kind hung already.
     pub after_hang: u64,
+    /// Cases left out because a finding says the runtime computes their operator version as
+    /// another operator (`domain-ignored`): every case of it is that bug, and hides any other.
+    pub explained: u64,
     /// Cases the runtime disagreed on (refusals of what it does not implement are not counted).
     pub disagreements: u64,
     /// Of them, those whose behaviour was already a finding.
@@ -127,6 +130,8 @@ struct Hunt<'a> {
     pending: BTreeMap<Group, Vec<(CaseSpec, u64, Variant)>>,
     /// The kinds of case that hung: a hang costs `--timeout`, once per kind.
     hung: HashSet<String>,
+    /// Operator versions (alone, not in a context graph) a whole-operator finding explains.
+    explained: HashSet<(String, i64)>,
     /// The findings whose minimal case holds an empty tensor, by index.
     with_empty: HashSet<usize>,
     /// Cases per model at most.
@@ -183,6 +188,7 @@ pub(crate) fn hunt(
         keys: BTreeMap::new(),
         pending: BTreeMap::new(),
         hung: HashSet::new(),
+        explained: HashSet::new(),
         with_empty: HashSet::new(),
         batch_size,
         scratch: scratch.path().to_path_buf(),
@@ -385,6 +391,14 @@ impl Hunt<'_> {
         if self.hung.contains(&spec.kind) {
             self.summary.after_hang += 1;
             return Ok(Err("kind-hung"));
+        }
+        if spec.context.is_none()
+            && self
+                .explained
+                .contains(&(crate::generate::op_name(spec.def), spec.version.since))
+        {
+            self.summary.explained += 1;
+            return Ok(Err("explained"));
         }
         match write_case(spec, dir, plan::variant(seed, index)) {
             Ok(Some(w)) => Ok(Ok(w)),
@@ -784,6 +798,10 @@ impl Hunt<'_> {
                 }
                 self.keys
                     .insert(key(spec, &m.behaviour), self.summary.findings.len());
+                if spec.context.is_none() && findings::whole_operator(m.behaviour.diagnosis) {
+                    self.explained
+                        .insert((crate::generate::op_name(spec.def), spec.version.since));
+                }
                 self.summary.findings.push(finding);
                 write_findings(self.out, &self.summary.findings)?;
             }

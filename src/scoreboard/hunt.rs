@@ -21,7 +21,7 @@ pub(crate) fn category(word: &str) -> Category {
         }
         "refused" | "refuses-valid" | "not-implemented" => Category::Refused,
         "crash" => Category::Crashed,
-        // errored, skipped, unsupported, not-generated, kind-hung, not-tried.
+        // errored, skipped, unsupported, not-generated, kind-hung, explained, not-tried.
         _ => Category::Other,
     }
 }
@@ -38,7 +38,9 @@ pub(crate) fn legend(c: Category) -> String {
              group the runtime does not implement"
         }
         Category::Crashed => "crash: the process died or hung",
-        Category::Other => "errored, unsupported, not-generated, kind-hung, not-tried: not judged",
+        Category::Other => {
+            "errored, unsupported, not-generated, kind-hung, explained, not-tried: not judged"
+        }
     }
     .to_string()
 }

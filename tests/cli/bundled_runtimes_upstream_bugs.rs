@@ -225,17 +225,17 @@ const ONNXRUNTIME_WEB: Fates = Fates {
 /// Runs upstream-bugs/ through `fates.runtime` and checks the fates when the runtime is at its
 /// pinned version. Skips (or fails, under `ONNX_IDX_CHECK_REQUIRE_RUNTIMES`) when it cannot start.
 fn check(fates: &Fates) {
-    // onnxruntime-web's worker is JavaScript, run by Node: named by its command, as
-    // tests/cli/bundled_runtimes_onnxruntime_web.rs does.
-    let (flag, runtime) = if fates.runtime == "onnxruntime-web" {
-        let worker = root().join("crates/checker/src/runtime/adapters/onnxruntime_web.js");
-        ("--runtime-cmd", format!("node {}", worker.display()))
-    } else {
-        ("--runtime", fates.runtime.to_string())
-    };
+    let runtime = fates.runtime;
     let out = command()
         .current_dir(root())
-        .args(["run", "upstream-bugs", flag, &runtime, "--format", "json"])
+        .args([
+            "run",
+            "upstream-bugs",
+            "--runtime",
+            runtime,
+            "--format",
+            "json",
+        ])
         // IREE compiles each of the cases for seconds, on a busy machine more.
         .timeout(std::time::Duration::from_secs(900))
         .output()
