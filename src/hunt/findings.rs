@@ -73,9 +73,7 @@ impl Key {
 
 /// Whether the bug class with this id is the cause of every wrong output of its node.
 pub(crate) fn whole_operator(diagnosis: &str) -> bool {
-    onnx_idx_check::verdict::BugClass::ALL
-        .iter()
-        .any(|c| c.id() == diagnosis && c.whole_operator())
+    onnx_idx_check::verdict::BugClass::from_id(diagnosis).is_some_and(|c| c.whole_operator())
 }
 
 /// The one indexing operator a runtime's message names as a word of its own, in any case

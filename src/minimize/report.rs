@@ -99,7 +99,7 @@ fn tensor_text(t: &Tensor, file: &str) -> String {
 
 /// The diagnosis in words.
 fn diagnosis_words(id: &str) -> String {
-    match BugClass::ALL.iter().find(|c| c.id() == id) {
+    match BugClass::from_id(id) {
         Some(c) => format!("{} (`{}`)", c.sentence(), c.id()),
         None => {
             "none of the bug classes onnx-idx-check knows reproduces the output (`none`)".into()
@@ -371,10 +371,7 @@ pub(crate) fn title(
                 match (desc, m.signature.diagnosis) {
                     (_, d) if d != "none" => format!(
                         "returns a wrong output: {}",
-                        BugClass::ALL
-                            .iter()
-                            .find(|c| c.id() == d)
-                            .map_or(d, |c| c.sentence())
+                        BugClass::from_id(d).map_or(d, BugClass::sentence)
                     ),
                     _ if behaviour::symptom_words(&m.behaviour.symptom).is_some() => format!(
                         "{} ({} of {total} output elements wrong)",

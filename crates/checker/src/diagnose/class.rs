@@ -56,6 +56,18 @@ impl BugClass {
         BugClass::AccumulationOrder,
     ];
 
+    /// The class with stable identifier `id`, if any.
+    ///
+    /// ```
+    /// use onnx_idx_check::verdict::BugClass;
+    ///
+    /// assert_eq!(BugClass::from_id("oob-wrapped"), Some(BugClass::OobWrapped));
+    /// assert_eq!(BugClass::from_id("none"), None);
+    /// ```
+    pub fn from_id(id: &str) -> Option<BugClass> {
+        BugClass::ALL.into_iter().find(|c| c.id() == id)
+    }
+
     /// The stable identifier used in reports.
     ///
     /// ```
