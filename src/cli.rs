@@ -159,6 +159,12 @@ pub struct RunArgs {
     /// nondeterministic.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub repeat: usize,
+    /// Cases the runtime under test runs side by side in one model at most: one load and
+    /// compile for many. A case that does not pass there is judged again alone, so verdicts are
+    /// those of cases run alone. 1 runs each case alone [default: 16 for the bundled runtimes
+    /// that compile each model (tvm, iree, tinygrad), else 1].
+    #[arg(long, value_name = "N")]
+    pub batch: Option<usize>,
     /// Known failures: a TOML file of expected verdicts (see docs/guide/ci.md). A listed case that
     /// still fails the same way does not fail the run; one that now passes, fails differently or
     /// whose entry has expired does.

@@ -43,6 +43,7 @@ pub fn check_options(args: &RunArgs, reports: &[ReportSpec]) -> Result<CheckOpti
     o.tolerance = tolerance(args);
     o.max_tensor_bytes = parse_bytes(&args.max_tensor_bytes)?;
     o.repeat = args.repeat;
+    o.batch = args.batch;
     o.pending = args.pending.clone();
     o.expectations = args.expectations.clone();
     o.update_expectations = args.update_expectations;

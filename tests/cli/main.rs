@@ -8,6 +8,8 @@
 mod actual;
 #[path = "../common/mod.rs"]
 mod common;
+// `run --batch`: shared models through a runtime that batches (tests/fixtures/runtime/sharing_runtime.py).
+mod batch;
 // The library's `check` writes `run`'s JSON.
 mod check_api;
 // The context operators around an indexing operator.

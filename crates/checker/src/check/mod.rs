@@ -411,11 +411,16 @@ impl Prepared {
             timeout: options.timeout.filter(|t| !t.is_zero()),
             runtime: None,
             repeat: options.repeat,
+            batch: 1,
         };
         let run = match runtime {
             // The runtime's answers have their own time limit; the case's would cut a slow
             // runtime off mid-case, without telling which data set.
             Some(rt) => RunOptions {
+                batch: match options.repeat {
+                    1 => options.batch.unwrap_or_else(|| rt.default_batch()),
+                    _ => 1,
+                },
                 runtime: Some(std::sync::Arc::new(rt)),
                 timeout: None,
                 ..run

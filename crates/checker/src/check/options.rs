@@ -56,6 +56,11 @@ pub struct CheckOptions {
     /// Times the runtime under test runs each data set (`--repeat`, at least 1); any difference
     /// between runs is a `nondeterministic` failure.
     pub repeat: usize,
+    /// Cases the runtime under test runs side by side in one model at most (`--batch`): one
+    /// load and compile for many; a case that does not pass there is judged again alone, so
+    /// verdicts are those of cases run alone. `None`: 16 for a bundled runtime that compiles each
+    /// model (tvm, iree, tinygrad), 1 (each case alone) for the others. Only under `repeat` 1.
+    pub batch: Option<usize>,
     /// Write onnx-idx-check's result for every failed or missing expected output under this
     /// directory, for `onnx-idx-check review` (`--pending DIR`; not with `actual`).
     pub pending: Option<PathBuf>,
@@ -99,6 +104,9 @@ pub struct CheckOptions {
     pub traits: crate::runner::Traits,
 }
 
+/// The most cases one shared model holds (`--batch`).
+pub const MAX_BATCH: usize = 256;
+
 impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
@@ -109,6 +117,7 @@ impl Default for CheckOptions {
             runtime_cmd: None,
             runtime_name: None,
             repeat: 1,
+            batch: None,
             pending: None,
             expectations: None,
             update_expectations: false,
@@ -205,6 +214,16 @@ impl CheckOptions {
     /// ```
     pub fn repeat(mut self, n: usize) -> Self {
         self.repeat = n;
+        self
+    }
+
+    /// Sets [`batch`](Self::batch).
+    ///
+    /// ```
+    /// assert_eq!(onnx_idx_check::CheckOptions::default().batch(8).batch, Some(8));
+    /// ```
+    pub fn batch(mut self, n: usize) -> Self {
+        self.batch = Some(n);
         self
     }
 
@@ -422,6 +441,39 @@ pub(crate) fn validate(o: &CheckOptions) -> Result<(usize, Requirements), CheckE
             "repeat",
             "--repeat 0: a runtime runs each data set at least once",
         ));
+    }
+    match o.batch {
+        Some(0) => {
+            return Err(CheckError::invalid(
+                "batch",
+                "--batch 0: a model holds one case at least (1 runs each case alone)",
+            ))
+        }
+        Some(n) if n > MAX_BATCH => {
+            return Err(CheckError::invalid(
+                "batch",
+                format!(
+                    "--batch {n}: at most {MAX_BATCH} cases share a model (one the runtime \
+                     refuses costs them all a second run)"
+                ),
+            ))
+        }
+        Some(n) if n > 1 && o.runtime.is_none() && o.runtime_cmd.is_none() => {
+            return Err(CheckError::invalid(
+                "batch",
+                format!("--batch {n} needs a runtime to run (--runtime or --runtime-cmd)"),
+            ))
+        }
+        Some(n) if n > 1 && o.repeat > 1 => {
+            return Err(CheckError::invalid(
+                "batch",
+                format!(
+                    "--batch {n} with --repeat {}: repeated runs look for races, which run alone",
+                    o.repeat
+                ),
+            ))
+        }
+        _ => {}
     }
     if o.repeat > 1 && o.runtime.is_none() && o.runtime_cmd.is_none() {
         return Err(CheckError::invalid(

@@ -7,6 +7,7 @@ use crate::deadline;
 use crate::discover::Case;
 use crate::eval;
 use crate::load::{self, tensor::TensorContext, LoadError};
+use crate::tensor::Tensor;
 use crate::verdict::{CaseResult, Status};
 use std::time::Instant;
 
@@ -43,9 +44,21 @@ pub(super) fn initializers(
 
 /// Runs one case.
 pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
+    run_case_answered(case, opts, None)
+}
+
+/// Runs one case, taking the runtime's outputs of its only data set from a shared model
+/// (`answer`, `batched.rs`) as long as they pass.
+pub(super) fn run_case_answered(
+    case: &Case,
+    opts: &RunOptions,
+    answer: Option<&[Tensor]>,
+) -> CaseResult {
     let start = Instant::now();
     let mut result = bare_result(case, Status::Passed, None);
-    let inner = deadline::with_limit(opts.timeout, || run_case_inner(case, opts, &mut result));
+    let inner = deadline::with_limit(opts.timeout, || {
+        run_case_inner(case, opts, answer, &mut result)
+    });
     if let Err(Verdict(status, reason, fault)) = inner {
         result.status = status;
         result.reason = Some(reason);
@@ -85,7 +98,12 @@ pub fn run_case(case: &Case, opts: &RunOptions) -> CaseResult {
     result
 }
 
-fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Result<(), Verdict> {
+fn run_case_inner(
+    case: &Case,
+    opts: &RunOptions,
+    answer: Option<&[Tensor]>,
+    result: &mut CaseResult,
+) -> Result<(), Verdict> {
     let limit = load::file_limit(opts.max_tensor_bytes);
     // model.onnx, or an OpenVINO IR read into the same model.
     let (model, mut files) =
@@ -136,6 +154,7 @@ fn run_case_inner(case: &Case, opts: &RunOptions, result: &mut CaseResult) -> Re
             case,
             ds,
             opts,
+            answer.filter(|_| case.data_sets.len() == 1),
             &mut record,
         ));
     }

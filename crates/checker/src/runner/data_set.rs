@@ -17,12 +17,38 @@ use crate::report::text::{diagnosis_note, shape_hint};
 use crate::tensor::{DType, Tensor};
 use crate::verdict::{DataSetResult, Fault, OutputResult, Status};
 
+/// Judges one data set. With an `answer` of the runtime from a shared model, the data set is
+/// judged with it first and, unless it passed, judged again with the runtime run alone: a
+/// shared model stands only for a pass.
 pub(super) fn run_data_set(
     plan: &Plan<'_>,
     initializers: &[(String, Tensor)],
     case: &Case,
     ds: &DataSet,
     opts: &RunOptions,
+    answer: Option<&[Tensor]>,
+    record: &mut Record,
+) -> DataSetResult {
+    if let Some(answer) = answer.filter(|a| a.len() == plan.outputs.len()) {
+        let kept = record.mark();
+        let r = judge_data_set(plan, initializers, case, ds, opts, Some(answer), record);
+        if r.status == Status::Passed && r.fault.is_none() {
+            return r;
+        }
+        record.rewind(kept);
+    }
+    judge_data_set(plan, initializers, case, ds, opts, None, record)
+}
+
+/// [`run_data_set`] with the runtime's `answer` from a shared model, or the source on trial's
+/// own.
+fn judge_data_set(
+    plan: &Plan<'_>,
+    initializers: &[(String, Tensor)],
+    case: &Case,
+    ds: &DataSet,
+    opts: &RunOptions,
+    answer: Option<&[Tensor]>,
     record: &mut Record,
 ) -> DataSetResult {
     let mut r = DataSetResult {
@@ -32,7 +58,7 @@ pub(super) fn run_data_set(
         outputs: Vec::new(),
         fault: None,
     };
-    match load_and_evaluate(plan, initializers, case, ds, opts, record) {
+    match load_and_evaluate(plan, initializers, case, ds, opts, answer, record) {
         Ok((outputs, fault)) => {
             r.outputs = outputs;
             r.fault = fault;
@@ -68,6 +94,7 @@ fn load_and_evaluate(
     case: &Case,
     ds: &DataSet,
     opts: &RunOptions,
+    answer: Option<&[Tensor]>,
     record: &mut Record,
 ) -> Result<(Vec<OutputResult>, Option<Fault>), Verdict> {
     let files = DataSetFiles::scan(ds)?;
@@ -110,7 +137,10 @@ fn load_and_evaluate(
     if opts.traits == Traits::Every {
         record_traits(plan, &trace, record);
     }
-    let trial = Trial::open(plan, case, ds, &inputs, &expected, opts, record)?;
+    let trial = match answer {
+        Some(outputs) => Trial::shared(opts, outputs),
+        None => Trial::open(plan, case, ds, &inputs, &expected, opts, record)?,
+    };
     deadline::check()?;
     let ours = match plan.evaluate(initializers, &inputs, &case.dir, opts.max_tensor_bytes) {
         Ok(v) => v,

@@ -7,12 +7,15 @@
 //! - `data_set`: one data set: its files, the evaluation and the comparison of every output;
 //! - `actual`: a runtime's outputs read from the `--actual` tree;
 //! - `runtime`: a runtime's outputs from its worker (`--runtime`), run `--repeat` times;
+//! - [`batch`]: many cases in one model; `batched`: the runtime's answers from such models;
 //! - `pending`: snapshots of our result for `--pending`;
 //! - `prepared`: a case loaded once for repeated evaluation (`bench`).
 //!
 //! [`CaseResult`]: crate::verdict::CaseResult
 
 mod actual;
+pub mod batch;
+mod batched;
 mod case;
 mod data_set;
 mod pending;
@@ -62,6 +65,10 @@ pub struct RunOptions {
     pub runtime: Option<std::sync::Arc<crate::runtime::Runtime>>,
     /// `--repeat N`: how many times the runtime runs each data set.
     pub repeat: usize,
+    /// `--batch N`: cases run side by side in one model at most, for a runtime whose hello says
+    /// it runs a model's independent subgraphs as each alone ([`batch`]); a case that does not
+    /// pass there is judged again alone. 1 runs every case alone.
+    pub batch: usize,
 }
 
 impl Default for RunOptions {
@@ -77,6 +84,7 @@ impl Default for RunOptions {
             timeout: Some(DEFAULT_TIMEOUT),
             runtime: None,
             repeat: 1,
+            batch: 1,
         }
     }
 }

@@ -1,14 +1,20 @@
 //! Cases on a thread pool of `--jobs` threads, their results delivered in case order.
 
-use super::case::bare_result;
-use super::{run_case, RunOptions};
+use super::batched::{self, Answers};
+use super::case::{bare_result, run_case_answered};
+use super::RunOptions;
 use crate::discover::Case;
 use crate::verdict::{CaseResult, Status};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Cases judged after one round of shared models at most (`RunOptions::batch`): enough for
+/// full models of each kind, few enough that results keep arriving.
+const WINDOW: usize = 512;
+
 /// Runs `cases` on `jobs` threads, calling `on_result` with each result in case order. With
 /// `fail_fast`, no case starts after one has failed or errored; returns the results and the
-/// number of cases not run.
+/// number of cases not run. Under [`RunOptions::batch`] a window of cases at a time is first run
+/// in shared models (`batched.rs`).
 pub fn run_all(
     cases: &[Case],
     opts: &RunOptions,
@@ -17,6 +23,41 @@ pub fn run_all(
     mut on_result: impl FnMut(&CaseResult),
 ) -> (Vec<CaseResult>, usize) {
     let stop = AtomicBool::new(false);
+    let Some(rt) = batched::wanted_for(opts) else {
+        return run_some(cases, opts, None, jobs, fail_fast, &stop, &mut on_result);
+    };
+    let (mut results, mut not_run) = (Vec::with_capacity(cases.len()), 0);
+    for window in cases.chunks(WINDOW) {
+        let answers = if stop.load(Ordering::Relaxed) {
+            Answers::default()
+        } else {
+            batched::answer(window, opts, rt, jobs)
+        };
+        let (r, n) = run_some(
+            window,
+            opts,
+            Some(&answers),
+            jobs,
+            fail_fast,
+            &stop,
+            &mut on_result,
+        );
+        results.extend(r);
+        not_run += n;
+    }
+    (results, not_run)
+}
+
+/// [`run_all`] of `cases` with the shared models' `answers`, `stop` shared across windows.
+fn run_some(
+    cases: &[Case],
+    opts: &RunOptions,
+    answers: Option<&Answers>,
+    jobs: usize,
+    fail_fast: bool,
+    stop: &AtomicBool,
+    on_result: &mut dyn FnMut(&CaseResult),
+) -> (Vec<CaseResult>, usize) {
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<CaseResult>)>();
     let mut results: Vec<Option<CaseResult>> = vec![None; cases.len()];
     let mut not_run = 0;
@@ -24,16 +65,18 @@ pub fn run_all(
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs.max(1))
             .build();
-        let stop = &stop;
         let work = move |(i, case): (usize, &Case), tx: &std::sync::mpsc::Sender<_>| {
             if stop.load(Ordering::Relaxed) {
                 let _ = tx.send((i, None));
                 return;
             }
+            let answer = answers.and_then(|a| a.of(case));
             // A bug in a kernel must not take the other cases down: a panic becomes an errored
             // verdict for its case alone.
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(case, opts)))
-                .unwrap_or_else(|panic| panicked(case, panic.as_ref()));
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_case_answered(case, opts, answer)
+            }))
+            .unwrap_or_else(|panic| panicked(case, panic.as_ref()));
             if fail_fast && matches!(r.status, Status::Failed | Status::Errored) {
                 stop.store(true, Ordering::Relaxed);
             }

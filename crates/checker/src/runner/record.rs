@@ -31,6 +31,17 @@ impl Record {
         }
         Ok(loaded)
     }
+
+    /// How much has been recorded so far, to [`rewind`](Record::rewind) to.
+    pub(super) fn mark(&self) -> (usize, usize) {
+        (self.files.len(), self.traits.len())
+    }
+
+    /// Forgets what was recorded after `mark`: a data set judged again must not count twice.
+    pub(super) fn rewind(&mut self, (files, traits): (usize, usize)) {
+        self.files.truncate(files);
+        self.traits.truncate(traits);
+    }
 }
 
 /// Which data-set verdict decides the case's: errored over skipped over failed.

@@ -111,6 +111,27 @@ impl Trial {
         )
     }
 
+    /// The outputs a runtime gave for the data set in a model shared with other cases
+    /// (`batched.rs`), in the graph's order.
+    pub(super) fn shared(opts: &RunOptions, outputs: &[Tensor]) -> Trial {
+        let label = opts.runtime.as_deref().map_or("runtime", |rt| rt.label());
+        Trial::Runtime(Answer {
+            outputs: outputs
+                .iter()
+                .enumerate()
+                .map(|(k, t)| {
+                    (
+                        format!("{label}: output_{k} (in a shared model)"),
+                        Some(t.clone()),
+                    )
+                })
+                .collect(),
+            refusal: None,
+            changed: Vec::new(),
+            job: None,
+        })
+    }
+
     /// The data set's outputs where our kernels find that the spec (or `decision`) requires an
     /// error (`reason` says which): every output a runtime produced is failed, producing none
     /// is right. In a plain run the data set is errored, with the bug class that reproduces an

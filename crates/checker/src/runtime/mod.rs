@@ -71,6 +71,9 @@ pub struct Adapter {
     /// The modes a hunt runs its cases in, each taking other code paths of the runtime; the
     /// first is what the adapter does without these options. Empty: one mode.
     pub modes: &'static [Mode],
+    /// Whether it compiles each model, paying seconds per model: `run` then puts cases side by
+    /// side in shared models unless told otherwise (`--batch`).
+    pub compiles: bool,
 }
 
 /// The program that runs an adapter's script.
@@ -153,6 +156,7 @@ pub const ADAPTERS: &[Adapter] = &[
                 options: &[("optimization", "disabled")],
             },
         ],
+        compiles: false,
     },
     Adapter {
         name: "openvino",
@@ -171,6 +175,7 @@ pub const ADAPTERS: &[Adapter] = &[
                 options: &[("precision", "default")],
             },
         ],
+        compiles: false,
     },
     Adapter {
         name: "tract",
@@ -180,6 +185,7 @@ pub const ADAPTERS: &[Adapter] = &[
         package: "tract",
         source: include_str!("adapters/tract.py"),
         modes: &[],
+        compiles: false,
     },
     Adapter {
         name: "tvm",
@@ -189,6 +195,7 @@ pub const ADAPTERS: &[Adapter] = &[
         package: "apache-tvm onnx",
         source: include_str!("adapters/tvm.py"),
         modes: &[],
+        compiles: true,
     },
     Adapter {
         name: "iree",
@@ -198,6 +205,7 @@ pub const ADAPTERS: &[Adapter] = &[
         package: "iree-base-compiler iree-base-runtime onnx",
         source: include_str!("adapters/iree.py"),
         modes: &[],
+        compiles: true,
     },
     Adapter {
         name: "tinygrad",
@@ -207,6 +215,7 @@ pub const ADAPTERS: &[Adapter] = &[
         package: "tinygrad",
         source: include_str!("adapters/tinygrad.py"),
         modes: &[],
+        compiles: true,
     },
     Adapter {
         name: "onnxruntime-web",
@@ -216,6 +225,7 @@ pub const ADAPTERS: &[Adapter] = &[
         package: "onnxruntime-web@1.30.0",
         source: include_str!("adapters/onnxruntime_web.js"),
         modes: &[],
+        compiles: false,
     },
     Adapter {
         name: "onnx-reference",
@@ -225,6 +235,7 @@ pub const ADAPTERS: &[Adapter] = &[
         package: "onnx",
         source: include_str!("adapters/onnx_reference.py"),
         modes: &[],
+        compiles: false,
     },
 ];
 
@@ -513,6 +524,9 @@ pub struct Job {
     body: serde_json::Map<String, serde_json::Value>,
     /// The workers (by serial number) that answered it.
     ran_on: Mutex<Vec<u64>>,
+    /// How many times `--timeout` it may take: a model of several cases (runner/batch.rs) is
+    /// compiled and run as one.
+    patience: u32,
 }
 
 /// What the runtime did with a request.
@@ -702,6 +716,20 @@ impl Runtime {
         self.hello.batches
     }
 
+    /// Cases a suite run puts in one model by default: [`batch::SIZE`](crate::runner::batch::SIZE)
+    /// for a bundled runtime that compiles each model ([`Adapter::compiles`]) and says it batches,
+    /// else 1.
+    pub fn default_batch(&self) -> usize {
+        let compiles = ADAPTERS
+            .iter()
+            .any(|a| Some(a.name) == self.adapter && a.compiles);
+        if compiles && self.batches() {
+            crate::runner::batch::SIZE
+        } else {
+            1
+        }
+    }
+
     /// The spec it was started from.
     pub fn spec(&self) -> &RuntimeSpec {
         &self.spec
@@ -766,7 +794,24 @@ impl Runtime {
             elements,
             body,
             ran_on: Mutex::new(Vec::new()),
+            patience: 1,
         })
+    }
+
+    /// [`prepare`](Runtime::prepare) for a model of several cases side by side: it may take
+    /// `patience` times `--timeout`.
+    pub(crate) fn prepare_shared(&self, req: &Request<'_>, patience: u32) -> std::io::Result<Job> {
+        let mut job = self.prepare(req)?;
+        job.patience = patience.max(1);
+        Ok(job)
+    }
+
+    /// A fresh directory in the runtime's scratch space, removed when dropped.
+    pub(crate) fn scratch_dir(&self, what: &str) -> std::io::Result<ScratchDir> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let dir = ScratchDir(self.scratch.path().join(format!("{what}-{id}")));
+        std::fs::create_dir_all(dir.path())?;
+        Ok(dir)
     }
 
     /// Runs a prepared data set once, asking for `threads` when the worker honours a thread
@@ -798,7 +843,10 @@ impl Runtime {
             if let Ok(mut ran_on) = job.ran_on.lock() {
                 ran_on.push(serial);
             }
-            let answer = match worker.ask(&line, scaled_timeout(self.timeout, job.elements)) {
+            let answer = match worker.ask(
+                &line,
+                scaled_timeout(self.timeout, job.elements).saturating_mul(job.patience),
+            ) {
                 Ok(a) => a,
                 Err(Death::Crashed(m)) => return Ok(Outcome::Crashed(m)),
                 Err(Death::TimedOut(t)) => return Ok(Outcome::TimedOut(t)),
