@@ -54,7 +54,12 @@ impl Key {
         };
         Key {
             op: (!anywhere).then(|| op.to_string()),
-            context: context.filter(|_| !anywhere).map(str::to_string),
+            // A refusal's message says where the runtime gave up: the same words alone and in
+            // a context graph are one bug (tinygrad's constant-indices Gather, alone and after
+            // a Transpose).
+            context: context
+                .filter(|_| !anywhere && b.class != Class::RefusesValid)
+                .map(str::to_string),
             invalid_output,
             class: (!invalid_output).then_some(b.class),
             // Where the spec requires an error the rule broken is the bug; the class that
@@ -371,6 +376,46 @@ mod tests {
         assert_eq!(
             Key::new("GatherND", None, &gather),
             Key::new("Gather", None, &gather)
+        );
+    }
+
+    #[test]
+    fn a_refusal_is_one_bug_in_any_context_and_a_failed_compiler_on_any_operator() {
+        let refused = |symptom: &str| Behaviour {
+            class: Class::RefusesValid,
+            diagnosis: "none",
+            symptom: crate::minimize::behaviour::blank_signed(symptom),
+        };
+        // tinygrad 0.14.0's Gather with constant rank-2 indices, alone and after a Transpose.
+        let constant =
+            refused("TypeError: '<' not supported between instances of 'list' and 'int'");
+        assert_eq!(
+            Key::new("Gather", None, &constant),
+            Key::new("Gather", Some("after-transpose"), &constant)
+        );
+        // Its clang failing on the C it wrote for bfloat16, from ScatterND and ScatterElements.
+        let clang = refused(
+            "CalledProcessError: Command '['clang', '-c', '-x', 'c', '-O2', '-march=native']' \
+             returned non-zero exit status 1.",
+        );
+        assert_eq!(
+            Key::new("ScatterND", None, &clang),
+            Key::new("ScatterElements", Some("shape-chain"), &clang)
+        );
+        // Another refusal stays with its operator; a wrong output keeps its context.
+        let index = refused("IndexError: tuple index out of range");
+        assert_ne!(
+            Key::new("ScatterND", None, &index),
+            Key::new("ScatterElements", None, &index)
+        );
+        let wrong = Behaviour {
+            class: Class::WrongOutput,
+            diagnosis: "none",
+            symptom: "values: empty".to_string(),
+        };
+        assert_ne!(
+            Key::new("GatherND", None, &wrong),
+            Key::new("GatherND", Some("after-transpose"), &wrong)
         );
     }
 

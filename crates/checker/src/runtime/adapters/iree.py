@@ -5,7 +5,7 @@ both), the onnx package IREE's ONNX importer reads models with (onnx==1.23.2) an
 onnx_idx_check_worker.py beside this file. The local-task driver sizes its thread pool itself,
 so a request's thread count is not honoured (`threads: false` in the hello).
 
-    python3 iree.py [--cache DIR|off]
+    python3 iree.py [--cache DIR|off] [--f64 demote|keep]
 
 Compiling is most of the time a case takes, so compiled modules are kept on disk between runs,
 keyed by the sha256 of the imported module's text, the compile flags, the compiler's version and
@@ -25,6 +25,12 @@ the signed type of the same width is read as the unsigned type the request names
 IREE's Python runtime takes no string or sub-byte tensors from
 numpy: such inputs are refused with that message. Compiled kernels do not check indices
 (`memory_safe: false`).
+
+`--f64 demote` (the default, as `iree-compile`'s) compiles with IREE's demotion of float64 to
+float32 (`--iree-input-demote-f64-to-f32`): in IREE 3.13 a float64 model's function still takes
+and returns float64 buffers of float32 sizes, so its gathers are refused ("buffer view byte
+length 32 exceeds backing buffer byte length 16") and its scatters return other bits. `--f64
+keep` turns the demotion off and computes in float64.
 """
 
 import sys
@@ -42,7 +48,7 @@ def write_bytes(path, data):
 class Runtime:
     name = "iree"
     threads = False
-    options = {"cache": None}
+    options = {"cache": None, "f64": "demote"}
 
     def __init__(self, options):
         import numpy
@@ -56,6 +62,11 @@ class Runtime:
         self.compiler, self.rt = iree.compiler, iree.runtime
         self.config = iree.runtime.Config("local-task")
         self.cache = worker.CompileCache(self.name, self.version(), options.get("cache"))
+        f64 = options.get("f64", "demote")
+        if f64 not in ("demote", "keep"):
+            raise ValueError(f"--f64 {f64}: demote or keep")
+        self.flags = COMPILE_FLAGS + (
+            ["--iree-input-demote-f64-to-f32=false"] if f64 == "keep" else [])
 
     def version(self):
         # The packages' versions (3.13.0); iree.runtime.version.VERSION is the build's
@@ -79,7 +90,7 @@ class Runtime:
         self.importer.NodeImporter.define_function(info.main_graph, module).import_all()
         module.verify()
         asm = module.get_asm()
-        key = "\0".join([self.version(), " ".join(COMPILE_FLAGS), self.cache.host(), asm])
+        key = "\0".join([self.version(), " ".join(self.flags), self.cache.host(), asm])
         cached = self.cache.lookup(key, ".vmfb")
         if cached is not None:
             with open(cached, "rb") as f:
@@ -99,7 +110,7 @@ class Runtime:
     def compile(self, asm):
         try:
             return self.compiler.compile_str(
-                asm, target_backends=["llvm-cpu"], extra_args=COMPILE_FLAGS)
+                asm, target_backends=["llvm-cpu"], extra_args=self.flags)
         except self.compiler.CompilerToolError as e:
             text = str(e)
             print(text, file=sys.stderr)
