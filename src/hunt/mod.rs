@@ -838,6 +838,11 @@ impl Hunt<'_> {
         let Some(&i) = alone.or_else(|| self.keys.get(&key(spec, b))) else {
             return Ok(false);
         };
+        // A known finding that says the node is computed as another operator explains this
+        // version too (TVM runs OpenVINO's Gather-1 as ONNX's Gather as it does Gather-8).
+        if spec.context.is_none() && findings::whole_operator(b.diagnosis) {
+            self.explained.insert((op, spec.version.since));
+        }
         self.sighting(i, spec)?;
         Ok(true)
     }
