@@ -116,6 +116,12 @@ pub(crate) enum Api {
     Tract,
     /// `onnx.reference.ReferenceEvaluator`.
     Reference,
+    /// TVM's Relax frontend (`tvm.relax.frontend.onnx.from_onnx`, `tvm.compile`, its VM).
+    Tvm,
+    /// IREE's ONNX importer, `iree.compiler.compile_str` and `iree.runtime`.
+    Iree,
+    /// tinygrad's `OnnxRunner`.
+    Tinygrad,
 }
 
 impl Api {
@@ -126,6 +132,9 @@ impl Api {
             Api::OpenVino => "OpenVINO",
             Api::Tract => "tract",
             Api::Reference => "the ONNX reference evaluator",
+            Api::Tvm => "TVM",
+            Api::Iree => "IREE",
+            Api::Tinygrad => "tinygrad",
         }
     }
 
@@ -136,6 +145,9 @@ impl Api {
             Api::OpenVino => "openvino.Core().compile_model",
             Api::Tract => "tract.onnx()",
             Api::Reference => "onnx.reference.ReferenceEvaluator",
+            Api::Tvm => "tvm.relax.frontend.onnx.from_onnx",
+            Api::Iree => "iree.compiler.compile_str",
+            Api::Tinygrad => "tinygrad.nn.onnx.OnnxRunner",
         }
     }
 
@@ -148,6 +160,9 @@ impl Api {
                 "openvino" => Some(Api::OpenVino),
                 "tract" => Some(Api::Tract),
                 "onnx-reference" => Some(Api::Reference),
+                "tvm" => Some(Api::Tvm),
+                "iree" => Some(Api::Iree),
+                "tinygrad" => Some(Api::Tinygrad),
                 _ => None,
             },
             onnx_idx_check::runtime::RuntimeSpec::Command { .. } => None,
@@ -214,6 +229,9 @@ pub(crate) fn reproducer(s: &Subject, reference: &Reference, api: Api) -> String
         Api::OpenVino => py.push_str("import tempfile, os\nimport openvino as ov\n"),
         Api::Tract => py.push_str("import tempfile, os\nimport tract\n"),
         Api::Reference => py.push_str("from onnx.reference import ReferenceEvaluator\n"),
+        Api::Tvm => py.push_str("import tvm\nfrom tvm import relax\nfrom tvm.relax.frontend.onnx import from_onnx\n"),
+        Api::Iree => py.push_str("import iree.compiler\nimport iree.runtime\nfrom iree.compiler import ir\nfrom iree.compiler.extras import onnx_importer\n"),
+        Api::Tinygrad => py.push_str("import tempfile, os\nfrom tinygrad.nn.onnx import OnnxRunner\n"),
     }
     let node = s.node();
     let out_names: Vec<String> = s
@@ -489,6 +507,62 @@ pub(crate) fn run_and_check(api: Api, shows: &Shows, options: &[(String, String)
         }
         Api::Tract => py.push_str("def run():\n    with tempfile.TemporaryDirectory() as d:\n        path = os.path.join(d, \"repro.onnx\")\n        onnx.save(model, path)\n        runnable = tract.onnx().load(path).into_model().into_runnable()\n    return [o.to_numpy() for o in runnable.run([feeds[i.name] for i in model.graph.input])]\n"),
         Api::Reference => py.push_str("def run():\n    return ReferenceEvaluator(model).run(None, feeds)\n"),
+        // As the bundled adapters do it (crates/checker/src/runtime/adapters/).
+        Api::Tvm => py.push_str(concat!(
+            "def run():\n",
+            "    inits = {t.name for t in model.graph.initializer}\n",
+            "    names = [i.name for i in model.graph.input if i.name not in inits]\n",
+            "    mod = from_onnx(model, shape_dict={n: list(feeds[n].shape) for n in names}, keep_params_in_input=False)\n",
+            "    mod = relax.transform.DecomposeOpsForInference()(mod)\n",
+            "    mod = relax.transform.LegalizeOps()(mod)\n",
+            "    with tvm.transform.PassContext(opt_level=3):\n",
+            "        executable = tvm.compile(mod, target=\"llvm\")\n",
+            "    vm = relax.VirtualMachine(executable, tvm.cpu())\n",
+            "    result = vm[\"main\"](*[tvm.runtime.tensor(feeds[n], tvm.cpu()) for n in names])\n",
+            "    values = [result] if hasattr(result, \"numpy\") else list(result)\n",
+            "    return [v.numpy() for v in values]\n",
+        )),
+        Api::Iree => {
+            let f64 = if option("f64") == Some("keep") {
+                ", \"--iree-input-demote-f64-to-f32=false\""
+            } else {
+                ""
+            };
+            py.push_str(&format!(
+                concat!(
+                    "def run():\n",
+                    "    proto = onnx.shape_inference.infer_shapes(model, data_prop=True)\n",
+                    "    inits = {{t.name for t in proto.graph.initializer}}\n",
+                    "    names = [i.name for i in proto.graph.input if i.name not in inits]\n",
+                    "    info = onnx_importer.ModelInfo(proto)\n",
+                    "    module = info.create_module(context=ir.Context()).operation\n",
+                    "    onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()\n",
+                    "    vmfb = iree.compiler.compile_str(module.get_asm(), target_backends=[\"llvm-cpu\"],\n",
+                    "                                     extra_args=[\"--iree-llvmcpu-target-cpu=host\"{f64}])\n",
+                    "    system = iree.runtime.SystemContext(config=iree.runtime.Config(\"local-task\"))\n",
+                    "    vm_module = iree.runtime.VmModule.copy_buffer(system.instance, vmfb)\n",
+                    "    system.add_vm_module(vm_module)\n",
+                    "    main = [n for n in vm_module.function_names if not n.startswith(\"__\") and not n.endswith(\"$async\")][0]\n",
+                    "    result = system.modules[vm_module.name][main](*[feeds[n] for n in names])\n",
+                    "    values = list(result) if isinstance(result, (list, tuple)) else [result]\n",
+                    "    values = [v.to_host() if hasattr(v, \"to_host\") else np.asarray(v) for v in values]\n",
+                    "    # IREE's integers are signless: an unsigned output comes back signed; read it as declared.\n",
+                    "    declared = [helper.tensor_dtype_to_np_dtype(o.type.tensor_type.elem_type) for o in model.graph.output]\n",
+                    "    return [v.view(d) if d.kind == \"u\" and v.dtype.kind == \"i\" and v.dtype.itemsize == d.itemsize else v\n",
+                    "            for v, d in zip(values, declared)]\n",
+                ),
+                f64 = f64
+            ));
+        }
+        Api::Tinygrad => py.push_str(concat!(
+            "def run():\n",
+            "    with tempfile.TemporaryDirectory() as d:\n",
+            "        path = os.path.join(d, \"repro.onnx\")\n",
+            "        onnx.save(model, path)\n",
+            "        runner = OnnxRunner(path)\n",
+            "        results = runner(feeds)\n",
+            "        return [results[n].numpy() for n in runner.graph_outputs]\n",
+        )),
     }
     py.push_str(concat!(
         "\n\n",

@@ -273,6 +273,13 @@ fn runtime_words(info: &RuntimeInfo, api: Option<Api>, runtime_flag: &str) -> St
             api.call(),
             onnx_idx_check::report::TOOL.version
         ),
+        // A bundled adapter whose runtime has no Python API to reproduce with (onnxruntime-web).
+        None if runtime_flag.starts_with("--runtime ") => format!(
+            "{} {} (the bundled adapter of onnx-idx-check {}, `{runtime_flag}`)",
+            info.name,
+            info.version,
+            onnx_idx_check::report::TOOL.version
+        ),
         None => format!(
             "{} {} (`--runtime-cmd {}`)",
             info.name,
@@ -305,7 +312,7 @@ pub(crate) fn environment_block(
             },
             p.onnx.as_deref().unwrap_or("(not installed)")
         )),
-        None => md.push_str("- Python: not known (not a bundled runtime)\n"),
+        None => md.push_str("- Python: not asked (a runtime not driven through its Python API)\n"),
     }
     md.push_str(&format!("- OS: {}\n- CPU: {}\n", env.os, env.cpu));
     md
@@ -1043,7 +1050,23 @@ mod tests {
             "{md}"
         );
         assert!(!md.contains("/tmp/"), "{md}");
-        assert!(md.contains("- Python: not known"), "{md}");
+        assert!(md.contains("- Python: not asked"), "{md}");
+        // A bundled adapter without a Python API (onnxruntime-web, in Node) is named as bundled.
+        let web = RuntimeInfo {
+            name: "onnxruntime-web".into(),
+            version: "1.30.0".into(),
+            ..info.clone()
+        };
+        let md = environment_block(
+            &web,
+            None,
+            "--runtime onnxruntime-web",
+            &Environment::default(),
+        );
+        assert!(
+            md.contains("- Runtime: onnxruntime-web 1.30.0 (the bundled adapter of onnx-idx-check 0.1.0, `--runtime onnxruntime-web`)"),
+            "{md}"
+        );
     }
 
     #[test]

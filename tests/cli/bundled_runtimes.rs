@@ -20,7 +20,7 @@ fn python() -> String {
 /// or a failure when CI requires the runtimes).
 fn installed(module: &str, test: &str) -> Option<String> {
     let out = std::process::Command::new(python())
-        .args(["-c", &format!("import {module}; print({module}.__version__ if hasattr({module}, '__version__') else {module}.version())")])
+        .args(["-c", &format!("import {module}; print(getattr({module}, '__version__', None) or ({module}.version() if hasattr({module}, 'version') else 'installed'))")])
         .output();
     match out {
         Ok(o) if o.status.success() => Some(String::from_utf8_lossy(&o.stdout).trim().to_string()),
@@ -397,6 +397,31 @@ fn minimized_reports_are_ready_to_file_and_their_reproducers_show_the_bug() {
             "node = helper.make_node('Gather', ['data', 'indices'], ['output'])\ninputs = [('data', np.array([1, 2, 3], dtype=np.float32)), ('indices', np.array([-1], dtype=np.int64))]\nout_type, opset = T.FLOAT, 1\n",
             "returns an output where onnx-idx-check's decision D2 requires an error",
             "BUG: an output where an error is required",
+        ),
+        (
+            "tvm",
+            "tvm",
+            // TVM writes to the wrong elements when the indices are smaller than the data off
+            // the axis (every version, ranks 3 to 6).
+            "node = helper.make_node('ScatterElements', ['data', 'indices', 'updates'], ['output'], axis=0)\ninputs = [('data', np.arange(1, 9, dtype=np.int32).reshape(2, 2, 2)), ('indices', np.array([[[0], [1]]], dtype=np.int64)), ('updates', np.array([[[101], [102]]], dtype=np.int32))]\nout_type, opset = T.INT32, 11\n",
+            "ScatterElements-11 on int32 data returns wrong values",
+            "BUG: wrong output",
+        ),
+        (
+            "iree",
+            "iree.runtime",
+            // IREE demotes float64 to float32 inside a function whose buffers stay float64.
+            "node = helper.make_node('ScatterElements', ['data', 'indices', 'updates'], ['output'], axis=1)\ninputs = [('data', np.arange(1, 9, dtype=np.float64).reshape(2, 4)), ('indices', np.array([[0, 2], [1, 3]], dtype=np.int64)), ('updates', np.array([[101, 103], [102, 104]], dtype=np.float64))]\nout_type, opset = T.DOUBLE, 13\n",
+            "ScatterElements-13 on double data returns wrong values",
+            "BUG: wrong output",
+        ),
+        (
+            "tinygrad",
+            "tinygrad",
+            // tinygrad's `add` widens int8 to int32.
+            "node = helper.make_node('ScatterElements', ['data', 'indices', 'updates'], ['output'], axis=1, reduction='add')\ninputs = [('data', np.array([[1, 2]], dtype=np.int8)), ('indices', np.array([[0]], dtype=np.int64)), ('updates', np.array([[101]], dtype=np.int8))]\nout_type, opset = T.INT8, 16\n",
+            "ScatterElements-16 on int8 data returns int32 instead of int8",
+            "BUG: wrong output",
         ),
     ];
     let tmp = tempfile::tempdir().unwrap();
