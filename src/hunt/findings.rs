@@ -402,6 +402,13 @@ mod tests {
             Key::new("ScatterND", None, &clang),
             Key::new("ScatterElements", Some("shape-chain"), &clang)
         );
+        // TVM's internal check on zero-size data, from ScatterElements and ScatterND.
+        let check =
+            refused("InternalError: Check failed: pb->value != 0 (0 vs. 0) : Divide by zero");
+        assert_eq!(
+            Key::new("ScatterElements", None, &check),
+            Key::new("ScatterND", None, &check)
+        );
         // Another refusal stays with its operator; a wrong output keeps its context.
         let index = refused("IndexError: tuple index out of range");
         assert_ne!(

@@ -86,14 +86,19 @@ impl Behaviour {
     /// keyed without its operator: a crash at one panic site (a shared library's, such as
     /// ndarray's index check, or one file two operators share), or a wrong output that is a
     /// precision loss of a whole data type (double computed as float, subnormals flushed to
-    /// zero), or a refusal by a compiler the runtime runs as a program of its own (tinygrad's
-    /// clang failing on the C it wrote for bfloat16, whatever operator it came from). A signal,
+    /// zero), a refusal by a compiler the runtime runs as a program of its own (tinygrad's
+    /// clang failing on the C it wrote for bfloat16, whatever operator it came from), or a
+    /// refusal by one of the runtime's internal checks, which is one site in its code (TVM's
+    /// `Check failed: pb->value != 0 : Divide by zero` on zero-size data). A signal,
     /// a hang, another refusal or a wrong output of another kind is the operator's.
     pub(crate) fn any_operator(&self) -> bool {
         match self.class {
             Class::Crash => self.symptom.starts_with(PANIC_AT),
             Class::WrongOutput => self.symptom.starts_with(PRECISION),
-            Class::RefusesValid => self.symptom.starts_with(SUBPROCESS_FAILED),
+            Class::RefusesValid => {
+                self.symptom.starts_with(SUBPROCESS_FAILED)
+                    || self.symptom.starts_with(CHECK_FAILED)
+            }
             _ => false,
         }
     }
@@ -157,6 +162,10 @@ const PANIC_AT: &str = "panic at ";
 /// How a Python runtime's message starts when a program it ran failed (`subprocess`'s error):
 /// its code generator's compiler, not the operator it was compiling.
 const SUBPROCESS_FAILED: &str = "CalledProcessError: Command ";
+
+/// How TVM's messages start when one of its internal checks (`ICHECK`) fails: the check's
+/// expression names its site.
+const CHECK_FAILED: &str = "InternalError: Check failed: ";
 
 /// The start of a wrong output's symptom that is the precision loss of a whole data type.
 const PRECISION: &str = "precision: ";
